@@ -1,0 +1,90 @@
+# SwiftRunLoop build. `make` builds libcrunloop.a and libcrunloop.so with the
+# system C compiler; `make test` runs every test (C, sanitizers, valgrind, Swift);
+# `make bench` runs the benchmarks.
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+BUILD   ?= build
+VERSION := 0.1.0
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -pthread $(WARN) -ISources/CRunLoop/include $(CFLAGS)
+LDLIBS  := -pthread -ldl
+
+LIB_SRCS := $(sort $(wildcard Sources/CRunLoop/*.c))
+LIB_HDRS := $(wildcard Sources/CRunLoop/*.h Sources/CRunLoop/include/*.h)
+LIB_OBJS := $(patsubst Sources/CRunLoop/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
+
+TEST_SRCS := $(sort $(wildcard Tests/c/test_*.c))
+TEST_HDRS := $(wildcard Tests/c/*.h)
+TEST_BINS := $(patsubst Tests/c/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
+
+.PHONY: all lib install test test-c test-sanitize test-asan test-tsan test-valgrind test-swift \
+        bench bench-quick clean
+
+all: lib
+lib: $(BUILD)/libcrunloop.a $(BUILD)/libcrunloop.so
+
+$(BUILD)/obj/%.o: Sources/CRunLoop/%.c $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/libcrunloop.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libcrunloop.so: $(LIB_OBJS)
+	$(CC) -shared -Wl,-soname,libcrunloop.so.0 -o $@ $^ $(LDLIBS)
+
+$(BUILD)/crunloop.pc: Makefile
+	@mkdir -p $(dir $@)
+	printf 'prefix=%s\nexec_prefix=$${prefix}\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: crunloop\nDescription: CoreFoundation run loop for Linux\nVersion: %s\nLibs: -L$${libdir} -lcrunloop\nLibs.private: -pthread -ldl\nCflags: -I$${includedir}\n' '$(PREFIX)' '$(VERSION)' > $@
+
+install: lib $(BUILD)/crunloop.pc
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 Sources/CRunLoop/include/CRunLoop.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(BUILD)/libcrunloop.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/libcrunloop.so $(DESTDIR)$(PREFIX)/lib/libcrunloop.so.$(VERSION)
+	ln -sf libcrunloop.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libcrunloop.so.0
+	ln -sf libcrunloop.so.0 $(DESTDIR)$(PREFIX)/lib/libcrunloop.so
+	install -m 644 $(BUILD)/crunloop.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+
+# ---- tests ------------------------------------------------------------------
+# Each Tests/c/test_*.c is one program linked with the static library.
+
+$(BUILD)/tests/%: Tests/c/%.c $(TEST_HDRS) $(BUILD)/libcrunloop.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -ITests/c $< -o $@ $(BUILD)/libcrunloop.a $(LDLIBS)
+
+test-c: $(TEST_BINS)
+	@sh Tests/run-c-tests.sh $(TEST_BINS)
+
+# Sanitized builds live in their own build folders so they never mix objects.
+test-asan:
+	$(MAKE) --no-print-directory BUILD=build/asan CC=gcc \
+	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test-c
+test-tsan:
+	$(MAKE) --no-print-directory BUILD=build/tsan CC=gcc \
+	  CFLAGS="-O1 -g -fsanitize=thread" test-c
+test-sanitize: test-asan test-tsan
+
+test-valgrind: $(TEST_BINS)
+	@RL_TEST_WRAPPER="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect" \
+	  RL_TEST_SLOW=8 sh Tests/run-c-tests.sh $(TEST_BINS)
+
+test-swift:
+	swift build --build-tests
+	swift test
+
+test: test-c test-sanitize test-valgrind test-swift
+
+# ---- benchmarks -------------------------------------------------------------
+bench: lib
+	$(MAKE) --no-print-directory -C bench run
+bench-quick: lib
+	$(MAKE) --no-print-directory -C bench quick
+
+clean:
+	rm -rf build .build
+	-$(MAKE) --no-print-directory -C bench clean

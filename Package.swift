@@ -1,0 +1,30 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "SwiftRunLoop",
+    products: [
+        .library(name: "SwiftRunLoop", targets: ["SwiftRunLoop"]),
+        .library(name: "CRunLoop", targets: ["CRunLoop"]),
+    ],
+    targets: [
+        .target(
+            name: "CRunLoop",
+            path: "Sources/CRunLoop",
+            cSettings: [.define("_GNU_SOURCE")],
+            linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]
+        ),
+        .target(
+            name: "SwiftRunLoop",
+            dependencies: ["CRunLoop"],
+            path: "Sources/SwiftRunLoop",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .testTarget(
+            name: "SwiftRunLoopTests",
+            dependencies: ["SwiftRunLoop"],
+            path: "Tests/SwiftRunLoopTests",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+    ]
+)

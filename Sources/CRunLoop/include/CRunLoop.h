@@ -1,0 +1,281 @@
+/*
+ * CRunLoop.h: CoreFoundation's run loop (CFRunLoop) for Linux, in C.
+ *
+ * The model is CF's: a run loop per thread, running in one named mode at a
+ * time, servicing the version-0 sources (signalled by hand), version-1
+ * sources (file descriptors), timers and queued functions/blocks added to
+ * that mode, and telling observers about each activity of a pass.
+ *
+ * Every public name is CF's with an `RL` prefix. Where this header is silent
+ * the behaviour is CFRunLoop's on macOS. Bad input never crashes the process
+ * and never corrupts a loop: each function says what it does with it.
+ *
+ * Thread safety: every function may be called from any thread, including from
+ * inside a callout of the loop it touches, except the run functions
+ * (RLRunLoopRun, RLRunLoopRunInMode), which always run the calling thread's
+ * own loop.
+ */
+#ifndef CRUNLOOP_H
+#define CRUNLOOP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef long          RLIndex;
+typedef unsigned long RLOptionFlags;
+typedef double        RLTimeInterval;   /* seconds */
+typedef double        RLAbsoluteTime;   /* seconds since 2001-01-01 00:00:00 UTC, like CFAbsoluteTime */
+typedef const char   *RLRunLoopMode;    /* mode names are C strings, equal by content */
+
+/* The wall-clock time now, in seconds since 2001-01-01 00:00:00 UTC. */
+RLAbsoluteTime RLAbsoluteTimeGetCurrent(void);
+
+extern const RLRunLoopMode kRLRunLoopDefaultMode;  /* "kCFRunLoopDefaultMode" */
+extern const RLRunLoopMode kRLRunLoopCommonModes;  /* "kCFRunLoopCommonModes" */
+
+typedef struct __RLRunLoop         *RLRunLoopRef;
+typedef struct __RLRunLoopSource   *RLRunLoopSourceRef;
+typedef struct __RLRunLoopObserver *RLRunLoopObserverRef;
+typedef struct __RLRunLoopTimer    *RLRunLoopTimerRef;
+
+/*
+ * Reference counting. Every object above is reference counted; retain and
+ * release are thread-safe. Create functions return an object the caller owns
+ * (one reference). RLRetain(NULL) returns NULL; RLRelease(NULL) does nothing.
+ * Passing anything that is not one of this library's objects is undefined.
+ */
+const void *RLRetain(const void *obj);
+void        RLRelease(const void *obj);
+
+/*
+ * A malloc'd, human-readable description of any object (caller frees).
+ * For a run loop it lists every mode with its sources0, sources1, observers
+ * and timers (with their next fire dates), like CF's dump of
+ * `po [NSRunLoop currentRunLoop]`. RLCopyDescription(NULL) returns "(null)".
+ */
+char       *RLCopyDescription(const void *obj);
+
+typedef enum {
+    kRLRunLoopRunFinished      = 1,
+    kRLRunLoopRunStopped       = 2,
+    kRLRunLoopRunTimedOut      = 3,
+    kRLRunLoopRunHandledSource = 4
+} RLRunLoopRunResult;
+
+typedef enum {
+    kRLRunLoopEntry         = (1UL << 0),
+    kRLRunLoopBeforeTimers  = (1UL << 1),
+    kRLRunLoopBeforeSources = (1UL << 2),
+    kRLRunLoopBeforeWaiting = (1UL << 5),
+    kRLRunLoopAfterWaiting  = (1UL << 6),
+    kRLRunLoopExit          = (1UL << 7),
+    kRLRunLoopAllActivities = 0x0FFFFFFFU
+} RLRunLoopActivity;
+
+/* ---------------------------------------------------------------------------
+ * Run loops: one per thread, made on first use, torn down at thread exit
+ * (every source, observer and timer is removed from it then, and queued
+ * functions are dropped without being called).
+ */
+
+/* The calling thread's run loop (not retained: it lives as long as the thread). */
+RLRunLoopRef       RLRunLoopGetCurrent(void);
+/* The process main thread's run loop, from any thread (not retained). */
+RLRunLoopRef       RLRunLoopGetMain(void);
+/* The name of the mode the loop is running in (innermost run), malloc'd; NULL
+   when the loop is not running or rl is NULL. */
+char              *RLRunLoopCopyCurrentMode(RLRunLoopRef rl);
+/* Every mode the loop has (a mode exists once something named it), as a
+   malloc'd NULL-terminated array of malloc'd names; free each, then the array.
+   NULL when rl is NULL. */
+char             **RLRunLoopCopyAllModes(RLRunLoopRef rl);
+/* Adds `mode` to the loop's set of common modes, and every item added to
+   kRLRunLoopCommonModes to it. A mode never leaves the set. NULL rl, NULL or
+   empty mode, or kRLRunLoopCommonModes itself: ignored. */
+void               RLRunLoopAddCommonMode(RLRunLoopRef rl, RLRunLoopMode mode);
+/* The earliest next fire date of the valid timers in `mode` (for
+   kRLRunLoopCommonModes: in any common mode); 0 when there is none, or for a
+   NULL rl or unknown mode. */
+RLAbsoluteTime     RLRunLoopGetNextTimerFireDate(RLRunLoopRef rl, RLRunLoopMode mode);
+/* Runs the current thread's loop in the default mode until it is stopped or
+   the default mode is empty. */
+void               RLRunLoopRun(void);
+/* Runs the current thread's loop in `mode` (one pass of __CFRunLoopRun per
+   iteration) until one of the results below. `seconds` <= 0 or NaN: exactly one
+   polling pass; more than ~16 years: no time limit. A NULL, empty or unknown
+   mode, kRLRunLoopCommonModes, or an empty mode (no sources, no timers, no
+   queued work for it) returns kRLRunLoopRunFinished at once with no Entry or
+   Exit callout. */
+RLRunLoopRunResult RLRunLoopRunInMode(RLRunLoopMode mode, RLTimeInterval seconds, bool returnAfterSourceHandled);
+/* True while the loop sleeps waiting for an event. false for NULL. */
+bool               RLRunLoopIsWaiting(RLRunLoopRef rl);
+/* Wakes the loop if it sleeps, or makes its next attempt to sleep a polling
+   pass if it is awake. No system call when the loop is awake or a wake-up is
+   already pending. NULL: ignored. */
+void               RLRunLoopWakeUp(RLRunLoopRef rl);
+/* Makes the innermost active run of the loop return kRLRunLoopRunStopped.
+   Does nothing to a loop that is not running. NULL: ignored. */
+void               RLRunLoopStop(RLRunLoopRef rl);
+/* Queues fn(info) to run once, FIFO, the next time the loop runs its queued
+   work in `mode` (or in any common mode for kRLRunLoopCommonModes). Does not
+   wake the loop (call RLRunLoopWakeUp). Work queued while queued work runs
+   waits for the next point. NULL rl, fn, or mode, or an empty mode: ignored
+   (fn is not called). Dropped without a call if the loop's thread exits. */
+void               RLRunLoopPerformFunction(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *info), void *info);
+#if __BLOCKS__
+/* RLRunLoopPerformFunction for a block (copied, released after it ran or was dropped). */
+void               RLRunLoopPerformBlock(RLRunLoopRef rl, RLRunLoopMode mode, void (^block)(void));
+#endif
+
+/*
+ * Adding and removing items. A NULL run loop, item or mode, an empty mode
+ * name, or an invalidated item is ignored. Adding an item already in the mode
+ * does nothing. kRLRunLoopCommonModes adds to (removes from) every common
+ * mode, now and later. An observer or timer belongs to at most one run loop:
+ * adding it to a second one is ignored. Sources may be in several loops.
+ * Contains with kRLRunLoopCommonModes asks whether the item was added to the
+ * common modes as such.
+ */
+bool RLRunLoopContainsSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RLRunLoopMode mode);
+void RLRunLoopAddSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RLRunLoopMode mode);
+void RLRunLoopRemoveSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RLRunLoopMode mode);
+bool RLRunLoopContainsObserver(RLRunLoopRef rl, RLRunLoopObserverRef observer, RLRunLoopMode mode);
+void RLRunLoopAddObserver(RLRunLoopRef rl, RLRunLoopObserverRef observer, RLRunLoopMode mode);
+void RLRunLoopRemoveObserver(RLRunLoopRef rl, RLRunLoopObserverRef observer, RLRunLoopMode mode);
+bool RLRunLoopContainsTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopMode mode);
+void RLRunLoopAddTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopMode mode);
+void RLRunLoopRemoveTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopMode mode);
+
+/* ---------------------------------------------------------------------------
+ * Sources. version 0: signalled by hand. version 1: a file descriptor the
+ * loop watches for readability (Linux's stand-in for a Mach port).
+ */
+typedef struct {
+    RLIndex version;                                   /* 0 */
+    void   *info;
+    const void *(*retain)(const void *info);
+    void        (*release)(const void *info);
+    char       *(*copyDescription)(const void *info);
+    bool        (*equal)(const void *info1, const void *info2);
+    uintptr_t   (*hash)(const void *info);
+    void        (*schedule)(void *info, RLRunLoopRef rl, RLRunLoopMode mode);
+    void        (*cancel)(void *info, RLRunLoopRef rl, RLRunLoopMode mode);
+    void        (*perform)(void *info);
+} RLRunLoopSourceContext;
+
+typedef struct {
+    RLIndex version;                                   /* 1 */
+    void   *info;
+    const void *(*retain)(const void *info);
+    void        (*release)(const void *info);
+    char       *(*copyDescription)(const void *info);
+    bool        (*equal)(const void *info1, const void *info2);
+    uintptr_t   (*hash)(const void *info);
+    int         (*getFileDescriptor)(void *info);      /* watched for readability */
+    void        (*perform)(void *info);                /* must consume what made it readable */
+} RLRunLoopSourceContext1;
+
+/* Creates a source; the context is copied and retain(info) called. A version 1
+   context is passed cast. NULL context, or a version other than 0 or 1:
+   returns NULL. A version-1 source's fd is asked for (getFileDescriptor) each
+   time it is added to a mode; a negative, closed or invalid fd leaves it in
+   the mode but unwatched (it never fires). The same fd in two sources of one
+   mode: only the first is watched. */
+RLRunLoopSourceRef RLRunLoopSourceCreate(RLIndex order, RLRunLoopSourceContext *context);
+RLIndex RLRunLoopSourceGetOrder(RLRunLoopSourceRef source);           /* 0 for NULL */
+/* Removes the source from every mode of every loop (cancel is called for each
+   version-0 membership) and clears its signal; it never performs again.
+   Safe from inside its own perform. NULL: ignored. */
+void    RLRunLoopSourceInvalidate(RLRunLoopSourceRef source);
+bool    RLRunLoopSourceIsValid(RLRunLoopSourceRef source);            /* false for NULL */
+/* Marks a version-0 source ready to perform; it does not wake the loop.
+   Ignored for NULL, invalid or version-1 sources. */
+void    RLRunLoopSourceSignal(RLRunLoopSourceRef source);
+/* Copies the source's context (a RLRunLoopSourceContext1 for version 1; the
+   caller passes storage large enough for it). NULL arguments: ignored. */
+void    RLRunLoopSourceGetContext(RLRunLoopSourceRef source, RLRunLoopSourceContext *context);
+
+/* ---------------------------------------------------------------------------
+ * Observers
+ */
+typedef struct {
+    RLIndex version;
+    void   *info;
+    const void *(*retain)(const void *info);
+    void        (*release)(const void *info);
+    char       *(*copyDescription)(const void *info);
+} RLRunLoopObserverContext;
+typedef void (*RLRunLoopObserverCallBack)(RLRunLoopObserverRef observer, RLRunLoopActivity activity, void *info);
+
+/* Creates an observer of `activities` (a mask of RLRunLoopActivity), called in
+   `order` (ties: in the order added). A non-repeating observer is invalidated
+   after its first callout. NULL callout: returns NULL. NULL context: info is NULL. */
+RLRunLoopObserverRef RLRunLoopObserverCreate(RLOptionFlags activities, bool repeats, RLIndex order,
+                                             RLRunLoopObserverCallBack callout, RLRunLoopObserverContext *context);
+#if __BLOCKS__
+RLRunLoopObserverRef RLRunLoopObserverCreateWithHandler(RLOptionFlags activities, bool repeats, RLIndex order,
+                                                        void (^block)(RLRunLoopObserverRef observer, RLRunLoopActivity activity));
+#endif
+RLOptionFlags RLRunLoopObserverGetActivities(RLRunLoopObserverRef observer);  /* 0 for NULL */
+bool          RLRunLoopObserverDoesRepeat(RLRunLoopObserverRef observer);     /* false for NULL */
+RLIndex       RLRunLoopObserverGetOrder(RLRunLoopObserverRef observer);       /* 0 for NULL */
+/* Removes the observer from its loop and releases its info. Safe from inside
+   its own callout. NULL: ignored. */
+void          RLRunLoopObserverInvalidate(RLRunLoopObserverRef observer);
+bool          RLRunLoopObserverIsValid(RLRunLoopObserverRef observer);        /* false for NULL */
+/* Copies the observer's context. NULL arguments: ignored. */
+void          RLRunLoopObserverGetContext(RLRunLoopObserverRef observer, RLRunLoopObserverContext *context);
+
+/* ---------------------------------------------------------------------------
+ * Timers
+ */
+typedef struct {
+    RLIndex version;
+    void   *info;
+    const void *(*retain)(const void *info);
+    void        (*release)(const void *info);
+    char       *(*copyDescription)(const void *info);
+} RLRunLoopTimerContext;
+typedef void (*RLRunLoopTimerCallBack)(RLRunLoopTimerRef timer, void *info);
+
+/* Creates a timer that fires at `fireDate`, then every `interval` seconds on
+   the grid fireDate + k * interval (interval <= 0: fires once). Bad input is
+   clamped: a NaN fire date means now, and fire dates beyond year 2129 are
+   clamped there; NaN or negative interval means 0 (one-shot); a positive
+   interval is clamped to [1e-6, 504911232] seconds. `flags` is ignored, as in
+   CF; `order` is kept but does not affect firing. NULL callout: returns NULL. */
+RLRunLoopTimerRef RLRunLoopTimerCreate(RLAbsoluteTime fireDate, RLTimeInterval interval, RLOptionFlags flags,
+                                       RLIndex order, RLRunLoopTimerCallBack callout, RLRunLoopTimerContext *context);
+#if __BLOCKS__
+RLRunLoopTimerRef RLRunLoopTimerCreateWithHandler(RLAbsoluteTime fireDate, RLTimeInterval interval, RLOptionFlags flags,
+                                                  RLIndex order, void (^block)(RLRunLoopTimerRef timer));
+#endif
+/* The next fire date; 0 for NULL or invalid timers. */
+RLAbsoluteTime RLRunLoopTimerGetNextFireDate(RLRunLoopTimerRef timer);
+/* Moves the next fire date (clamped as at creation), from any thread; a sleeping
+   loop re-arms without needing a wake-up. NULL or invalid: ignored. */
+void           RLRunLoopTimerSetNextFireDate(RLRunLoopTimerRef timer, RLAbsoluteTime fireDate);
+RLTimeInterval RLRunLoopTimerGetInterval(RLRunLoopTimerRef timer);   /* 0 for NULL */
+bool           RLRunLoopTimerDoesRepeat(RLRunLoopTimerRef timer);    /* false for NULL */
+RLIndex        RLRunLoopTimerGetOrder(RLRunLoopTimerRef timer);      /* 0 for NULL */
+/* Removes the timer from its loop and releases its info. Safe from inside its
+   own callout and from any thread. NULL: ignored. */
+void           RLRunLoopTimerInvalidate(RLRunLoopTimerRef timer);
+bool           RLRunLoopTimerIsValid(RLRunLoopTimerRef timer);       /* false for NULL */
+/* Tolerance: how late the loop may fire the timer to coalesce wake-ups. 0 by
+   default. NaN or negative is clamped to 0; for a repeating timer it is
+   clamped to half the interval. */
+RLTimeInterval RLRunLoopTimerGetTolerance(RLRunLoopTimerRef timer);
+void           RLRunLoopTimerSetTolerance(RLRunLoopTimerRef timer, RLTimeInterval tolerance);
+/* Copies the timer's context. NULL arguments: ignored. */
+void           RLRunLoopTimerGetContext(RLRunLoopTimerRef timer, RLRunLoopTimerContext *context);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CRUNLOOP_H */

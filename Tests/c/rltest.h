@@ -1,0 +1,136 @@
+/*
+ * rltest.h: the C test harness. Each test runs in its own forked process with
+ * a time limit, so a hang or crash fails that test alone. Assertions print
+ * both values. The program ends by printing "N passed, N failed".
+ *
+ *   static void timer_fires_once(void) { ... RL_ASSERT_EQ_INT(count, 1); }
+ *   int main(int argc, char **argv) {
+ *       static const rl_test tests[] = { RL_TEST(timer_fires_once), ... };
+ *       return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
+ *   }
+ *
+ * RL_TEST_TIMEOUT (seconds, default 30) and RL_TEST_SLOW (a multiplier, for
+ * valgrind) scale the per-test limit. argv[1], if given, runs only the tests
+ * whose name contains it.
+ */
+#ifndef RLTEST_H
+#define RLTEST_H
+
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct {
+    const char *name;
+    void (*fn)(void);
+} rl_test;
+
+#define RL_TEST(fn) { #fn, fn }
+#define RL_TEST_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+#define RL_FAIL_(...)                                                              \
+    do {                                                                           \
+        fprintf(stderr, "  %s:%d: ", __FILE__, __LINE__);                          \
+        fprintf(stderr, __VA_ARGS__);                                              \
+        fputc('\n', stderr);                                                       \
+        fflush(stderr);                                                            \
+        _exit(1);                                                                  \
+    } while (0)
+
+#define RL_ASSERT(cond)                                                            \
+    do { if (!(cond)) RL_FAIL_("assertion failed: %s", #cond); } while (0)
+#define RL_ASSERT_EQ_INT(a, b)                                                     \
+    do { long long a_ = (long long)(a), b_ = (long long)(b);                       \
+         if (a_ != b_) RL_FAIL_("%s == %s: %lld != %lld", #a, #b, a_, b_); } while (0)
+#define RL_ASSERT_NE_INT(a, b)                                                     \
+    do { long long a_ = (long long)(a), b_ = (long long)(b);                       \
+         if (a_ == b_) RL_FAIL_("%s != %s: both %lld", #a, #b, a_); } while (0)
+#define RL_ASSERT_GE_INT(a, b)                                                     \
+    do { long long a_ = (long long)(a), b_ = (long long)(b);                       \
+         if (a_ < b_) RL_FAIL_("%s >= %s: %lld < %lld", #a, #b, a_, b_); } while (0)
+#define RL_ASSERT_LE_INT(a, b)                                                     \
+    do { long long a_ = (long long)(a), b_ = (long long)(b);                       \
+         if (a_ > b_) RL_FAIL_("%s <= %s: %lld > %lld", #a, #b, a_, b_); } while (0)
+#define RL_ASSERT_EQ_DBL(a, b)                                                     \
+    do { double a_ = (double)(a), b_ = (double)(b);                                \
+         if (!(a_ == b_)) RL_FAIL_("%s == %s: %.9f != %.9f", #a, #b, a_, b_); } while (0)
+#define RL_ASSERT_GE_DBL(a, b)                                                     \
+    do { double a_ = (double)(a), b_ = (double)(b);                                \
+         if (!(a_ >= b_)) RL_FAIL_("%s >= %s: %.9f < %.9f", #a, #b, a_, b_); } while (0)
+#define RL_ASSERT_LE_DBL(a, b)                                                     \
+    do { double a_ = (double)(a), b_ = (double)(b);                                \
+         if (!(a_ <= b_)) RL_FAIL_("%s <= %s: %.9f > %.9f", #a, #b, a_, b_); } while (0)
+#define RL_ASSERT_STR_EQ(a, b)                                                     \
+    do { const char *a_ = (a), *b_ = (b);                                          \
+         if (!a_ || !b_ || strcmp(a_, b_) != 0)                                    \
+             RL_FAIL_("%s == %s: \"%s\" != \"%s\"", #a, #b, a_ ? a_ : "(null)",    \
+                      b_ ? b_ : "(null)"); } while (0)
+
+/* Monotonic seconds, for lower-bound timing checks only. */
+static inline double rl_test_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static inline unsigned rl_test_timeout(void) {
+    const char *t = getenv("RL_TEST_TIMEOUT");
+    const char *s = getenv("RL_TEST_SLOW");
+    unsigned base = t ? (unsigned)atoi(t) : 30;
+    unsigned slow = s ? (unsigned)atoi(s) : 1;
+    return (base ? base : 30) * (slow ? slow : 1);
+}
+
+/* Scales an iteration count down under valgrind (RL_TEST_SLOW > 1). */
+static inline long rl_test_scaled(long n) {
+    const char *s = getenv("RL_TEST_SLOW");
+    long slow = s ? atol(s) : 1;
+    if (slow <= 1) return n;
+    long m = n / slow;
+    return m > 0 ? m : 1;
+}
+
+static inline int rl_test_run_one(const rl_test *t) {
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) { perror("fork"); return 0; }
+    if (pid == 0) {
+        alarm(rl_test_timeout());
+        t->fn();
+        fflush(stdout);
+        exit(0);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) {}
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        printf("ok   %s\n", t->name);
+        return 1;
+    }
+    if (WIFSIGNALED(status))
+        printf("FAIL %s (signal %d%s)\n", t->name, WTERMSIG(status),
+               WTERMSIG(status) == SIGALRM ? ", timed out" : "");
+    else
+        printf("FAIL %s (exit %d)\n", t->name, WEXITSTATUS(status));
+    return 0;
+}
+
+static inline int rl_test_main(int argc, char **argv, const rl_test *tests, size_t count) {
+    const char *filter = argc > 1 ? argv[1] : NULL;
+    int passed = 0, failed = 0;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    for (size_t i = 0; i < count; i++) {
+        if (filter && !strstr(tests[i].name, filter)) continue;
+        if (rl_test_run_one(&tests[i])) passed++; else failed++;
+    }
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
+
+#endif /* RLTEST_H */
