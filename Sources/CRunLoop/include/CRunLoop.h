@@ -278,4 +278,7 @@ void           RLRunLoopTimerGetContext(RLRunLoopTimerRef timer, RLRunLoopTimerC
 }
 #endif
 
+/* The Linux extras: file descriptors, UNIX signals, thread message ports. */
+#include "CRunLoopLinux.h"
+
 #endif /* CRUNLOOP_H */
