@@ -1,13 +1,219 @@
 /*
  * CRunLoopLinux.h: Linux sources for the run loop (included by CRunLoop.h).
- * File descriptors (RLFileDescriptor), UNIX signals and thread message ports.
+ *
+ *  - RLFileDescriptor: a file descriptor watched for reading and/or writing,
+ *    modelled on macOS's CFFileDescriptor (callbacks are one-shot per enable).
+ *  - Signal sources: UNIX signals delivered as run-loop sources (signalfd).
+ *  - RLMessagePort: a thread message port in the spirit of NSPort/NSMachPort;
+ *    any thread sends, the loop(s) it is scheduled in receive in FIFO order.
+ *
+ * (The fourth Linux extra, draining DispatchQueue.main from the main run loop,
+ * needs no API: it is automatic when libdispatch is in the process.)
+ *
+ * All three objects are built on version-1 run-loop sources, so they behave
+ * like any other source: they fire only in the modes they were added to, wake
+ * a sleeping loop, and make RLRunLoopRunInMode(..., true) return
+ * kRLRunLoopRunHandledSource. Every function is thread-safe and accepts bad
+ * input (NULL objects, invalid fds, invalidated objects) without crashing;
+ * what it does then is written next to it.
  */
 #ifndef CRUNLOOP_LINUX_H
 #define CRUNLOOP_LINUX_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ===========================================================================
+ * RLFileDescriptor (CFFileDescriptor)
+ *
+ * Wraps an fd. Each callback type (read, write) is enabled one-shot: when the
+ * fd becomes ready for it the callback is called once with that type, and the
+ * type is disabled; re-enable it (typically from inside the callback) to keep
+ * watching. Readiness is poll()'s: end-of-file, a hang-up or an error on the
+ * fd is reported as readiness (read for EOF/hang-up, read and write for
+ * errors), so the callback's read()/write() sees the condition. An fd the
+ * kernel cannot poll (a regular file) is always ready, as for poll(); an fd
+ * that was closed behind the object's back is reported ready once per enable
+ * (the callback's read() then fails with EBADF) and never makes a loop spin.
+ *
+ * Lifetime: RLFileDescriptorCreate returns one reference; RLRetain, RLRelease
+ * and RLCopyDescription work on descriptors as on every object. The last
+ * release closes the object's private descriptors, and the fd when
+ * closeOnInvalidate and it was not invalidated. A run-loop source made from it keeps it alive, and it keeps
+ * its source, until RLFileDescriptorInvalidate: as with CF, invalidate a
+ * descriptor that has a source when you are done with it, or both leak.
+ * ======================================================================== */
+
+typedef struct __RLFileDescriptor *RLFileDescriptorRef;
+typedef int RLFileDescriptorNativeDescriptor;
+enum { kRLFileDescriptorReadCallBack = 1UL << 0, kRLFileDescriptorWriteCallBack = 1UL << 1 };
+typedef void (*RLFileDescriptorCallBack)(RLFileDescriptorRef f, RLOptionFlags callBackTypes, void *info);
+typedef struct {
+    RLIndex version;                                   /* 0 */
+    void   *info;
+    const void *(*retain)(const void *info);
+    void        (*release)(const void *info);
+    char       *(*copyDescription)(const void *info);
+} RLFileDescriptorContext;
+
+/* Creates a descriptor object for `fd` with no callback enabled. The context
+   is copied and retain(info) called; release(info) is called at invalidation
+   (after any callout in progress returns). closeOnInvalidate: close(fd) when
+   the object is invalidated. Returns NULL (and never closes fd) when fd is
+   negative or not an open descriptor, when callout is NULL, or when the
+   system is out of memory or descriptors. NULL context: info is NULL. */
+RLFileDescriptorRef RLFileDescriptorCreate(RLFileDescriptorNativeDescriptor fd, bool closeOnInvalidate,
+                                           RLFileDescriptorCallBack callout, const RLFileDescriptorContext *context);
+/* The wrapped fd (still returned after invalidation, even if it was closed);
+   -1 for NULL. */
+RLFileDescriptorNativeDescriptor RLFileDescriptorGetNativeDescriptor(RLFileDescriptorRef f);
+/* Arms the callback types in `callBackTypes` (a mask of kRLFileDescriptor*
+   CallBack; other bits are ignored). Enabling a type already enabled does
+   nothing. From any thread, including the callback. NULL or invalid f:
+   ignored. */
+void               RLFileDescriptorEnableCallBacks(RLFileDescriptorRef f, RLOptionFlags callBackTypes);
+/* Disarms the given callback types; a readiness already seen for them but not
+   yet called out is dropped. NULL or invalid f: ignored. */
+void               RLFileDescriptorDisableCallBacks(RLFileDescriptorRef f, RLOptionFlags callBackTypes);
+/* Stops the descriptor for good: its run-loop source is invalidated (removed
+   from every mode of every loop), no callback is called after this returns
+   (except one already running on another thread), the context's release is
+   called, and fd is closed if closeOnInvalidate. Idempotent; safe from inside
+   the callback. NULL: ignored. */
+void               RLFileDescriptorInvalidate(RLFileDescriptorRef f);
+/* false after invalidation and for NULL. */
+bool               RLFileDescriptorIsValid(RLFileDescriptorRef f);
+/* The descriptor's version-1 run-loop source (one per descriptor, made on the
+   first call; every call returns a new reference the caller releases with
+   RLRelease). Add it to the modes the callbacks should fire in. NULL for NULL
+   or invalid f. */
+RLRunLoopSourceRef RLFileDescriptorCreateRunLoopSource(RLFileDescriptorRef f, RLIndex order);
+/* Copies the context (info and callbacks) into *context. NULL args: ignored. */
+void               RLFileDescriptorGetContext(RLFileDescriptorRef f, RLFileDescriptorContext *context);
+
+/* ===========================================================================
+ * Signal sources (signalfd)
+ *
+ * RLSignalSourceCreate returns a version-1 run-loop source whose callback is
+ * called, in the loop's thread, after the signal arrived: with the number of
+ * instances read since the last callout (standard signals coalesce in the
+ * kernel while pending, so a storm of kill()s may be reported as a smaller
+ * count, but never as none; real-time signals are counted one by one). Any
+ * number of sources, in any number of loops, may watch the same signal: each
+ * arrival is reported to every one of them.
+ *
+ * Blocking: while at least one source for a signal exists, the signal is
+ * blocked in the thread(s) that created the sources, so that it stays pending
+ * for signalfd instead of running its disposition. POSIX cannot block a
+ * signal for the whole process from one thread: a process-directed signal
+ * (kill) goes to any thread that does not block it. So create the first
+ * signal source (or block the signal with pthread_sigmask) on the main thread
+ * before creating other threads, which inherit the mask, or block it in each
+ * thread yourself. When the last source for the signal is freed (its last
+ * reference released, typically after RLRunLoopSourceInvalidate and removal),
+ * the instances still pending are discarded and, if that happens on the
+ * thread that first blocked it, its mask for that signal is restored (a
+ * signal that was blocked before stays blocked).
+ *
+ * Thread-directed signals (pthread_kill, tgkill, raise() in a multi-threaded
+ * process) can be read only by the thread they target: they are reported only
+ * when a loop on that thread services a source for the signal.
+ * ======================================================================== */
+
+typedef void (*RLSignalCallBack)(int signo, uint32_t count, void *info);
+typedef struct {
+    RLIndex version;                                   /* 0 */
+    void   *info;
+    const void *(*retain)(const void *info);
+    void        (*release)(const void *info);
+    char       *(*copyDescription)(const void *info);
+} RLSignalSourceContext;
+
+/* Creates a source that reports `signo`. The context is copied and
+   retain(info) called; release(info) is called when the source is freed.
+   Returns NULL (and changes no mask) when signo is not a signal that can be
+   caught and blocked (<= 0, >= _NSIG, SIGKILL, SIGSTOP, or one reserved by
+   the C library), when callout is NULL, or when out of memory or descriptors.
+   The caller owns the returned reference (RLRelease). */
+RLRunLoopSourceRef RLSignalSourceCreate(int signo, RLIndex order, RLSignalCallBack callout,
+                                        const RLSignalSourceContext *context);
+/* The signal a source made by RLSignalSourceCreate reports; 0 for NULL or any
+   other source. */
+int                RLSignalSourceGetSignal(RLRunLoopSourceRef source);
+
+/* ===========================================================================
+ * RLMessagePort (NSPort / NSMachPort)
+ *
+ * A bounded FIFO queue of messages (an int32 id and a copy of some bytes)
+ * that any thread sends to and whose run-loop source delivers them, in the
+ * order they were sent, to the callback on the thread of the loop that
+ * services it. Each perform delivers at most RL_MESSAGE_PORT_BATCH messages,
+ * then lets the loop service its other sources before delivering more, so a
+ * busy port cannot starve a loop. Senders never block: when the queue holds
+ * `capacity` messages, RLMessagePortSend fails with -EAGAIN and the message
+ * is not queued (the sender decides to drop, retry later or slow down);
+ * messages already queued are never dropped until invalidation.
+ *
+ * Lifetime as for RLFileDescriptor: RLRetain, RLRelease and RLCopyDescription
+ * work on ports; the port's source keeps the port alive
+ * (so a port added to a thread's loop lives while it is there) and the port
+ * keeps its source until RLMessagePortInvalidate.
+ * ======================================================================== */
+
+#define RL_MESSAGE_PORT_BATCH            64          /* messages per perform, at most */
+#define RL_MESSAGE_PORT_DEFAULT_CAPACITY 1024        /* used when capacity is 0 */
+#define RL_MESSAGE_PORT_MAX_CAPACITY     (1L << 20)  /* larger capacities are clamped to it */
+#define RL_MESSAGE_PORT_MAX_SIZE         (64UL << 20) /* bytes per message, at most */
+
+typedef struct __RLMessagePort *RLMessagePortRef;
+/* Called once per message. `bytes` is valid until the callback returns (NULL
+   when len is 0). */
+typedef void (*RLMessagePortCallBack)(RLMessagePortRef port, int32_t msgid, const void *bytes, size_t len,
+                                      void *info);
+typedef struct {
+    RLIndex version;                                   /* 0 */
+    void   *info;
+    const void *(*retain)(const void *info);
+    void        (*release)(const void *info);
+    char       *(*copyDescription)(const void *info);
+} RLMessagePortContext;
+
+/* Creates a port whose queue holds up to `capacity` messages (0: the default,
+   negative: NULL is returned, beyond the maximum: clamped). The context is
+   copied and retain(info) called; release(info) is called at invalidation
+   (after any callout in progress returns). NULL callout or out of resources:
+   NULL. */
+RLMessagePortRef RLMessagePortCreate(RLMessagePortCallBack callout, const RLMessagePortContext *context,
+                                     RLIndex capacity);
+/* Queues a copy of `len` bytes at `bytes` with id `msgid`, from any thread
+   (including the port's own callback). Returns 0, or a negative errno code:
+   -EINVAL  NULL port, or NULL bytes with len > 0;
+   -EPIPE   the port is invalidated;
+   -EAGAIN  the queue is full (nothing was queued);
+   -EMSGSIZE len > RL_MESSAGE_PORT_MAX_SIZE;
+   -ENOMEM  out of memory. */
+int              RLMessagePortSend(RLMessagePortRef port, int32_t msgid, const void *bytes, size_t len);
+/* The port's version-1 source (one per port, made on the first call; each call
+   returns a new reference the caller releases with RLRelease). NULL for NULL
+   or invalid ports. */
+RLRunLoopSourceRef RLMessagePortCreateRunLoopSource(RLMessagePortRef port, RLIndex order);
+/* Closes the port: later sends fail with -EPIPE, queued messages are dropped
+   undelivered, no callback starts after this returns, the source is
+   invalidated (removed from every loop) and the context's release is called.
+   Idempotent; safe from inside the callback. NULL: ignored. */
+void             RLMessagePortInvalidate(RLMessagePortRef port);
+/* false after invalidation and for NULL. */
+bool             RLMessagePortIsValid(RLMessagePortRef port);
+/* Messages queued and not yet delivered; 0 for NULL. */
+RLIndex          RLMessagePortGetQueuedCount(RLMessagePortRef port);
+/* The capacity the port was made with (after defaulting/clamping); 0 for NULL. */
+RLIndex          RLMessagePortGetCapacity(RLMessagePortRef port);
+/* Copies the context into *context. NULL args: ignored. */
+void             RLMessagePortGetContext(RLMessagePortRef port, RLMessagePortContext *context);
 
 #ifdef __cplusplus
 }
