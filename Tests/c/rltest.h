@@ -12,6 +12,9 @@
  * RL_TEST_TIMEOUT (seconds, default 30) and RL_TEST_SLOW (a multiplier, for
  * valgrind) scale the per-test limit. argv[1], if given, runs only the tests
  * whose name contains it.
+ *
+ * Include <CRunLoop.h> before this header to get the run-loop helpers at the
+ * end (rl_test_log, rl_test_source0, rl_test_keep_mode, rl_test_timer, ...).
  */
 #ifndef RLTEST_H
 #define RLTEST_H
@@ -132,5 +135,122 @@ static inline int rl_test_main(int argc, char **argv, const rl_test *tests, size
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
+
+
+/* ---------------------------------------------------------------------------
+ * Run-loop helpers. Available when <CRunLoop.h> is included before "rltest.h".
+ */
+#ifdef CRUNLOOP_H
+
+/* Sleeps `s` seconds (restarting on EINTR). */
+static inline void rl_test_sleep(double s) {
+    struct timespec ts;
+    ts.tv_sec = (time_t)s;
+    ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+    while (nanosleep(&ts, &ts) != 0) {}
+}
+
+/* An ordered record of events (activities, callout ids), filled from callouts
+   on the loop's own thread. */
+typedef struct {
+    int n;
+    long ev[4096];
+} rl_test_log;
+
+static inline void rl_test_log_add(rl_test_log *log, long ev) {
+    if (log->n < (int)(sizeof(log->ev) / sizeof(log->ev[0]))) log->ev[log->n] = ev;
+    log->n++;
+}
+
+/* Fails unless the log holds exactly the `n` events of `want`. */
+#define RL_ASSERT_LOG(log, ...)                                                    \
+    do { const long want_[] = { __VA_ARGS__ };                                    \
+         rl_test_log_expect_((log), want_, (int)(sizeof(want_) / sizeof(long)),  \
+                             __FILE__, __LINE__); } while (0)
+
+static inline void rl_test_log_expect_(const rl_test_log *log, const long *want, int n,
+                                       const char *file, int line) {
+    int ok = log->n == n;
+    for (int i = 0; ok && i < n; i++) ok = log->ev[i] == want[i];
+    if (ok) return;
+    fprintf(stderr, "  %s:%d: log mismatch\n    want:", file, line);
+    for (int i = 0; i < n; i++) fprintf(stderr, " %ld", want[i]);
+    fprintf(stderr, "\n    got: ");
+    for (int i = 0; i < log->n && i < 4096; i++) fprintf(stderr, " %ld", log->ev[i]);
+    fputc('\n', stderr);
+    fflush(stderr);
+    _exit(1);
+}
+
+/* Observer callout that appends the activity to the rl_test_log in info. */
+static inline void rl_test_log_activity(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o;
+    rl_test_log_add((rl_test_log *)info, (long)a);
+}
+
+/* A repeating observer of `activities` that logs into `log`; the caller
+   releases it. */
+static inline RLRunLoopObserverRef rl_test_log_observer(RLOptionFlags activities, RLIndex order,
+                                                        rl_test_log *log) {
+    RLRunLoopObserverContext ctx = { 0, log, NULL, NULL, NULL };
+    return RLRunLoopObserverCreate(activities, true, order, rl_test_log_activity, &ctx);
+}
+
+/* A version-0 source calling perform(info); the caller releases it. */
+static inline RLRunLoopSourceRef rl_test_source0(RLIndex order, void (*perform)(void *), void *info) {
+    RLRunLoopSourceContext ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.version = 0;
+    ctx.info = info;
+    ctx.perform = perform;
+    return RLRunLoopSourceCreate(order, &ctx);
+}
+
+static inline void rl_test_nothing(void *info) { (void)info; }
+
+/* Adds a never-signalled version-0 source to `mode` of `rl` so that the mode
+   is not empty; returns it (the caller releases it). */
+static inline RLRunLoopSourceRef rl_test_keep_mode(RLRunLoopRef rl, RLRunLoopMode mode) {
+    RLRunLoopSourceRef s = rl_test_source0(0, rl_test_nothing, NULL);
+    RLRunLoopAddSource(rl, s, mode);
+    return s;
+}
+
+/* A timer calling callout with info; the caller releases it. */
+static inline RLRunLoopTimerRef rl_test_timer(RLAbsoluteTime fire, RLTimeInterval interval,
+                                              RLRunLoopTimerCallBack callout, void *info) {
+    RLRunLoopTimerContext ctx = { 0, info, NULL, NULL, NULL };
+    return RLRunLoopTimerCreate(fire, interval, 0, 0, callout, &ctx);
+}
+
+/* Timer callout that stops the current loop. */
+static inline void rl_test_stop_current(RLRunLoopTimerRef t, void *info) {
+    (void)t; (void)info;
+    RLRunLoopStop(RLRunLoopGetCurrent());
+}
+
+/* Waits (bounded by `limit` seconds) until rl sleeps; returns whether it does. */
+static inline int rl_test_wait_sleeping(RLRunLoopRef rl, double limit) {
+    double end = rl_test_now() + limit;
+    while (!RLRunLoopIsWaiting(rl)) {
+        if (rl_test_now() > end) return 0;
+        rl_test_sleep(0.0005);
+    }
+    return 1;
+}
+
+/* True when the NULL-terminated list holds `name`. */
+static inline int rl_test_list_has(char **list, const char *name) {
+    for (char **p = list; p && *p; p++)
+        if (strcmp(*p, name) == 0) return 1;
+    return 0;
+}
+
+static inline void rl_test_free_list(char **list) {
+    for (char **p = list; p && *p; p++) free(*p);
+    free(list);
+}
+
+#endif /* CRUNLOOP_H */
 
 #endif /* RLTEST_H */
