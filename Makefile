@@ -9,7 +9,7 @@ VERSION := 0.1.0
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -fPIC -pthread $(WARN) -ISources/CRunLoop/include $(CFLAGS)
+ALL_CFLAGS = -std=c11 -fPIC -pthread $(WARN) -ISources/CRunLoop/include $(CFLAGS)
 LDLIBS  := -pthread -ldl
 
 LIB_SRCS := $(sort $(wildcard Sources/CRunLoop/*.c))

@@ -11,7 +11,6 @@ let package = Package(
         .target(
             name: "CRunLoop",
             path: "Sources/CRunLoop",
-            cSettings: [.define("_GNU_SOURCE")],
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]
         ),
         .target(

@@ -1,0 +1,276 @@
+/*
+ * rl_internal.h: the structures of the core and the functions its files share.
+ *
+ * Locking (never broken): a run loop's `lock` guards the loop, its modes, its
+ * block queue and the membership fields of every item while the item is in
+ * that loop. Each item also has a small `lock` of its own, always taken after
+ * (inside) a loop's lock, never before: it guards which loops the item is in,
+ * and the fields other threads read without knowing the loop. No lock is held
+ * across a callout into user code; every callout holds a reference to the
+ * object it calls out for.
+ *
+ * Items do not retain the loops they are in: a loop removes every item (under
+ * the item's lock) before it dies, so a loop seen in an item's membership
+ * under that item's lock is alive and may be retained.
+ */
+#ifndef RL_INTERNAL_H
+#define RL_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include "CRunLoop.h"
+#include "rl_object.h"
+#include "rl_time.h"
+#include "rl_timer_heap.h"
+
+typedef struct rl_mode rl_mode;
+typedef struct rl_run rl_run;
+typedef struct rl_block rl_block;
+
+/* A growable array of pointers. */
+typedef struct {
+    void  **items;
+    size_t  count;
+    size_t  capacity;
+} rl_ptr_array;
+
+bool   rl_ptr_array_reserve(rl_ptr_array *a, size_t capacity);
+bool   rl_ptr_array_insert(rl_ptr_array *a, size_t index, void *item);
+bool   rl_ptr_array_append(rl_ptr_array *a, void *item);
+void   rl_ptr_array_remove_at(rl_ptr_array *a, size_t index);
+long   rl_ptr_array_index_of(const rl_ptr_array *a, const void *item);   /* -1 when absent */
+bool   rl_ptr_array_remove(rl_ptr_array *a, const void *item);           /* first occurrence */
+void   rl_ptr_array_free(rl_ptr_array *a);
+
+/* ---- version-1 registrations: what epoll's user data points at ---------- */
+/* epoll data: (generation << 32) | slot index; two reserved values for the
+   loop's own descriptors. A stale event (slot reused or freed) fails the
+   generation check and is dropped. */
+#define RL_EVENT_WAKE  UINT64_MAX
+#define RL_EVENT_TIMER (UINT64_MAX - 1)
+
+typedef struct {
+    RLRunLoopSourceRef source;   /* NULL when the slot is free */
+    int      fd;                 /* -1 when unwatched */
+    uint32_t generation;
+    int32_t  next_free;
+} rl_v1_slot;
+
+/* ---- modes --------------------------------------------------------------- */
+struct rl_mode {
+    char         *name;
+    RLRunLoopRef  rl;               /* owner; modes live as long as it */
+    bool          is_common;
+    int           epoll_fd;
+    int           timer_fd;         /* -1 until the mode needs a deadline */
+    int64_t       armed_ns;         /* what timer_fd is armed for; RL_NEVER = disarmed */
+    int64_t       run_deadline_ns;  /* innermost run of this mode; RL_NEVER = none */
+    rl_ptr_array  sources0;         /* retained, sorted by order, ties in insertion order */
+    rl_v1_slot   *v1_slots;
+    uint32_t      v1_capacity;
+    uint32_t      v1_count;
+    int32_t       v1_free;
+    rl_ptr_array  observers;        /* retained, sorted by order, ties in insertion order */
+    RLOptionFlags observer_mask;    /* union of activities ever added (CF never shrinks it) */
+    rl_timer_heap timers;           /* scheduled, not currently firing */
+    size_t        timer_count;      /* memberships, including firing timers */
+    size_t        tolerant_timers;  /* memberships with tolerance > 0 */
+    size_t        pending_blocks;   /* queued blocks for exactly this mode */
+};
+
+/* ---- runs (one per active RLRunLoopRunInMode, on its C stack) ------------- */
+struct rl_run {
+    rl_run  *outer;
+    rl_mode *mode;
+    bool     stopped;
+    bool     polling;               /* seconds <= 0: exactly one pass */
+    int64_t  deadline_ns;
+};
+
+/* ---- queued functions and blocks ----------------------------------------- */
+struct rl_block {
+    rl_block *next;
+    rl_mode  *mode;                 /* NULL: the common modes */
+    void    (*fn)(void *info);
+    void     *info;
+    void    (*dispose)(void *info); /* for blocks: releases the copy */
+};
+
+/* Per-depth scratch space, so a pass collects without allocating. */
+typedef struct {
+    rl_ptr_array items;
+} rl_scratch;
+
+/* ---- the run loop -------------------------------------------------------- */
+struct __RLRunLoop {
+    rl_object        base;
+    pthread_mutex_t  lock;
+    pthread_t        thread;
+    bool             is_main;
+    bool             dead;               /* its thread has exited */
+    _Atomic bool     sleeping;
+    _Atomic bool     wake_pending;
+    int              wake_fd;            /* eventfd, edge-triggered in every mode's epoll set */
+    rl_mode        **modes;
+    size_t           mode_count;
+    size_t           mode_capacity;
+    rl_run          *current_run;        /* innermost */
+    unsigned         depth;
+    uint64_t         run_generation;     /* bumped by every run entry */
+    uint64_t         timer_sequence;     /* insertion order of timers */
+    rl_ptr_array     common_sources;     /* retained */
+    rl_ptr_array     common_observers;   /* retained */
+    rl_ptr_array     common_timers;      /* retained */
+    rl_block        *blocks_head;
+    rl_block        *blocks_tail;
+    size_t           pending_common_blocks;
+    rl_block        *spare_blocks;
+    size_t           spare_block_count;
+    rl_scratch      *scratch;
+    size_t           scratch_depths;
+    rl_object       *graveyard;          /* released under the lock, finalized after */
+};
+
+/* ---- sources ------------------------------------------------------------- */
+struct __RLRunLoopSource {
+    rl_object       base;
+    pthread_mutex_t lock;
+    RLIndex         order;
+    _Atomic bool    valid;
+    _Atomic bool    signalled;
+    RLIndex         version;
+    union {
+        RLRunLoopSourceContext  v0;
+        RLRunLoopSourceContext1 v1;
+    } context;
+    rl_ptr_array    loops;               /* one entry per mode membership (a bag) */
+};
+
+/* ---- observers ----------------------------------------------------------- */
+struct __RLRunLoopObserver {
+    rl_object                 base;
+    pthread_mutex_t           lock;
+    RLOptionFlags             activities;
+    bool                      repeats;
+    bool                      firing;          /* under the loop's lock */
+    bool                      info_released;
+    _Atomic bool              valid;
+    RLIndex                   order;
+    RLRunLoopObserverCallBack callout;
+    RLRunLoopObserverContext  context;
+    RLRunLoopRef              rl;              /* while in a loop */
+    size_t                    memberships;     /* modes + common set */
+    void                     *block;           /* CreateWithHandler's block copy */
+};
+
+/* ---- timers -------------------------------------------------------------- */
+typedef struct rl_timer_slot {
+    RLRunLoopTimerRef timer;
+    rl_mode          *mode;
+    long              heap_index;              /* -1 while the timer is firing */
+} rl_timer_slot;
+
+struct __RLRunLoopTimer {
+    rl_object              base;
+    pthread_mutex_t        lock;
+    _Atomic bool           valid;
+    bool                   firing;             /* under the loop's lock */
+    bool                   info_released;
+    RLIndex                order;
+    RLTimeInterval         interval;           /* 0: one-shot */
+    int64_t                interval_ns;
+    RLTimeInterval         tolerance;
+    int64_t                tolerance_ns;
+    RLAbsoluteTime         fire_date;          /* as given, or moved along the grid */
+    int64_t                fire_ns;            /* its deadline */
+    uint64_t               sequence;           /* order among equal deadlines */
+    RLRunLoopTimerCallBack callout;
+    RLRunLoopTimerContext  context;
+    RLRunLoopRef           rl;                 /* while in a loop */
+    bool                   in_common;
+    rl_timer_slot        **slots;              /* one per mode */
+    size_t                 slot_count;
+    void                  *block;
+};
+
+/* ---- shared between files ------------------------------------------------ */
+bool     rl_mode_name_is_valid(RLRunLoopMode mode);
+bool     rl_mode_name_is_common(RLRunLoopMode mode);
+rl_mode *rl_mode_find(RLRunLoopRef rl, RLRunLoopMode name);
+rl_mode *rl_mode_find_or_create(RLRunLoopRef rl, RLRunLoopMode name);
+void     rl_mode_free(rl_mode *m);
+bool     rl_mode_is_empty(RLRunLoopRef rl, rl_mode *m);
+bool     rl_mode_has_blocks(RLRunLoopRef rl, rl_mode *m);
+/* Arms the mode's timerfd for its next deadline if that changed. */
+void     rl_mode_arm(rl_mode *m);
+/* The timers of a mode changed: re-arm now if another thread is changing the
+   mode the loop is running in (its own thread re-arms before it sleeps). */
+void     rl_mode_timers_changed(rl_mode *m);
+int64_t  rl_mode_next_deadline(rl_mode *m);
+
+void     rl_loop_lock(RLRunLoopRef rl);
+/* Unlocks, then finalizes whatever died under the lock. */
+void     rl_loop_unlock(RLRunLoopRef rl);
+/* Releases obj while holding rl's lock: finalization waits for the unlock. */
+void     rl_loop_release_locked(RLRunLoopRef rl, const void *obj);
+bool     rl_loop_is_current_thread(RLRunLoopRef rl);
+rl_ptr_array *rl_loop_scratch(RLRunLoopRef rl);
+
+/* Membership changes of one item in one mode; loop locked. */
+typedef struct {
+    rl_mode           *mode;
+    RLRunLoopSourceRef source;
+} rl_pending_callback;
+typedef struct {
+    rl_pending_callback *items;
+    size_t count, capacity;
+} rl_callback_list;
+void rl_callback_list_add(rl_callback_list *list, rl_mode *m, RLRunLoopSourceRef source);
+void rl_callback_list_run_schedule(RLRunLoopRef rl, rl_callback_list *list);
+void rl_callback_list_run_cancel(RLRunLoopRef rl, rl_callback_list *list);
+
+void rl_source_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *scheduled);
+bool rl_source_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *cancelled);
+void rl_observer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopObserverRef o);
+bool rl_observer_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopObserverRef o);
+void rl_timer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t);
+bool rl_timer_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t);
+rl_timer_slot *rl_timer_slot_for_mode(RLRunLoopTimerRef t, rl_mode *m);
+
+/* Removes every item from the loop (thread exit). Loop locked. */
+void rl_loop_remove_all_items(RLRunLoopRef rl, rl_callback_list *cancelled);
+void rl_blocks_drop_all(RLRunLoopRef rl);
+void rl_blocks_free_spares(RLRunLoopRef rl);
+
+/* The steps of a pass; loop locked on entry and exit. */
+void rl_do_observers(RLRunLoopRef rl, rl_mode *m, RLRunLoopActivity activity);  /* __CFRunLoopDoObservers */
+bool rl_do_blocks(RLRunLoopRef rl, rl_mode *m);                                 /* __CFRunLoopDoBlocks */
+bool rl_do_sources0(RLRunLoopRef rl, rl_mode *m, bool stop_after_one);          /* __CFRunLoopDoSources0 */
+bool rl_do_timers(RLRunLoopRef rl, rl_mode *m);                                 /* __CFRunLoopDoTimers */
+bool rl_do_source1(RLRunLoopRef rl, rl_mode *m, uint64_t token);                /* __CFRunLoopDoSource1 */
+
+/* Callouts with names that tell a backtrace what the loop was doing. */
+void RL_IS_CALLING_OUT_TO_AN_OBSERVER_CALLBACK_FUNCTION(RLRunLoopObserverCallBack fn, RLRunLoopObserverRef o,
+                                                        RLRunLoopActivity activity, void *info);
+void RL_IS_CALLING_OUT_TO_A_TIMER_CALLBACK_FUNCTION(RLRunLoopTimerCallBack fn, RLRunLoopTimerRef t, void *info);
+void RL_IS_CALLING_OUT_TO_A_SOURCE0_PERFORM_FUNCTION(void (*perform)(void *), void *info);
+void RL_IS_CALLING_OUT_TO_A_SOURCE1_PERFORM_FUNCTION(void (*perform)(void *), void *info);
+void RL_IS_CALLING_OUT_TO_A_BLOCK(void (*fn)(void *), void *info);
+
+/* Descriptions of the parts of a loop. */
+char *rl_source_copy_description(const rl_object *obj);
+char *rl_observer_copy_description(const rl_object *obj);
+char *rl_timer_copy_description(const rl_object *obj);
+char *rl_loop_copy_description(const rl_object *obj);
+
+/* Wait primitives (rl_wait.c). */
+int  rl_wait_eventfd_create(void);
+int  rl_wait_epoll_create(int wake_fd);
+int  rl_wait_timerfd_attach(int epoll_fd);
+void rl_wait_timerfd_set(int timer_fd, int64_t deadline_ns);   /* RL_NEVER disarms */
+void rl_wait_signal(int wake_fd);
+int  rl_wait_watch_fd(int epoll_fd, int fd, uint64_t token);   /* 0 or -errno */
+void rl_wait_unwatch_fd(int epoll_fd, int fd);
+
+#endif

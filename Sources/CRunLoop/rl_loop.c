@@ -1,0 +1,286 @@
+/*
+ * rl_loop.c: run loops themselves: one per thread, made on first use and torn
+ * down at thread exit; the main thread's loop; locking with deferred
+ * finalization; wake-up and stop.
+ *
+ * Wake-ups (CF's ignore-wake-ups done with two atomics): the loop sets
+ * `sleeping` then reads `wake_pending` before it waits; a waker sets
+ * `wake_pending` then reads `sleeping`. Both sequentially consistent, so at
+ * least one side sees the other: either the loop skips its sleep, or the
+ * waker writes the eventfd. Only the waker that turns `wake_pending` on may
+ * write, so a burst of wake-ups costs one system call, and a wake-up of a loop
+ * that is awake costs none.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "rl_internal.h"
+#include "rl_main_queue.h"
+
+const RLRunLoopMode kRLRunLoopDefaultMode = "kCFRunLoopDefaultMode";
+const RLRunLoopMode kRLRunLoopCommonModes = "kCFRunLoopCommonModes";
+
+static pthread_key_t   current_loop_key;
+static pthread_once_t  current_loop_key_once = PTHREAD_ONCE_INIT;
+static pthread_once_t  main_loop_once = PTHREAD_ONCE_INIT;
+static RLRunLoopRef    main_loop;
+static pthread_t       main_thread;
+static bool            main_thread_known;
+
+static void finalize_loop(rl_object *obj);
+const rl_class rl_run_loop_class = {"RLRunLoop", finalize_loop, rl_loop_copy_description};
+
+static bool on_process_main_thread(void) {
+    return (pid_t)syscall(SYS_gettid) == getpid();
+}
+
+__attribute__((constructor)) static void remember_main_thread(void) {
+    if (on_process_main_thread()) {
+        main_thread = pthread_self();
+        main_thread_known = true;
+    }
+}
+
+static RLRunLoopRef create_loop(pthread_t thread) {
+    RLRunLoopRef rl = calloc(1, sizeof *rl);
+    if (!rl) return NULL;
+    rl->wake_fd = rl_wait_eventfd_create();
+    if (rl->wake_fd < 0) {
+        fprintf(stderr, "CRunLoop: cannot create the wake-up eventfd\n");
+        free(rl);
+        return NULL;
+    }
+    rl_object_init(&rl->base, &rl_run_loop_class);
+    pthread_mutex_init(&rl->lock, NULL);
+    rl->thread = thread;
+    atomic_init(&rl->sleeping, false);
+    atomic_init(&rl->wake_pending, false);
+    rl_loop_lock(rl);
+    rl_mode *def = rl_mode_find_or_create(rl, kRLRunLoopDefaultMode);
+    if (def) def->is_common = true;
+    rl_loop_unlock(rl);
+    return rl;
+}
+
+static void finalize_loop(rl_object *obj) {
+    RLRunLoopRef rl = (RLRunLoopRef)obj;
+    rl_blocks_drop_all(rl);
+    rl_blocks_free_spares(rl);
+    for (size_t i = 0; i < rl->mode_count; i++) rl_mode_free(rl->modes[i]);
+    free(rl->modes);
+    for (size_t i = 0; i < rl->scratch_depths; i++) rl_ptr_array_free(&rl->scratch[i].items);
+    free(rl->scratch);
+    rl_ptr_array_free(&rl->common_sources);
+    rl_ptr_array_free(&rl->common_observers);
+    rl_ptr_array_free(&rl->common_timers);
+    close(rl->wake_fd);
+    pthread_mutex_destroy(&rl->lock);
+    free(rl);
+}
+
+/* Thread exit: every item leaves the loop, queued work is dropped. */
+static void tear_down_loop(void *value) {
+    RLRunLoopRef rl = value;
+    rl_callback_list cancelled = {0};
+    rl_loop_lock(rl);
+    rl->dead = true;
+    rl_loop_remove_all_items(rl, &cancelled);
+    rl_blocks_drop_all(rl);
+    rl_loop_unlock(rl);
+    rl_callback_list_run_cancel(rl, &cancelled);
+    if (rl != main_loop) RLRelease(rl);
+}
+
+static void make_current_loop_key(void) {
+    pthread_key_create(&current_loop_key, tear_down_loop);
+}
+
+static void make_main_loop(void) {
+    main_loop = create_loop(main_thread_known ? main_thread : pthread_self());
+    if (!main_loop) {
+        fprintf(stderr, "CRunLoop: cannot create the main run loop\n");
+        abort();
+    }
+    main_loop->is_main = true;
+    rl_main_queue_install(main_loop);
+}
+
+RLRunLoopRef RLRunLoopGetMain(void) {
+    pthread_once(&main_loop_once, make_main_loop);
+    return main_loop;
+}
+
+RLRunLoopRef RLRunLoopGetCurrent(void) {
+    pthread_once(&current_loop_key_once, make_current_loop_key);
+    RLRunLoopRef rl = pthread_getspecific(current_loop_key);
+    if (rl) return rl;
+    bool is_main = main_thread_known ? pthread_equal(pthread_self(), main_thread) : on_process_main_thread();
+    if (is_main) {
+        rl = RLRunLoopGetMain();
+        rl->thread = pthread_self();
+    } else {
+        rl = create_loop(pthread_self());
+        if (!rl) {
+            fprintf(stderr, "CRunLoop: cannot create a run loop (out of file descriptors or memory)\n");
+            abort();
+        }
+    }
+    pthread_setspecific(current_loop_key, rl);
+    return rl;
+}
+
+/* ---- locking ------------------------------------------------------------- */
+
+void rl_loop_lock(RLRunLoopRef rl) {
+    pthread_mutex_lock(&rl->lock);
+}
+
+void rl_loop_unlock(RLRunLoopRef rl) {
+    rl_object *dead = rl->graveyard;
+    rl->graveyard = NULL;
+    pthread_mutex_unlock(&rl->lock);
+    while (dead) {
+        rl_object *next = dead->next_dead;
+        dead->cls->finalize(dead);
+        dead = next;
+    }
+}
+
+void rl_loop_release_locked(RLRunLoopRef rl, const void *obj) {
+    rl_object *o = (rl_object *)obj;
+    if (rl_object_release_is_last(o)) {
+        o->next_dead = rl->graveyard;
+        rl->graveyard = o;
+    }
+}
+
+bool rl_loop_is_current_thread(RLRunLoopRef rl) {
+    return pthread_equal(rl->thread, pthread_self());
+}
+
+rl_ptr_array *rl_loop_scratch(RLRunLoopRef rl) {
+    size_t depth = rl->depth;
+    if (depth >= rl->scratch_depths) {
+        size_t n = depth + 4;
+        rl_scratch *grown = realloc(rl->scratch, n * sizeof *grown);
+        if (!grown) return NULL;
+        memset(grown + rl->scratch_depths, 0, (n - rl->scratch_depths) * sizeof *grown);
+        rl->scratch = grown;
+        rl->scratch_depths = n;
+    }
+    rl_ptr_array *a = &rl->scratch[depth].items;
+    a->count = 0;
+    return a;
+}
+
+/* ---- wake-up, stop, state ------------------------------------------------ */
+
+void RLRunLoopWakeUp(RLRunLoopRef rl) {
+    if (!rl) return;
+    if (atomic_exchange(&rl->wake_pending, true)) return;
+    if (atomic_load(&rl->sleeping)) rl_wait_signal(rl->wake_fd);
+}
+
+bool RLRunLoopIsWaiting(RLRunLoopRef rl) {
+    return rl && atomic_load(&rl->sleeping);
+}
+
+void RLRunLoopStop(RLRunLoopRef rl) {
+    if (!rl) return;
+    rl_loop_lock(rl);
+    bool running = rl->current_run != NULL;
+    if (running) rl->current_run->stopped = true;
+    rl_loop_unlock(rl);
+    if (running) RLRunLoopWakeUp(rl);
+}
+
+char *RLRunLoopCopyCurrentMode(RLRunLoopRef rl) {
+    if (!rl) return NULL;
+    rl_loop_lock(rl);
+    char *name = rl->current_run ? strdup(rl->current_run->mode->name) : NULL;
+    rl_loop_unlock(rl);
+    return name;
+}
+
+char **RLRunLoopCopyAllModes(RLRunLoopRef rl) {
+    if (!rl) return NULL;
+    rl_loop_lock(rl);
+    char **names = calloc(rl->mode_count + 1, sizeof *names);
+    for (size_t i = 0; names && i < rl->mode_count; i++) names[i] = strdup(rl->modes[i]->name);
+    rl_loop_unlock(rl);
+    return names;
+}
+
+void RLRunLoopAddCommonMode(RLRunLoopRef rl, RLRunLoopMode mode) {
+    if (!rl || !rl_mode_name_is_valid(mode) || rl_mode_name_is_common(mode)) return;
+    rl_callback_list scheduled = {0};
+    rl_loop_lock(rl);
+    rl_mode *m = rl->dead ? NULL : rl_mode_find_or_create(rl, mode);
+    if (m && !m->is_common) {
+        m->is_common = true;
+        for (size_t i = 0; i < rl->common_sources.count; i++)
+            rl_source_add_to_mode(rl, m, rl->common_sources.items[i], &scheduled);
+        for (size_t i = 0; i < rl->common_observers.count; i++)
+            rl_observer_add_to_mode(rl, m, rl->common_observers.items[i]);
+        for (size_t i = 0; i < rl->common_timers.count; i++)
+            rl_timer_add_to_mode(rl, m, rl->common_timers.items[i]);
+    }
+    rl_loop_unlock(rl);
+    rl_callback_list_run_schedule(rl, &scheduled);
+}
+
+RLAbsoluteTime RLRunLoopGetNextTimerFireDate(RLRunLoopRef rl, RLRunLoopMode mode) {
+    if (!rl || !rl_mode_name_is_valid(mode)) return 0;
+    bool common = rl_mode_name_is_common(mode);
+    RLAbsoluteTime best = 0;
+    int64_t best_ns = RL_NEVER;
+    rl_loop_lock(rl);
+    for (size_t i = 0; i < rl->mode_count; i++) {
+        rl_mode *m = rl->modes[i];
+        if (common ? !m->is_common : strcmp(m->name, mode) != 0) continue;
+        const rl_heap_entry *top = rl_heap_top(&m->timers);
+        if (top && top->deadline_ns < best_ns) {
+            best_ns = top->deadline_ns;
+            best = top->slot->timer->fire_date;
+        }
+    }
+    rl_loop_unlock(rl);
+    return best;
+}
+
+void rl_loop_remove_all_items(RLRunLoopRef rl, rl_callback_list *cancelled) {
+    while (rl->common_sources.count) {
+        RLRunLoopSourceRef s = rl->common_sources.items[rl->common_sources.count - 1];
+        rl->common_sources.count--;
+        rl_loop_release_locked(rl, s);
+    }
+    while (rl->common_observers.count) {
+        RLRunLoopObserverRef o = rl->common_observers.items[--rl->common_observers.count];
+        pthread_mutex_lock(&o->lock);
+        if (--o->memberships == 0) o->rl = NULL;
+        pthread_mutex_unlock(&o->lock);
+        rl_loop_release_locked(rl, o);
+    }
+    while (rl->common_timers.count) {
+        RLRunLoopTimerRef t = rl->common_timers.items[--rl->common_timers.count];
+        pthread_mutex_lock(&t->lock);
+        t->in_common = false;
+        if (t->slot_count == 0) t->rl = NULL;
+        pthread_mutex_unlock(&t->lock);
+        rl_loop_release_locked(rl, t);
+    }
+    for (size_t i = 0; i < rl->mode_count; i++) {
+        rl_mode *m = rl->modes[i];
+        while (m->sources0.count)
+            rl_source_remove_from_mode(rl, m, m->sources0.items[m->sources0.count - 1], cancelled);
+        for (uint32_t k = 0; k < m->v1_capacity; k++)
+            if (m->v1_slots[k].source) rl_source_remove_from_mode(rl, m, m->v1_slots[k].source, cancelled);
+        while (m->observers.count)
+            rl_observer_remove_from_mode(rl, m, m->observers.items[m->observers.count - 1]);
+        while (m->timers.count)
+            rl_timer_remove_from_mode(rl, m, m->timers.entries[m->timers.count - 1].slot->timer);
+    }
+}

@@ -1,0 +1,118 @@
+/*
+ * rl_mode.c: modes by name, their wait set, emptiness and timer arming.
+ *
+ * A mode has its own epoll set (the loop's wake eventfd, its timerfd and the
+ * fds of its version-1 sources), so fds and timers of other modes never wake
+ * a loop running this one. Modes live as long as their loop, as in CF.
+ * Invariant: `armed_ns` is exactly what the timerfd was last set to (RL_NEVER
+ * once it has fired or was disarmed).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "rl_internal.h"
+
+bool rl_mode_name_is_valid(RLRunLoopMode mode) {
+    return mode && mode[0] != '\0';
+}
+
+bool rl_mode_name_is_common(RLRunLoopMode mode) {
+    return mode == kRLRunLoopCommonModes || strcmp(mode, kRLRunLoopCommonModes) == 0;
+}
+
+rl_mode *rl_mode_find(RLRunLoopRef rl, RLRunLoopMode name) {
+    for (size_t i = 0; i < rl->mode_count; i++) {
+        rl_mode *m = rl->modes[i];
+        if (m->name == name || strcmp(m->name, name) == 0) return m;
+    }
+    return NULL;
+}
+
+rl_mode *rl_mode_find_or_create(RLRunLoopRef rl, RLRunLoopMode name) {
+    rl_mode *m = rl_mode_find(rl, name);
+    if (m) return m;
+    if (rl->mode_count == rl->mode_capacity) {
+        size_t cap = rl->mode_capacity ? rl->mode_capacity * 2 : 4;
+        rl_mode **grown = realloc(rl->modes, cap * sizeof *grown);
+        if (!grown) return NULL;
+        rl->modes = grown;
+        rl->mode_capacity = cap;
+    }
+    m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    m->name = strdup(name);
+    m->epoll_fd = rl_wait_epoll_create(rl->wake_fd);
+    if (!m->name || m->epoll_fd < 0) {
+        fprintf(stderr, "CRunLoop: cannot create mode \"%s\" (out of file descriptors?)\n", name);
+        if (m->epoll_fd >= 0) close(m->epoll_fd);
+        free(m->name);
+        free(m);
+        return NULL;
+    }
+    m->rl = rl;
+    m->timer_fd = -1;
+    m->armed_ns = RL_NEVER;
+    m->run_deadline_ns = RL_NEVER;
+    m->v1_free = -1;
+    rl->modes[rl->mode_count++] = m;
+    return m;
+}
+
+void rl_mode_free(rl_mode *m) {
+    rl_ptr_array_free(&m->sources0);
+    rl_ptr_array_free(&m->observers);
+    rl_heap_free(&m->timers);
+    free(m->v1_slots);
+    if (m->timer_fd >= 0) close(m->timer_fd);
+    close(m->epoll_fd);
+    free(m->name);
+    free(m);
+}
+
+bool rl_mode_has_blocks(RLRunLoopRef rl, rl_mode *m) {
+    return m->pending_blocks > 0 || (m->is_common && rl->pending_common_blocks > 0);
+}
+
+/* __CFRunLoopModeIsEmpty: observers do not count, queued work does. */
+bool rl_mode_is_empty(RLRunLoopRef rl, rl_mode *m) {
+    return m->sources0.count == 0 && m->v1_count == 0 && m->timer_count == 0 && !rl_mode_has_blocks(rl, m);
+}
+
+static int64_t slot_tolerance(const rl_timer_slot *slot) {
+    return slot->timer->tolerance_ns;
+}
+
+/* The latest moment the loop may sleep to: the earliest hard deadline of the
+   timers (fire date plus tolerance: waking once for several timers is CF's
+   soft/hard coalescing) or the run's own deadline. */
+int64_t rl_mode_next_deadline(rl_mode *m) {
+    int64_t deadline = m->run_deadline_ns;
+    const rl_heap_entry *top = rl_heap_top(&m->timers);
+    if (top) {
+        int64_t t = m->tolerant_timers ? rl_heap_earliest_latest(&m->timers, slot_tolerance) : top->deadline_ns;
+        if (t < deadline) deadline = t;
+    }
+    return deadline;
+}
+
+void rl_mode_arm(rl_mode *m) {
+    int64_t deadline = rl_mode_next_deadline(m);
+    if (deadline == m->armed_ns) return;
+    if (m->timer_fd < 0) {
+        if (deadline == RL_NEVER) return;
+        m->timer_fd = rl_wait_timerfd_attach(m->epoll_fd);
+        if (m->timer_fd < 0) {
+            fprintf(stderr, "CRunLoop: cannot create a timerfd for mode \"%s\"\n", m->name);
+            return;
+        }
+    }
+    rl_wait_timerfd_set(m->timer_fd, deadline);
+    m->armed_ns = deadline;
+}
+
+void rl_mode_timers_changed(rl_mode *m) {
+    RLRunLoopRef rl = m->rl;
+    if (rl->current_run && rl->current_run->mode == m && !rl_loop_is_current_thread(rl)) rl_mode_arm(m);
+}

@@ -1,0 +1,55 @@
+/*
+ * rl_object.c: reference counting and descriptions for every object type.
+ * Retain/release are lock-free atomics; finalization runs the class's finalizer
+ * exactly once, on the thread that dropped the last reference.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rl_object.h"
+
+void rl_object_init(rl_object *obj, const rl_class *cls) {
+    atomic_init(&obj->refcount, 1);
+    obj->cls = cls;
+    obj->next_dead = NULL;
+}
+
+bool rl_object_release_is_last(rl_object *obj) {
+    long before = atomic_fetch_sub_explicit(&obj->refcount, 1, memory_order_acq_rel);
+    if (before <= 0) {
+        /* Releasing a dead object is a caller bug that would corrupt memory. */
+        fprintf(stderr, "CRunLoop: RLRelease of an object with no references (%p)\n", (void *)obj);
+        abort();
+    }
+    return before == 1;
+}
+
+const void *RLRetain(const void *obj) {
+    if (!obj) return NULL;
+    rl_object *o = (rl_object *)obj;
+    atomic_fetch_add_explicit(&o->refcount, 1, memory_order_relaxed);
+    return obj;
+}
+
+void RLRelease(const void *obj) {
+    if (!obj) return;
+    rl_object *o = (rl_object *)obj;
+    if (rl_object_release_is_last(o)) o->cls->finalize(o);
+}
+
+char *RLCopyDescription(const void *obj) {
+    if (!obj) return strdup("(null)");
+    const rl_object *o = obj;
+    return o->cls->copy_description(o);
+}
+
+char *rl_strdup_printf(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *out = NULL;
+    if (vasprintf(&out, fmt, ap) < 0) out = NULL;
+    va_end(ap);
+    return out;
+}

@@ -1,0 +1,214 @@
+/*
+ * rl_observer.c: observers of a loop's activities.
+ *
+ * Invariants: a mode's observers array is sorted by order, ties in the order
+ * added, one reference per entry; an observer is in at most one loop (`rl`),
+ * `memberships` counts its modes plus the common set. An observer is never
+ * re-entered: `firing` keeps nested runs inside its callout from calling it.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include "rl_internal.h"
+
+static void finalize_observer(rl_object *obj);
+const rl_class rl_observer_class = {"RLRunLoopObserver", finalize_observer, rl_observer_copy_description};
+
+RLRunLoopObserverRef RLRunLoopObserverCreate(RLOptionFlags activities, bool repeats, RLIndex order,
+                                             RLRunLoopObserverCallBack callout, RLRunLoopObserverContext *context) {
+    if (!callout) return NULL;
+    RLRunLoopObserverRef o = calloc(1, sizeof *o);
+    if (!o) return NULL;
+    rl_object_init(&o->base, &rl_observer_class);
+    pthread_mutex_init(&o->lock, NULL);
+    o->activities = activities;
+    o->repeats = repeats;
+    o->order = order;
+    o->callout = callout;
+    atomic_init(&o->valid, true);
+    if (context) {
+        o->context = *context;
+        if (o->context.retain && o->context.info) o->context.info = (void *)o->context.retain(o->context.info);
+    }
+    return o;
+}
+
+static void release_info(RLRunLoopObserverRef o) {
+    pthread_mutex_lock(&o->lock);
+    bool release = !o->info_released;
+    o->info_released = true;
+    pthread_mutex_unlock(&o->lock);
+    if (release && o->context.release && o->context.info) o->context.release(o->context.info);
+}
+
+static void finalize_observer(rl_object *obj) {
+    RLRunLoopObserverRef o = (RLRunLoopObserverRef)obj;
+    release_info(o);
+    pthread_mutex_destroy(&o->lock);
+    free(o);
+}
+
+RLOptionFlags RLRunLoopObserverGetActivities(RLRunLoopObserverRef observer) {
+    return observer ? observer->activities : 0;
+}
+
+bool RLRunLoopObserverDoesRepeat(RLRunLoopObserverRef observer) {
+    return observer && observer->repeats;
+}
+
+RLIndex RLRunLoopObserverGetOrder(RLRunLoopObserverRef observer) {
+    return observer ? observer->order : 0;
+}
+
+bool RLRunLoopObserverIsValid(RLRunLoopObserverRef observer) {
+    return observer && atomic_load(&observer->valid);
+}
+
+void RLRunLoopObserverGetContext(RLRunLoopObserverRef observer, RLRunLoopObserverContext *context) {
+    if (observer && context) *context = observer->context;
+}
+
+/* ---- membership ---------------------------------------------------------- */
+
+/* Claims the observer for `rl`; false if it is invalid or in another loop. */
+static bool claim(RLRunLoopRef rl, RLRunLoopObserverRef o) {
+    pthread_mutex_lock(&o->lock);
+    bool ok = atomic_load(&o->valid) && (o->rl == NULL || o->rl == rl);
+    if (ok) {
+        o->rl = rl;
+        o->memberships++;
+    }
+    pthread_mutex_unlock(&o->lock);
+    return ok;
+}
+
+static void unclaim(RLRunLoopObserverRef o) {
+    pthread_mutex_lock(&o->lock);
+    if (--o->memberships == 0) o->rl = NULL;
+    pthread_mutex_unlock(&o->lock);
+}
+
+void rl_observer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopObserverRef o) {
+    if (rl_ptr_array_index_of(&m->observers, o) >= 0 || !claim(rl, o)) return;
+    size_t at = m->observers.count;
+    while (at > 0 && ((RLRunLoopObserverRef)m->observers.items[at - 1])->order > o->order) at--;
+    if (!rl_ptr_array_insert(&m->observers, at, o)) {
+        unclaim(o);
+        return;
+    }
+    RLRetain(o);
+    m->observer_mask |= o->activities;
+}
+
+bool rl_observer_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopObserverRef o) {
+    if (!rl_ptr_array_remove(&m->observers, o)) return false;
+    unclaim(o);
+    rl_loop_release_locked(rl, o);
+    return true;
+}
+
+void RLRunLoopAddObserver(RLRunLoopRef rl, RLRunLoopObserverRef observer, RLRunLoopMode mode) {
+    if (!rl || !observer || !rl_mode_name_is_valid(mode)) return;
+    rl_loop_lock(rl);
+    if (rl->dead) {
+        /* nothing would ever call it */
+    } else if (rl_mode_name_is_common(mode)) {
+        if (rl_ptr_array_index_of(&rl->common_observers, observer) < 0 && claim(rl, observer)) {
+            if (rl_ptr_array_append(&rl->common_observers, observer)) {
+                RLRetain(observer);
+                for (size_t i = 0; i < rl->mode_count; i++)
+                    if (rl->modes[i]->is_common) rl_observer_add_to_mode(rl, rl->modes[i], observer);
+            } else {
+                unclaim(observer);
+            }
+        }
+    } else {
+        rl_mode *m = rl_mode_find_or_create(rl, mode);
+        if (m) rl_observer_add_to_mode(rl, m, observer);
+    }
+    rl_loop_unlock(rl);
+}
+
+static void remove_common(RLRunLoopRef rl, RLRunLoopObserverRef o) {
+    if (!rl_ptr_array_remove(&rl->common_observers, o)) return;
+    for (size_t i = 0; i < rl->mode_count; i++)
+        if (rl->modes[i]->is_common) rl_observer_remove_from_mode(rl, rl->modes[i], o);
+    unclaim(o);
+    rl_loop_release_locked(rl, o);
+}
+
+void RLRunLoopRemoveObserver(RLRunLoopRef rl, RLRunLoopObserverRef observer, RLRunLoopMode mode) {
+    if (!rl || !observer || !rl_mode_name_is_valid(mode)) return;
+    rl_loop_lock(rl);
+    if (rl_mode_name_is_common(mode)) {
+        remove_common(rl, observer);
+    } else {
+        rl_mode *m = rl_mode_find(rl, mode);
+        if (m) rl_observer_remove_from_mode(rl, m, observer);
+    }
+    rl_loop_unlock(rl);
+}
+
+bool RLRunLoopContainsObserver(RLRunLoopRef rl, RLRunLoopObserverRef observer, RLRunLoopMode mode) {
+    if (!rl || !observer || !rl_mode_name_is_valid(mode)) return false;
+    bool found;
+    rl_loop_lock(rl);
+    if (rl_mode_name_is_common(mode)) {
+        found = rl_ptr_array_index_of(&rl->common_observers, observer) >= 0;
+    } else {
+        rl_mode *m = rl_mode_find(rl, mode);
+        found = m && rl_ptr_array_index_of(&m->observers, observer) >= 0;
+    }
+    rl_loop_unlock(rl);
+    return found;
+}
+
+void RLRunLoopObserverInvalidate(RLRunLoopObserverRef observer) {
+    if (!observer) return;
+    RLRetain(observer);
+    pthread_mutex_lock(&observer->lock);
+    bool was_valid = atomic_exchange(&observer->valid, false);
+    RLRunLoopRef rl = observer->rl;
+    if (rl) RLRetain(rl);   /* alive: it holds the observer, see rl_internal.h */
+    pthread_mutex_unlock(&observer->lock);
+    if (rl) {
+        rl_loop_lock(rl);
+        remove_common(rl, observer);
+        for (size_t i = 0; i < rl->mode_count; i++) rl_observer_remove_from_mode(rl, rl->modes[i], observer);
+        rl_loop_unlock(rl);
+        RLRelease(rl);
+    }
+    if (was_valid) release_info(observer);
+    RLRelease(observer);
+}
+
+/* ---- calling out --------------------------------------------------------- */
+
+/* __CFRunLoopDoObservers */
+void rl_do_observers(RLRunLoopRef rl, rl_mode *m, RLRunLoopActivity activity) {
+    if (!(m->observer_mask & activity)) return;
+    rl_ptr_array *due = rl_loop_scratch(rl);
+    if (!due) return;
+    for (size_t i = 0; i < m->observers.count; i++) {
+        RLRunLoopObserverRef o = m->observers.items[i];
+        if (!(o->activities & activity) || o->firing || !atomic_load(&o->valid)) continue;
+        if (!rl_ptr_array_append(due, o)) break;
+        RLRetain(o);
+    }
+    /* Nested runs may move the per-depth table but never this depth's buffer. */
+    void **items = due->items;
+    size_t count = due->count;
+    for (size_t i = 0; i < count; i++) {
+        RLRunLoopObserverRef o = items[i];
+        if (o->firing || !atomic_load(&o->valid)) continue;
+        o->firing = true;
+        void *info = o->context.info;
+        if (o->context.retain && info) o->context.retain(info);
+        rl_loop_unlock(rl);
+        RL_IS_CALLING_OUT_TO_AN_OBSERVER_CALLBACK_FUNCTION(o->callout, o, activity, info);
+        if (!o->repeats) RLRunLoopObserverInvalidate(o);
+        if (o->context.release && info) o->context.release(info);
+        rl_loop_lock(rl);
+        o->firing = false;
+    }
+    for (size_t i = 0; i < count; i++) rl_loop_release_locked(rl, items[i]);
+}

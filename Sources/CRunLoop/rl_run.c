@@ -1,0 +1,161 @@
+/*
+ * rl_run.c: running a loop: CFRunLoopRunSpecific and __CFRunLoopRun.
+ *
+ * One pass, in CF's order: BeforeTimers and BeforeSources observers, blocks,
+ * version-0 sources, blocks again if a source ran; then, unless the pass only
+ * polls, BeforeWaiting, the sleep, AfterWaiting; then the timers, version-1
+ * sources and wake-ups that ended the sleep; blocks; the exit checks.
+ * Invariants: the loop's lock is held everywhere here except inside the wait
+ * and the callouts; `current_run` always names the innermost active run.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include "rl_internal.h"
+
+#define MAX_EVENTS 64
+
+typedef struct {
+    struct epoll_event events[MAX_EVENTS];
+    int  count;
+    bool timer_fired;
+} wait_result;
+
+static void set_deadline(rl_run *run, RLTimeInterval seconds) {
+    if (isnan(seconds) || seconds <= 0) {
+        run->polling = true;
+        run->deadline_ns = 0;
+    } else if (seconds > RL_INTERVAL_LIMIT) {
+        run->deadline_ns = RL_NEVER;
+    } else {
+        run->deadline_ns = rl_mono_now() + rl_seconds_to_ns(seconds);
+    }
+}
+
+/* __CFRunLoopServiceMachPort: sleeps (or polls) on the mode's epoll set.
+   Returns with `sleeping` off and pending wake-ups consumed (CF's
+   SetIgnoreWakeUps: the next pass re-scans everything anyway). */
+static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, wait_result *out) {
+    if (!poll) {
+        rl_mode_arm(m);
+        atomic_store(&rl->sleeping, true);
+        if (atomic_load(&rl->wake_pending)) poll = true;
+    }
+    rl_loop_unlock(rl);
+    int n = epoll_wait(m->epoll_fd, out->events, MAX_EVENTS, poll ? 0 : -1);
+    if (n < 0) {
+        if (errno != EINTR) fprintf(stderr, "CRunLoop: epoll_wait: %s\n", strerror(errno));
+        n = 0;
+    }
+    rl_loop_lock(rl);
+    atomic_store(&rl->sleeping, false);
+    atomic_store(&rl->wake_pending, false);
+    out->count = n;
+    out->timer_fired = false;
+    for (int i = 0; i < n; i++) {
+        if (out->events[i].data.u64 == RL_EVENT_TIMER) {
+            out->timer_fired = true;
+            m->armed_ns = RL_NEVER;
+        }
+    }
+}
+
+/* The version-1 sources that ended the sleep. With returnAfterSourceHandled
+   only one may run; after a callout that ran the loop re-entrantly, the rest
+   of the batch is stale (the nested run may have consumed it) and is left for
+   the next wait, which reports whatever is still readable. */
+static bool handle_source1_events(RLRunLoopRef rl, rl_mode *m, const wait_result *w, bool stop_after_one) {
+    bool handled = false;
+    uint64_t generation = rl->run_generation;
+    for (int i = 0; i < w->count; i++) {
+        uint64_t token = w->events[i].data.u64;
+        if (token == RL_EVENT_WAKE || token == RL_EVENT_TIMER) continue;
+        if (handled && stop_after_one) break;
+        if (rl->run_generation != generation) break;
+        if (rl_do_source1(rl, m, token)) handled = true;
+    }
+    return handled;
+}
+
+static RLRunLoopRunResult exit_check(RLRunLoopRef rl, rl_mode *m, rl_run *run, bool handled, bool stop_after_one) {
+    if (handled && stop_after_one) return kRLRunLoopRunHandledSource;
+    if (run->polling || (run->deadline_ns != RL_NEVER && rl_mono_now() >= run->deadline_ns))
+        return kRLRunLoopRunTimedOut;
+    if (run->stopped) {
+        run->stopped = false;
+        return kRLRunLoopRunStopped;
+    }
+    if (rl_mode_is_empty(rl, m)) return kRLRunLoopRunFinished;
+    return 0;
+}
+
+/* __CFRunLoopRun */
+static RLRunLoopRunResult run_passes(RLRunLoopRef rl, rl_mode *m, rl_run *run, bool stop_after_one) {
+    if (run->stopped) {
+        run->stopped = false;
+        return kRLRunLoopRunStopped;
+    }
+    wait_result w;
+    for (;;) {
+        rl_do_observers(rl, m, kRLRunLoopBeforeTimers);
+        rl_do_observers(rl, m, kRLRunLoopBeforeSources);
+        rl_do_blocks(rl, m);
+        bool handled = rl_do_sources0(rl, m, stop_after_one);
+        if (handled) rl_do_blocks(rl, m);
+
+        bool poll = handled || run->polling;
+        if (!poll) rl_do_observers(rl, m, kRLRunLoopBeforeWaiting);
+        wait_for_events(rl, m, poll, &w);
+        if (!poll) rl_do_observers(rl, m, kRLRunLoopAfterWaiting);
+
+        rl_do_timers(rl, m);
+        if (!(handled && stop_after_one) && handle_source1_events(rl, m, &w, stop_after_one)) handled = true;
+        rl_do_blocks(rl, m);
+
+        RLRunLoopRunResult result = exit_check(rl, m, run, handled, stop_after_one);
+        if (result) return result;
+    }
+}
+
+/* CFRunLoopRunSpecific */
+static RLRunLoopRunResult run_specific(RLRunLoopRef rl, RLRunLoopMode mode, RLTimeInterval seconds,
+                                       bool stop_after_one) {
+    if (!rl_mode_name_is_valid(mode) || rl_mode_name_is_common(mode)) return kRLRunLoopRunFinished;
+    rl_loop_lock(rl);
+    rl_mode *m = rl->dead ? NULL : rl_mode_find(rl, mode);
+    if (!m || rl_mode_is_empty(rl, m)) {
+        rl_loop_unlock(rl);
+        return kRLRunLoopRunFinished;
+    }
+    rl_run run = {.outer = rl->current_run, .mode = m};
+    set_deadline(&run, seconds);
+    int64_t outer_deadline = m->run_deadline_ns;
+    m->run_deadline_ns = run.deadline_ns;
+    rl->current_run = &run;
+    rl->depth++;
+    rl->run_generation++;
+
+    rl_do_observers(rl, m, kRLRunLoopEntry);
+    RLRunLoopRunResult result = run_passes(rl, m, &run, stop_after_one);
+    rl_do_observers(rl, m, kRLRunLoopExit);
+
+    rl->depth--;
+    rl->current_run = run.outer;
+    m->run_deadline_ns = outer_deadline;
+    rl_loop_unlock(rl);
+    return result;
+}
+
+RLRunLoopRunResult RLRunLoopRunInMode(RLRunLoopMode mode, RLTimeInterval seconds, bool returnAfterSourceHandled) {
+    return run_specific(RLRunLoopGetCurrent(), mode, seconds, returnAfterSourceHandled);
+}
+
+void RLRunLoopRun(void) {
+    RLRunLoopRunResult result;
+    do {
+        result = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1.0e10, false);
+    } while (result != kRLRunLoopRunStopped && result != kRLRunLoopRunFinished);
+}

@@ -1,0 +1,310 @@
+/*
+ * rl_source.c: version-0 sources (signalled by hand) and version-1 sources
+ * (a file descriptor watched for readability).
+ *
+ * Invariants: a mode's sources0 array is sorted by order, ties in the order
+ * added, and holds one reference per entry; a version-1 membership is one
+ * v1_slot holding one reference. `loops` has one entry per mode membership.
+ * schedule/cancel callouts run with no lock held.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include "rl_internal.h"
+
+static void finalize_source(rl_object *obj);
+const rl_class rl_source_class = {"RLRunLoopSource", finalize_source, rl_source_copy_description};
+
+RLRunLoopSourceRef RLRunLoopSourceCreate(RLIndex order, RLRunLoopSourceContext *context) {
+    if (!context || (context->version != 0 && context->version != 1)) return NULL;
+    RLRunLoopSourceRef s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    rl_object_init(&s->base, &rl_source_class);
+    pthread_mutex_init(&s->lock, NULL);
+    s->order = order;
+    s->version = context->version;
+    if (s->version == 0) s->context.v0 = *context;
+    else s->context.v1 = *(RLRunLoopSourceContext1 *)context;
+    atomic_init(&s->valid, true);
+    atomic_init(&s->signalled, false);
+    if (s->context.v0.retain && s->context.v0.info)
+        s->context.v0.info = (void *)s->context.v0.retain(s->context.v0.info);
+    return s;
+}
+
+static void finalize_source(rl_object *obj) {
+    RLRunLoopSourceRef s = (RLRunLoopSourceRef)obj;
+    if (s->context.v0.release && s->context.v0.info) s->context.v0.release(s->context.v0.info);
+    rl_ptr_array_free(&s->loops);
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+}
+
+RLIndex RLRunLoopSourceGetOrder(RLRunLoopSourceRef source) {
+    return source ? source->order : 0;
+}
+
+bool RLRunLoopSourceIsValid(RLRunLoopSourceRef source) {
+    return source && atomic_load(&source->valid);
+}
+
+void RLRunLoopSourceSignal(RLRunLoopSourceRef source) {
+    if (!source || source->version != 0 || !atomic_load(&source->valid)) return;
+    atomic_store_explicit(&source->signalled, true, memory_order_release);
+}
+
+void RLRunLoopSourceGetContext(RLRunLoopSourceRef source, RLRunLoopSourceContext *context) {
+    if (!source || !context) return;
+    if (source->version == 0) *context = source->context.v0;
+    else *(RLRunLoopSourceContext1 *)context = source->context.v1;
+}
+
+/* ---- callbacks collected under the lock, run after it --------------------- */
+
+void rl_callback_list_add(rl_callback_list *list, rl_mode *m, RLRunLoopSourceRef source) {
+    if (list->count == list->capacity) {
+        size_t cap = list->capacity ? list->capacity * 2 : 4;
+        rl_pending_callback *grown = realloc(list->items, cap * sizeof *grown);
+        if (!grown) return;
+        list->items = grown;
+        list->capacity = cap;
+    }
+    RLRetain(source);
+    list->items[list->count++] = (rl_pending_callback){m, source};
+}
+
+static void run_callbacks(RLRunLoopRef rl, rl_callback_list *list, bool schedule) {
+    for (size_t i = 0; i < list->count; i++) {
+        RLRunLoopSourceRef s = list->items[i].source;
+        RLRunLoopSourceContext *c = &s->context.v0;
+        if (schedule && c->schedule) c->schedule(c->info, rl, list->items[i].mode->name);
+        if (!schedule && c->cancel) c->cancel(c->info, rl, list->items[i].mode->name);
+        RLRelease(s);
+    }
+    free(list->items);
+    *list = (rl_callback_list){0};
+}
+
+void rl_callback_list_run_schedule(RLRunLoopRef rl, rl_callback_list *list) {
+    run_callbacks(rl, list, true);
+}
+
+void rl_callback_list_run_cancel(RLRunLoopRef rl, rl_callback_list *list) {
+    run_callbacks(rl, list, false);
+}
+
+/* ---- membership ---------------------------------------------------------- */
+
+static long v1_slot_of(const rl_mode *m, RLRunLoopSourceRef s) {
+    for (uint32_t i = 0; i < m->v1_capacity; i++)
+        if (m->v1_slots[i].source == s) return i;
+    return -1;
+}
+
+static long v1_slot_take(rl_mode *m) {
+    if (m->v1_free < 0) {
+        uint32_t cap = m->v1_capacity ? m->v1_capacity * 2 : 4;
+        rl_v1_slot *grown = realloc(m->v1_slots, cap * sizeof *grown);
+        if (!grown) return -1;
+        for (uint32_t i = m->v1_capacity; i < cap; i++)
+            grown[i] = (rl_v1_slot){NULL, -1, 0, i + 1 < cap ? (int32_t)(i + 1) : m->v1_free};
+        m->v1_free = (int32_t)m->v1_capacity;
+        m->v1_slots = grown;
+        m->v1_capacity = cap;
+    }
+    long index = m->v1_free;
+    m->v1_free = m->v1_slots[index].next_free;
+    return index;
+}
+
+static bool mode_contains_source(const rl_mode *m, RLRunLoopSourceRef s) {
+    if (s->version == 0) return rl_ptr_array_index_of(&m->sources0, s) >= 0;
+    return v1_slot_of(m, s) >= 0;
+}
+
+static bool add_source0(rl_mode *m, RLRunLoopSourceRef s) {
+    size_t at = m->sources0.count;
+    while (at > 0 && ((RLRunLoopSourceRef)m->sources0.items[at - 1])->order > s->order) at--;
+    return rl_ptr_array_insert(&m->sources0, at, s);
+}
+
+static bool add_source1(rl_mode *m, RLRunLoopSourceRef s) {
+    long index = v1_slot_take(m);
+    if (index < 0) return false;
+    rl_v1_slot *slot = &m->v1_slots[index];
+    slot->source = s;
+    slot->generation++;
+    slot->fd = -1;
+    int fd = s->context.v1.getFileDescriptor ? s->context.v1.getFileDescriptor(s->context.v1.info) : -1;
+    uint64_t token = ((uint64_t)slot->generation << 32) | (uint64_t)index;
+    /* A bad fd leaves the source in the mode, unwatched: it never fires. */
+    if (fd >= 0 && rl_wait_watch_fd(m->epoll_fd, fd, token) == 0) slot->fd = fd;
+    m->v1_count++;
+    return true;
+}
+
+void rl_source_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *scheduled) {
+    if (mode_contains_source(m, s)) return;
+    pthread_mutex_lock(&s->lock);
+    bool ok = atomic_load(&s->valid) && rl_ptr_array_reserve(&s->loops, s->loops.count + 1);
+    if (ok) ok = s->version == 0 ? add_source0(m, s) : add_source1(m, s);
+    if (ok) rl_ptr_array_append(&s->loops, rl);
+    pthread_mutex_unlock(&s->lock);
+    if (!ok) return;
+    RLRetain(s);
+    if (s->version == 0 && scheduled) rl_callback_list_add(scheduled, m, s);
+}
+
+static bool remove_source1(rl_mode *m, RLRunLoopSourceRef s) {
+    long index = v1_slot_of(m, s);
+    if (index < 0) return false;
+    rl_v1_slot *slot = &m->v1_slots[index];
+    if (slot->fd >= 0) rl_wait_unwatch_fd(m->epoll_fd, slot->fd);
+    slot->source = NULL;
+    slot->fd = -1;
+    slot->generation++;
+    slot->next_free = m->v1_free;
+    m->v1_free = (int32_t)index;
+    m->v1_count--;
+    return true;
+}
+
+bool rl_source_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *cancelled) {
+    bool removed = s->version == 0 ? rl_ptr_array_remove(&m->sources0, s) : remove_source1(m, s);
+    if (!removed) return false;
+    pthread_mutex_lock(&s->lock);
+    rl_ptr_array_remove(&s->loops, rl);
+    pthread_mutex_unlock(&s->lock);
+    if (s->version == 0 && cancelled) rl_callback_list_add(cancelled, m, s);
+    rl_loop_release_locked(rl, s);
+    return true;
+}
+
+void RLRunLoopAddSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RLRunLoopMode mode) {
+    if (!rl || !source || !rl_mode_name_is_valid(mode) || !atomic_load(&source->valid)) return;
+    rl_callback_list scheduled = {0};
+    rl_loop_lock(rl);
+    if (rl->dead) {
+        /* its thread is gone: nothing would ever service the source */
+    } else if (rl_mode_name_is_common(mode)) {
+        if (rl_ptr_array_index_of(&rl->common_sources, source) < 0 &&
+            rl_ptr_array_append(&rl->common_sources, source)) {
+            RLRetain(source);
+            for (size_t i = 0; i < rl->mode_count; i++)
+                if (rl->modes[i]->is_common) rl_source_add_to_mode(rl, rl->modes[i], source, &scheduled);
+        }
+    } else {
+        rl_mode *m = rl_mode_find_or_create(rl, mode);
+        if (m) rl_source_add_to_mode(rl, m, source, &scheduled);
+    }
+    rl_loop_unlock(rl);
+    rl_callback_list_run_schedule(rl, &scheduled);
+}
+
+void RLRunLoopRemoveSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RLRunLoopMode mode) {
+    if (!rl || !source || !rl_mode_name_is_valid(mode)) return;
+    rl_callback_list cancelled = {0};
+    rl_loop_lock(rl);
+    if (rl_mode_name_is_common(mode)) {
+        if (rl_ptr_array_remove(&rl->common_sources, source)) {
+            for (size_t i = 0; i < rl->mode_count; i++)
+                if (rl->modes[i]->is_common) rl_source_remove_from_mode(rl, rl->modes[i], source, &cancelled);
+            rl_loop_release_locked(rl, source);
+        }
+    } else {
+        rl_mode *m = rl_mode_find(rl, mode);
+        if (m) rl_source_remove_from_mode(rl, m, source, &cancelled);
+    }
+    rl_loop_unlock(rl);
+    rl_callback_list_run_cancel(rl, &cancelled);
+}
+
+bool RLRunLoopContainsSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RLRunLoopMode mode) {
+    if (!rl || !source || !rl_mode_name_is_valid(mode)) return false;
+    bool found = false;
+    rl_loop_lock(rl);
+    if (rl_mode_name_is_common(mode)) {
+        found = rl_ptr_array_index_of(&rl->common_sources, source) >= 0;
+    } else {
+        rl_mode *m = rl_mode_find(rl, mode);
+        found = m && mode_contains_source(m, source);
+    }
+    rl_loop_unlock(rl);
+    return found;
+}
+
+/* Removes the source from every mode of one loop; loop locked. */
+static void remove_from_loop(RLRunLoopRef rl, RLRunLoopSourceRef s, rl_callback_list *cancelled) {
+    if (rl_ptr_array_remove(&rl->common_sources, s)) rl_loop_release_locked(rl, s);
+    for (size_t i = 0; i < rl->mode_count; i++) rl_source_remove_from_mode(rl, rl->modes[i], s, cancelled);
+}
+
+void RLRunLoopSourceInvalidate(RLRunLoopSourceRef source) {
+    if (!source) return;
+    RLRetain(source);
+    for (;;) {
+        pthread_mutex_lock(&source->lock);
+        atomic_store(&source->valid, false);
+        atomic_store(&source->signalled, false);
+        RLRunLoopRef rl = source->loops.count ? source->loops.items[0] : NULL;
+        if (rl) RLRetain(rl);   /* alive: it is listed, see rl_internal.h */
+        pthread_mutex_unlock(&source->lock);
+        if (!rl) break;
+        rl_callback_list cancelled = {0};
+        rl_loop_lock(rl);
+        remove_from_loop(rl, source, &cancelled);
+        rl_loop_unlock(rl);
+        rl_callback_list_run_cancel(rl, &cancelled);
+        RLRelease(rl);
+    }
+    RLRelease(source);
+}
+
+/* ---- performing ---------------------------------------------------------- */
+
+/* __CFRunLoopDoSources0 */
+bool rl_do_sources0(RLRunLoopRef rl, rl_mode *m, bool stop_after_one) {
+    if (m->sources0.count == 0) return false;
+    rl_ptr_array *ready = rl_loop_scratch(rl);
+    if (!ready) return false;
+    for (size_t i = 0; i < m->sources0.count; i++) {
+        RLRunLoopSourceRef s = m->sources0.items[i];
+        if (!atomic_load_explicit(&s->signalled, memory_order_acquire) || !atomic_load(&s->valid)) continue;
+        if (!rl_ptr_array_append(ready, s)) break;
+        RLRetain(s);
+        if (stop_after_one) break;
+    }
+    if (ready->count == 0) return false;
+    /* Nested runs may move the per-depth table but never this depth's buffer. */
+    void **items = ready->items;
+    size_t count = ready->count;
+    bool handled = false;
+    rl_loop_unlock(rl);
+    for (size_t i = 0; i < count; i++) {
+        RLRunLoopSourceRef s = items[i];
+        if (atomic_load(&s->valid) && atomic_exchange(&s->signalled, false)) {
+            RL_IS_CALLING_OUT_TO_A_SOURCE0_PERFORM_FUNCTION(s->context.v0.perform, s->context.v0.info);
+            handled = true;
+        }
+    }
+    rl_loop_lock(rl);
+    for (size_t i = 0; i < count; i++) rl_loop_release_locked(rl, items[i]);
+    return handled;
+}
+
+/* __CFRunLoopDoSource1 */
+bool rl_do_source1(RLRunLoopRef rl, rl_mode *m, uint64_t token) {
+    uint32_t index = (uint32_t)token;
+    if (index >= m->v1_capacity) return false;
+    rl_v1_slot *slot = &m->v1_slots[index];
+    if (!slot->source || slot->generation != (uint32_t)(token >> 32)) return false;
+    RLRunLoopSourceRef s = slot->source;
+    if (!atomic_load(&s->valid)) return false;
+    RLRetain(s);
+    rl_loop_unlock(rl);
+    if (s->context.v1.perform)
+        RL_IS_CALLING_OUT_TO_A_SOURCE1_PERFORM_FUNCTION(s->context.v1.perform, s->context.v1.info);
+    rl_loop_lock(rl);
+    rl_loop_release_locked(rl, s);
+    return true;
+}

@@ -1,0 +1,68 @@
+/*
+ * rl_time.c: clocks and date-to-deadline conversion.
+ *
+ * Converting a date with a fresh reading of both clocks each time would give
+ * two timers with the same date deadlines that differ by the jitter between
+ * the readings (CF's bug: equal dates fire in random order). So the offset
+ * between the clocks is cached, and refreshed only when the wall clock has
+ * moved against the monotonic one by more than a millisecond.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdatomic.h>
+#include <time.h>
+#include "rl_time.h"
+
+#define UNIX_TO_2001 978307200LL
+#define NS_PER_S     1000000000LL
+
+/* realtime(2001 epoch) - monotonic, in ns; 0 until first use. */
+static _Atomic int64_t cached_clock_offset;
+
+int64_t rl_mono_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
+}
+
+static int64_t real_now_2001_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return ((int64_t)ts.tv_sec - UNIX_TO_2001) * NS_PER_S + ts.tv_nsec;
+}
+
+RLAbsoluteTime RLAbsoluteTimeGetCurrent(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)((int64_t)ts.tv_sec - UNIX_TO_2001) + (double)ts.tv_nsec * 1e-9;
+}
+
+int64_t rl_seconds_to_ns(double seconds) {
+    if (isnan(seconds)) return 0;
+    if (seconds >= 9.2e9) return RL_NEVER;
+    if (seconds <= -9.2e9) return -RL_NEVER;
+    return (int64_t)llround(seconds * 1e9);
+}
+
+static int64_t clock_offset(int64_t mono) {
+    int64_t fresh = real_now_2001_ns() - mono;
+    int64_t cached = atomic_load_explicit(&cached_clock_offset, memory_order_relaxed);
+    int64_t drift = fresh - cached;
+    if (cached == 0 || drift > 1000000 || drift < -1000000) {
+        atomic_store_explicit(&cached_clock_offset, fresh, memory_order_relaxed);
+        return fresh;
+    }
+    return cached;
+}
+
+int64_t rl_deadline_for_date(RLAbsoluteTime date) {
+    int64_t mono = rl_mono_now();
+    if (isnan(date)) return mono;
+    int64_t offset = clock_offset(mono);
+    double ahead = date - (double)(mono + offset) * 1e-9;
+    if (ahead > RL_INTERVAL_LIMIT) return mono + rl_seconds_to_ns(RL_INTERVAL_LIMIT);
+    if (ahead < -RL_INTERVAL_LIMIT) return mono - rl_seconds_to_ns(RL_INTERVAL_LIMIT);
+    /* From the date itself, not from `mono`, so that equal dates map to equal
+       deadlines whenever they are converted. */
+    return (int64_t)llround(date * 1e9) - offset;
+}

@@ -1,0 +1,24 @@
+/*
+ * rl_time.h: the two clocks. Deadlines are CLOCK_MONOTONIC nanoseconds
+ * (int64, RL_NEVER = none); dates are RLAbsoluteTime (wall clock, seconds
+ * since 2001). A date becomes a deadline once, when a timer is created or
+ * re-dated, so later wall-clock jumps do not move timers (as in CF).
+ */
+#ifndef RL_TIME_H
+#define RL_TIME_H
+
+#include <stdint.h>
+#include "CRunLoop.h"
+
+#define RL_NEVER INT64_MAX
+/* CF's limits: intervals and timeouts beyond ~16 years mean "never". */
+#define RL_INTERVAL_LIMIT 504911232.0
+#define RL_DATE_LIMIT     4039289856.0
+
+int64_t rl_mono_now(void);
+/* The deadline for `date`: equal dates give equal deadlines. */
+int64_t rl_deadline_for_date(RLAbsoluteTime date);
+/* Seconds to nanoseconds, saturating. */
+int64_t rl_seconds_to_ns(double seconds);
+
+#endif

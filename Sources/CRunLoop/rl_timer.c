@@ -1,0 +1,406 @@
+/*
+ * rl_timer.c: timers, and firing them (__CFRunLoopDoTimers).
+ *
+ * Invariants: a timer is in at most one loop (`rl`); it has one slot per mode
+ * it is in, each slot holding one reference; a slot is in its mode's heap
+ * unless the timer is firing (heap_index -1). While a timer fires it is out of
+ * every heap, so nested runs in any mode cannot fire it again. Fields that
+ * scheduling reads are written with both the loop's and the timer's lock held
+ * when the timer is in a loop, so either lock suffices to read them.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdlib.h>
+#include "rl_internal.h"
+
+static void finalize_timer(rl_object *obj);
+const rl_class rl_timer_class = {"RLRunLoopTimer", finalize_timer, rl_timer_copy_description};
+
+static double clamp_interval(RLTimeInterval interval) {
+    if (isnan(interval) || interval <= 0) return 0;
+    if (interval < 1e-6) return 1e-6;
+    if (interval > RL_INTERVAL_LIMIT) return RL_INTERVAL_LIMIT;
+    return interval;
+}
+
+static double clamp_date(RLAbsoluteTime date) {
+    if (isnan(date)) return RLAbsoluteTimeGetCurrent();
+    if (date > RL_DATE_LIMIT) return RL_DATE_LIMIT;
+    if (date < -RL_DATE_LIMIT) return -RL_DATE_LIMIT;
+    return date;
+}
+
+static double clamp_tolerance(const RLRunLoopTimerRef t, RLTimeInterval tolerance) {
+    if (isnan(tolerance) || tolerance < 0) return 0;
+    if (t->interval > 0 && tolerance > t->interval / 2) return t->interval / 2;
+    if (tolerance > RL_INTERVAL_LIMIT) return RL_INTERVAL_LIMIT;
+    return tolerance;
+}
+
+RLRunLoopTimerRef RLRunLoopTimerCreate(RLAbsoluteTime fireDate, RLTimeInterval interval, RLOptionFlags flags,
+                                       RLIndex order, RLRunLoopTimerCallBack callout, RLRunLoopTimerContext *context) {
+    (void)flags;
+    if (!callout) return NULL;
+    RLRunLoopTimerRef t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    rl_object_init(&t->base, &rl_timer_class);
+    pthread_mutex_init(&t->lock, NULL);
+    atomic_init(&t->valid, true);
+    t->order = order;
+    t->interval = clamp_interval(interval);
+    t->interval_ns = rl_seconds_to_ns(t->interval);
+    t->fire_date = clamp_date(fireDate);
+    t->fire_ns = rl_deadline_for_date(t->fire_date);
+    t->callout = callout;
+    if (context) {
+        t->context = *context;
+        if (t->context.retain && t->context.info) t->context.info = (void *)t->context.retain(t->context.info);
+    }
+    return t;
+}
+
+static void release_info(RLRunLoopTimerRef t) {
+    pthread_mutex_lock(&t->lock);
+    bool release = !t->info_released;
+    t->info_released = true;
+    pthread_mutex_unlock(&t->lock);
+    if (release && t->context.release && t->context.info) t->context.release(t->context.info);
+}
+
+static void finalize_timer(rl_object *obj) {
+    RLRunLoopTimerRef t = (RLRunLoopTimerRef)obj;
+    release_info(t);
+    free(t->slots);
+    pthread_mutex_destroy(&t->lock);
+    free(t);
+}
+
+RLTimeInterval RLRunLoopTimerGetInterval(RLRunLoopTimerRef timer) {
+    return timer ? timer->interval : 0;
+}
+
+bool RLRunLoopTimerDoesRepeat(RLRunLoopTimerRef timer) {
+    return timer && timer->interval > 0;
+}
+
+RLIndex RLRunLoopTimerGetOrder(RLRunLoopTimerRef timer) {
+    return timer ? timer->order : 0;
+}
+
+bool RLRunLoopTimerIsValid(RLRunLoopTimerRef timer) {
+    return timer && atomic_load(&timer->valid);
+}
+
+void RLRunLoopTimerGetContext(RLRunLoopTimerRef timer, RLRunLoopTimerContext *context) {
+    if (timer && context) *context = timer->context;
+}
+
+RLAbsoluteTime RLRunLoopTimerGetNextFireDate(RLRunLoopTimerRef timer) {
+    if (!timer || !atomic_load(&timer->valid)) return 0;
+    pthread_mutex_lock(&timer->lock);
+    RLAbsoluteTime date = timer->fire_date;
+    pthread_mutex_unlock(&timer->lock);
+    return date;
+}
+
+RLTimeInterval RLRunLoopTimerGetTolerance(RLRunLoopTimerRef timer) {
+    if (!timer) return 0;
+    pthread_mutex_lock(&timer->lock);
+    RLTimeInterval tolerance = timer->tolerance;
+    pthread_mutex_unlock(&timer->lock);
+    return tolerance;
+}
+
+/* Locks the loop the timer is in (if any) and the timer; returns the loop. */
+static RLRunLoopRef lock_timer_and_loop(RLRunLoopTimerRef t) {
+    for (;;) {
+        pthread_mutex_lock(&t->lock);
+        RLRunLoopRef rl = t->rl;
+        if (!rl) return NULL;
+        RLRetain(rl);   /* alive: it holds the timer, see rl_internal.h */
+        pthread_mutex_unlock(&t->lock);
+        rl_loop_lock(rl);
+        pthread_mutex_lock(&t->lock);
+        if (t->rl == rl) {
+            RLRelease(rl);   /* the timer's membership keeps it alive while locked */
+            return rl;
+        }
+        pthread_mutex_unlock(&t->lock);
+        rl_loop_unlock(rl);
+        RLRelease(rl);
+    }
+}
+
+static void unlock_timer_and_loop(RLRunLoopTimerRef t, RLRunLoopRef rl) {
+    pthread_mutex_unlock(&t->lock);
+    if (rl) rl_loop_unlock(rl);
+}
+
+/* Re-keys every scheduled slot after the deadline moved; both locks held. */
+static void reschedule_slots(RLRunLoopTimerRef t) {
+    for (size_t i = 0; i < t->slot_count; i++) {
+        rl_timer_slot *slot = t->slots[i];
+        if (slot->heap_index < 0) continue;
+        rl_heap_update(&slot->mode->timers, (size_t)slot->heap_index, t->fire_ns);
+        rl_mode_timers_changed(slot->mode);
+    }
+}
+
+void RLRunLoopTimerSetNextFireDate(RLRunLoopTimerRef timer, RLAbsoluteTime fireDate) {
+    if (!timer || !atomic_load(&timer->valid)) return;
+    fireDate = clamp_date(fireDate);
+    int64_t deadline = rl_deadline_for_date(fireDate);
+    RLRunLoopRef rl = lock_timer_and_loop(timer);
+    timer->fire_date = fireDate;
+    timer->fire_ns = deadline;
+    if (rl) reschedule_slots(timer);
+    unlock_timer_and_loop(timer, rl);
+}
+
+void RLRunLoopTimerSetTolerance(RLRunLoopTimerRef timer, RLTimeInterval tolerance) {
+    if (!timer) return;
+    RLRunLoopRef rl = lock_timer_and_loop(timer);
+    double before = timer->tolerance;
+    timer->tolerance = clamp_tolerance(timer, tolerance);
+    timer->tolerance_ns = rl_seconds_to_ns(timer->tolerance);
+    for (size_t i = 0; rl && i < timer->slot_count; i++) {
+        rl_mode *m = timer->slots[i]->mode;
+        if (before > 0) m->tolerant_timers--;
+        if (timer->tolerance > 0) m->tolerant_timers++;
+        rl_mode_timers_changed(m);
+    }
+    unlock_timer_and_loop(timer, rl);
+}
+
+/* ---- membership ---------------------------------------------------------- */
+
+rl_timer_slot *rl_timer_slot_for_mode(RLRunLoopTimerRef t, rl_mode *m) {
+    for (size_t i = 0; i < t->slot_count; i++)
+        if (t->slots[i]->mode == m) return t->slots[i];
+    return NULL;
+}
+
+/* Claims the timer for `rl`; false if invalid or in another loop. Timer locked. */
+static bool claim(RLRunLoopRef rl, RLRunLoopTimerRef t) {
+    if (!atomic_load(&t->valid) || (t->rl && t->rl != rl)) return false;
+    if (!t->rl) {
+        t->rl = rl;
+        if (!t->sequence) t->sequence = ++rl->timer_sequence;
+    }
+    return true;
+}
+
+static void unclaim_if_unused(RLRunLoopTimerRef t) {
+    if (t->slot_count == 0 && !t->in_common) t->rl = NULL;
+}
+
+static void add_slot(rl_mode *m, RLRunLoopTimerRef t) {
+    if (rl_timer_slot_for_mode(t, m)) return;
+    rl_timer_slot **grown = realloc(t->slots, (t->slot_count + 1) * sizeof *grown);
+    rl_timer_slot *slot = malloc(sizeof *slot);
+    if (grown) t->slots = grown;
+    if (!grown || !slot) {
+        free(slot);
+        return;
+    }
+    *slot = (rl_timer_slot){t, m, -1};
+    if (!t->firing && !rl_heap_insert(&m->timers, slot, t->fire_ns, t->sequence)) {
+        free(slot);
+        return;
+    }
+    t->slots[t->slot_count++] = slot;
+    m->timer_count++;
+    if (t->tolerance > 0) m->tolerant_timers++;
+    RLRetain(t);
+    rl_mode_timers_changed(m);
+}
+
+void rl_timer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
+    pthread_mutex_lock(&t->lock);
+    if (claim(rl, t)) {
+        add_slot(m, t);
+        unclaim_if_unused(t);
+    }
+    pthread_mutex_unlock(&t->lock);
+}
+
+/* Timer locked. */
+static bool remove_slot(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
+    for (size_t i = 0; i < t->slot_count; i++) {
+        rl_timer_slot *slot = t->slots[i];
+        if (slot->mode != m) continue;
+        if (slot->heap_index >= 0) rl_heap_remove(&m->timers, (size_t)slot->heap_index);
+        t->slots[i] = t->slots[--t->slot_count];
+        free(slot);
+        m->timer_count--;
+        if (t->tolerance > 0) m->tolerant_timers--;
+        rl_mode_timers_changed(m);
+        rl_loop_release_locked(rl, t);
+        return true;
+    }
+    return false;
+}
+
+bool rl_timer_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
+    pthread_mutex_lock(&t->lock);
+    bool removed = t->rl == rl && remove_slot(rl, m, t);
+    if (removed) unclaim_if_unused(t);
+    pthread_mutex_unlock(&t->lock);
+    return removed;
+}
+
+void RLRunLoopAddTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopMode mode) {
+    if (!rl || !timer || !rl_mode_name_is_valid(mode)) return;
+    rl_loop_lock(rl);
+    if (rl->dead) {
+        /* nothing would ever fire it */
+    } else if (rl_mode_name_is_common(mode)) {
+        pthread_mutex_lock(&timer->lock);
+        bool added = !timer->in_common && claim(rl, timer) && rl_ptr_array_append(&rl->common_timers, timer);
+        if (added) timer->in_common = true;
+        unclaim_if_unused(timer);
+        pthread_mutex_unlock(&timer->lock);
+        if (added) {
+            RLRetain(timer);
+            for (size_t i = 0; i < rl->mode_count; i++)
+                if (rl->modes[i]->is_common) rl_timer_add_to_mode(rl, rl->modes[i], timer);
+        }
+    } else {
+        rl_mode *m = rl_mode_find_or_create(rl, mode);
+        if (m) rl_timer_add_to_mode(rl, m, timer);
+    }
+    rl_loop_unlock(rl);
+}
+
+/* Loop and timer locked. */
+static void remove_from_common(RLRunLoopRef rl, RLRunLoopTimerRef t) {
+    if (!t->in_common || !rl_ptr_array_remove(&rl->common_timers, t)) return;
+    t->in_common = false;
+    for (size_t i = 0; i < rl->mode_count; i++)
+        if (rl->modes[i]->is_common) remove_slot(rl, rl->modes[i], t);
+    rl_loop_release_locked(rl, t);
+}
+
+void RLRunLoopRemoveTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopMode mode) {
+    if (!rl || !timer || !rl_mode_name_is_valid(mode)) return;
+    rl_loop_lock(rl);
+    pthread_mutex_lock(&timer->lock);
+    if (timer->rl == rl) {
+        if (rl_mode_name_is_common(mode)) {
+            remove_from_common(rl, timer);
+        } else {
+            rl_mode *m = rl_mode_find(rl, mode);
+            if (m) remove_slot(rl, m, timer);
+        }
+        unclaim_if_unused(timer);
+    }
+    pthread_mutex_unlock(&timer->lock);
+    rl_loop_unlock(rl);
+}
+
+bool RLRunLoopContainsTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopMode mode) {
+    if (!rl || !timer || !rl_mode_name_is_valid(mode)) return false;
+    bool found = false;
+    rl_loop_lock(rl);
+    pthread_mutex_lock(&timer->lock);
+    if (timer->rl == rl) {
+        if (rl_mode_name_is_common(mode)) {
+            found = timer->in_common;
+        } else {
+            rl_mode *m = rl_mode_find(rl, mode);
+            found = m && rl_timer_slot_for_mode(timer, m);
+        }
+    }
+    pthread_mutex_unlock(&timer->lock);
+    rl_loop_unlock(rl);
+    return found;
+}
+
+void RLRunLoopTimerInvalidate(RLRunLoopTimerRef timer) {
+    if (!timer) return;
+    RLRetain(timer);
+    bool was_valid = atomic_exchange(&timer->valid, false);
+    RLRunLoopRef rl = lock_timer_and_loop(timer);
+    if (rl) {
+        remove_from_common(rl, timer);
+        while (timer->slot_count) remove_slot(rl, timer->slots[timer->slot_count - 1]->mode, timer);
+        unclaim_if_unused(timer);
+    }
+    unlock_timer_and_loop(timer, rl);
+    if (was_valid) release_info(timer);
+    RLRelease(timer);
+}
+
+/* ---- firing -------------------------------------------------------------- */
+
+/* Takes a due timer out of every heap for its callout; loop locked. */
+static void begin_firing(RLRunLoopTimerRef t) {
+    pthread_mutex_lock(&t->lock);
+    t->firing = true;
+    for (size_t i = 0; i < t->slot_count; i++) {
+        rl_timer_slot *slot = t->slots[i];
+        if (slot->heap_index >= 0) rl_heap_remove(&slot->mode->timers, (size_t)slot->heap_index);
+    }
+    pthread_mutex_unlock(&t->lock);
+}
+
+/* After the callout: a repeating timer moves to the next point of its grid in
+   the future (once, however late it was) unless the callout moved it later
+   itself, and goes back into its heaps. Loop locked. */
+static void end_firing(RLRunLoopTimerRef t, int64_t fired_ns) {
+    pthread_mutex_lock(&t->lock);
+    t->firing = false;
+    if (atomic_load(&t->valid) && t->interval > 0 && t->fire_ns <= fired_ns) {
+        int64_t now = rl_mono_now();
+        int64_t steps = now >= t->fire_ns ? (now - t->fire_ns) / t->interval_ns + 1 : 1;
+        t->fire_ns += steps * t->interval_ns;
+        t->fire_date += (double)steps * t->interval;
+    }
+    for (size_t i = 0; i < t->slot_count; i++) {
+        rl_timer_slot *slot = t->slots[i];
+        if (slot->heap_index < 0) rl_heap_insert(&slot->mode->timers, slot, t->fire_ns, t->sequence);
+    }
+    pthread_mutex_unlock(&t->lock);
+}
+
+static void fire(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
+    /* Skipped if invalidated, or removed from this mode, by an earlier callout. */
+    pthread_mutex_lock(&t->lock);
+    bool still_due = atomic_load(&t->valid) && t->rl == rl && rl_timer_slot_for_mode(t, m);
+    int64_t fired_ns = t->fire_ns;
+    pthread_mutex_unlock(&t->lock);
+    if (still_due) {
+        void *info = t->context.info;
+        if (t->context.retain && info) t->context.retain(info);
+        rl_loop_unlock(rl);
+        RL_IS_CALLING_OUT_TO_A_TIMER_CALLBACK_FUNCTION(t->callout, t, info);
+        /* CF: a one-shot timer is invalidated even if its callout re-dated it. */
+        if (t->interval <= 0) RLRunLoopTimerInvalidate(t);
+        if (t->context.release && info) t->context.release(info);
+        rl_loop_lock(rl);
+    }
+    end_firing(t, fired_ns);
+}
+
+/* __CFRunLoopDoTimers: every timer due now is collected before any fires, so
+   a callout that adds an already-due timer does not run it in this pass. */
+bool rl_do_timers(RLRunLoopRef rl, rl_mode *m) {
+    const rl_heap_entry *top = rl_heap_top(&m->timers);
+    if (!top) return false;
+    int64_t now = rl_mono_now();
+    if (top->deadline_ns > now) return false;
+    rl_ptr_array *due = rl_loop_scratch(rl);
+    if (!due) return false;
+    while ((top = rl_heap_top(&m->timers)) && top->deadline_ns <= now) {
+        RLRunLoopTimerRef t = top->slot->timer;
+        if (!rl_ptr_array_append(due, t)) break;
+        RLRetain(t);
+        begin_firing(t);
+    }
+    /* Nested runs may move the per-depth table but never this depth's buffer. */
+    void **items = due->items;
+    size_t count = due->count;
+    for (size_t i = 0; i < count; i++) fire(rl, m, items[i]);
+    for (size_t i = 0; i < count; i++) rl_loop_release_locked(rl, items[i]);
+    return count > 0;
+}
