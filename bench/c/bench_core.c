@@ -1,0 +1,500 @@
+/*
+ * bench_core.c: the workloads W1-W7 on our C core (libcrunloop).
+ *
+ *   bench_core                 every workload, medians of 3 runs (fresh process each)
+ *   bench_core w1 100000       one workload; prints one "RESULT w1 key=value ..." line
+ *
+ * W1 cross-thread wake-up ping-pong: RLRunLoopPerformFunction + RLRunLoopWakeUp
+ *    to the other loop and back.
+ * W2 N one-shot timers spread over 1 s (create + add + release per timer).
+ * W3 one 1 ms repeating timer.
+ * W4 N same-thread RLRunLoopPerformFunction calls, then the loop drains them.
+ * W5 socketpair ping-pong between two loops (a version-1 source per end).
+ * W6 an idle loop (one far-future timer) for `arg` seconds.
+ * W7 system calls per pass: a sleeping loop woken by another thread; an awake
+ *    (busy) loop being woken; mallocs per hot-path operation come from W1/W2/W4
+ *    when malloc_count.so is preloaded.
+ */
+#define _GNU_SOURCE
+#include "benchlib.h"
+#include <CRunLoop.h>
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define MODE kRLRunLoopDefaultMode
+
+static void noop(void *info) { (void)info; }
+
+/* A version-0 source that is never signalled: keeps a mode from being empty. */
+static RLRunLoopSourceRef keepalive_add(RLRunLoopRef rl)
+{
+    RLRunLoopSourceContext c;
+    memset(&c, 0, sizeof c);
+    c.perform = noop;
+    RLRunLoopSourceRef s = RLRunLoopSourceCreate(0, &c);
+    RLRunLoopAddSource(rl, s, MODE);
+    return s;
+}
+
+static void keepalive_remove(RLRunLoopSourceRef s)
+{
+    RLRunLoopSourceInvalidate(s);
+    RLRelease(s);
+}
+
+/* ---- a second thread running its own loop ------------------------------- */
+
+typedef struct {
+    pthread_t thread;
+    RLRunLoopRef rl;
+    atomic_int ready, stop;
+    long long sc;            /* system calls made by the thread while running */
+    void (*setup)(void);     /* optional, run on the thread before its loop */
+} peer_thread;
+
+static void *peer_main(void *arg)
+{
+    peer_thread *p = arg;
+    p->rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef ka = keepalive_add(p->rl);
+    if (p->setup) p->setup();
+    int sc = bl_sc_open();
+    long long sc0 = bl_sc_read(sc);
+    atomic_store(&p->ready, 1);
+    while (!atomic_load(&p->stop))
+        RLRunLoopRunInMode(MODE, 1.0, false);
+    long long sc1 = bl_sc_read(sc);
+    p->sc = (sc0 >= 0 && sc1 >= 0) ? sc1 - sc0 : -1;
+    bl_sc_close(sc);
+    keepalive_remove(ka);
+    return NULL;
+}
+
+static void peer_start(peer_thread *p, void (*setup)(void))
+{
+    memset(p, 0, sizeof *p);
+    p->setup = setup;
+    pthread_create(&p->thread, NULL, peer_main, p);
+    while (!atomic_load(&p->ready)) bl_spin_pause();
+}
+
+static void peer_stop(peer_thread *p)
+{
+    atomic_store(&p->stop, 1);
+    RLRunLoopStop(p->rl);
+    RLRunLoopWakeUp(p->rl);
+    pthread_join(p->thread, NULL);
+}
+
+/* ---- W1: cross-thread wake-up ping-pong ---------------------------------- */
+
+static struct {
+    RLRunLoopRef a;
+    peer_thread b;
+    long n, i;
+    double *rtt;
+    uint64_t t_send;
+} w1;
+
+static void w1_on_a(void *info);
+static void w1_on_b(void *info)
+{
+    (void)info;
+    RLRunLoopPerformFunction(w1.a, MODE, w1_on_a, NULL);
+    RLRunLoopWakeUp(w1.a);
+}
+
+static void w1_on_a(void *info)
+{
+    (void)info;
+    uint64_t now = bl_now_ns();
+    w1.rtt[w1.i++] = (double)(now - w1.t_send) / 1e3;
+    if (w1.i == w1.n) {
+        RLRunLoopStop(w1.a);
+        return;
+    }
+    w1.t_send = bl_now_ns();
+    RLRunLoopPerformFunction(w1.b.rl, MODE, w1_on_b, NULL);
+    RLRunLoopWakeUp(w1.b.rl);
+}
+
+static void run_w1(double arg)
+{
+    w1.n = (long)arg;
+    w1.i = 0;
+    w1.rtt = calloc((size_t)w1.n, sizeof(double));
+    w1.a = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef ka = keepalive_add(w1.a);
+    peer_start(&w1.b, NULL);
+
+    int sc = bl_sc_open();
+    long long sc0 = bl_sc_read(sc);
+    long long m0 = bl_mallocs();
+    bl_usage u0 = bl_usage_now(false);
+    uint64_t t0 = bl_now_ns();
+    w1.t_send = t0;
+    RLRunLoopPerformFunction(w1.b.rl, MODE, w1_on_b, NULL);
+    RLRunLoopWakeUp(w1.b.rl);
+    while (w1.i < w1.n) RLRunLoopRunInMode(MODE, 10.0, false);
+    uint64_t t1 = bl_now_ns();
+    bl_usage u1 = bl_usage_now(false);
+    long long m1 = bl_mallocs();
+    long long sc1 = bl_sc_read(sc);
+    peer_stop(&w1.b);
+    bl_sc_close(sc);
+
+    double secs = (double)(t1 - t0) / 1e9;
+    bl_result_begin("w1");
+    bl_result("rt", (double)w1.n);
+    bl_result("rt_per_s", (double)w1.n / secs);
+    bl_result("rtt_p99_us", bl_percentile(w1.rtt, w1.n, 99));
+    bl_result("rtt_med_us", bl_median(w1.rtt, w1.n));
+    bl_result("cpu_us_per_rt", (u1.cpu_us - u0.cpu_us) / (double)w1.n);
+    bl_result("csw_per_rt", (double)(u1.vcsw - u0.vcsw + u1.ivcsw - u0.ivcsw) / (double)w1.n);
+    if (sc0 >= 0 && w1.b.sc >= 0)
+        bl_result("sc_per_rt", (double)(sc1 - sc0 + w1.b.sc) / (double)w1.n);
+    if (m0 >= 0) bl_result("mallocs_per_rt", (double)(m1 - m0) / (double)w1.n);
+    bl_result_end();
+    keepalive_remove(ka);
+    free(w1.rtt);
+}
+
+/* ---- W2: N one-shot timers spread over 1 s ------------------------------- */
+
+static struct {
+    long n, fired;
+    uint64_t t0;
+    uint64_t t_last;
+    double *late;
+} w2;
+
+static void w2_fire(RLRunLoopTimerRef timer, void *info)
+{
+    (void)timer;
+    long i = (long)(intptr_t)info;
+    uint64_t now = bl_now_ns();
+    double target = (double)w2.t0 + bl_spread(i) * 1e9;
+    w2.late[i] = ((double)now - target) / 1e3;
+    w2.t_last = now;
+    if (++w2.fired == w2.n) RLRunLoopStop(RLRunLoopGetCurrent());
+}
+
+static void run_w2(double arg)
+{
+    w2.n = (long)arg;
+    w2.fired = 0;
+    w2.late = calloc((size_t)w2.n, sizeof(double));
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef ka = keepalive_add(rl);
+
+    bl_usage u0 = bl_usage_now(false);
+    long long m0 = bl_mallocs();
+    w2.t0 = bl_now_ns();
+    RLAbsoluteTime abs0 = RLAbsoluteTimeGetCurrent();
+    for (long i = 0; i < w2.n; i++) {
+        RLRunLoopTimerContext ctx = { 0, (void *)(intptr_t)i, NULL, NULL, NULL };
+        RLRunLoopTimerRef t = RLRunLoopTimerCreate(abs0 + bl_spread(i), 0, 0, 0, w2_fire, &ctx);
+        RLRunLoopAddTimer(rl, t, MODE);
+        RLRelease(t);
+    }
+    uint64_t t_added = bl_now_ns();
+    long long m1 = bl_mallocs();
+    uint64_t deadline = w2.t0 + 120ull * 1000000000ull;
+    while (w2.fired < w2.n && bl_now_ns() < deadline) RLRunLoopRunInMode(MODE, 1.0, false);
+    bl_usage u1 = bl_usage_now(false);
+
+    bl_result_begin("w2");
+    bl_result("n", (double)w2.n);
+    bl_result("add_ns", (double)(t_added - w2.t0) / (double)w2.n);
+    bl_result("fired", (double)w2.fired);
+    bl_result("all_fired_s", (double)(w2.t_last - w2.t0) / 1e9);
+    bl_result("cpu_ms", (u1.cpu_us - u0.cpu_us) / 1e3);
+    bl_result("late_mean_us", bl_mean(w2.late, w2.fired));
+    bl_result("late_p99_us", bl_percentile(w2.late, w2.n, 99));
+    if (m0 >= 0) bl_result("mallocs_per_add", (double)(m1 - m0) / (double)w2.n);
+    bl_result_end();
+    keepalive_remove(ka);
+    free(w2.late);
+}
+
+/* ---- W3: one 1 ms repeating timer ----------------------------------------- */
+
+#define W3_INTERVAL 0.001
+static struct {
+    uint64_t first;  /* first grid point, ns */
+    long fires, cap;
+    double *jit;
+} w3;
+
+static void w3_fire(RLRunLoopTimerRef timer, void *info)
+{
+    (void)timer; (void)info;
+    uint64_t now = bl_now_ns();
+    double since = (double)(now - w3.first);
+    double grid = floor(since / (W3_INTERVAL * 1e9)) * W3_INTERVAL * 1e9;
+    if (w3.fires < w3.cap) w3.jit[w3.fires] = (since - grid) / 1e3;
+    w3.fires++;
+}
+
+static void run_w3(double secs)
+{
+    w3.cap = (long)(secs / W3_INTERVAL) * 2 + 16;
+    w3.jit = calloc((size_t)w3.cap, sizeof(double));
+    w3.fires = 0;
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    bl_usage u0 = bl_usage_now(false);
+    uint64_t t0 = bl_now_ns();
+    w3.first = t0 + (uint64_t)(W3_INTERVAL * 1e9);
+    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + W3_INTERVAL, W3_INTERVAL, 0, 0, w3_fire, NULL);
+    RLRunLoopAddTimer(rl, t, MODE);
+    RLRunLoopRunInMode(MODE, secs, false);
+    uint64_t t1 = bl_now_ns();
+    bl_usage u1 = bl_usage_now(false);
+    RLRunLoopTimerInvalidate(t);
+    RLRelease(t);
+    long n = w3.fires < w3.cap ? w3.fires : w3.cap;
+    double elapsed = (double)(t1 - w3.first) / 1e9;
+    bl_result_begin("w3");
+    bl_result("fires", (double)w3.fires);
+    bl_result("expected", floor(elapsed / W3_INTERVAL) + 1);
+    bl_result("jit_mean_us", bl_mean(w3.jit, n));
+    bl_result("jit_p99_us", bl_percentile(w3.jit, n, 99));
+    bl_result("cpu_pct", (u1.cpu_us - u0.cpu_us) / ((double)(t1 - t0) / 1e3) * 100);
+    bl_result_end();
+    free(w3.jit);
+}
+
+/* ---- W4: same-thread perform ---------------------------------------------- */
+
+static long w4_done, w4_n;
+static void w4_fn(void *info)
+{
+    (void)info;
+    if (++w4_done == w4_n) RLRunLoopStop(RLRunLoopGetCurrent());
+}
+
+static void run_w4(double arg)
+{
+    w4_n = (long)arg;
+    w4_done = 0;
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef ka = keepalive_add(rl);
+    long long m0 = bl_mallocs();
+    uint64_t t0 = bl_now_ns();
+    for (long i = 0; i < w4_n; i++) RLRunLoopPerformFunction(rl, MODE, w4_fn, NULL);
+    uint64_t t1 = bl_now_ns();
+    while (w4_done < w4_n) RLRunLoopRunInMode(MODE, 10.0, false);
+    uint64_t t2 = bl_now_ns();
+    long long m1 = bl_mallocs();
+    bl_result_begin("w4");
+    bl_result("n", (double)w4_n);
+    bl_result("blocks_per_s", (double)w4_n / ((double)(t2 - t0) / 1e9));
+    bl_result("enqueue_ns", (double)(t1 - t0) / (double)w4_n);
+    bl_result("drain_ns", (double)(t2 - t1) / (double)w4_n);
+    if (m0 >= 0) bl_result("mallocs_per_block", (double)(m1 - m0) / (double)w4_n);
+    bl_result_end();
+    keepalive_remove(ka);
+}
+
+/* ---- W5: socketpair ping-pong between two loops ---------------------------- */
+
+static struct {
+    int sv[2];
+    long n, i;
+    double *rtt;
+    uint64_t t_send;
+    RLRunLoopSourceRef src_b;
+} w5;
+
+static int w5_fd(void *info) { return (int)(intptr_t)info; }
+
+static void w5_perform_b(void *info)
+{
+    int fd = (int)(intptr_t)info;
+    char c[64];
+    ssize_t r = read(fd, c, sizeof c);
+    for (ssize_t k = 0; k < r; k++)
+        if (write(fd, "x", 1) != 1) perror("write");
+}
+
+static void w5_perform_a(void *info)
+{
+    int fd = (int)(intptr_t)info;
+    char c[64];
+    ssize_t r = read(fd, c, sizeof c);
+    if (r <= 0) return;
+    uint64_t now = bl_now_ns();
+    w5.rtt[w5.i++] = (double)(now - w5.t_send) / 1e3;
+    if (w5.i >= w5.n) { RLRunLoopStop(RLRunLoopGetCurrent()); return; }
+    w5.t_send = bl_now_ns();
+    if (write(fd, "x", 1) != 1) perror("write");
+}
+
+static RLRunLoopSourceRef w5_source(int fd, void (*perform)(void *))
+{
+    RLRunLoopSourceContext1 c;
+    memset(&c, 0, sizeof c);
+    c.version = 1;
+    c.info = (void *)(intptr_t)fd;
+    c.getFileDescriptor = w5_fd;
+    c.perform = perform;
+    return RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&c);
+}
+
+static void w5_setup_b(void)
+{
+    w5.src_b = w5_source(w5.sv[1], w5_perform_b);
+    RLRunLoopAddSource(RLRunLoopGetCurrent(), w5.src_b, MODE);
+}
+
+static void run_w5(double arg)
+{
+    w5.n = (long)arg;
+    w5.i = 0;
+    w5.rtt = calloc((size_t)w5.n, sizeof(double));
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, w5.sv) != 0) { perror("socketpair"); exit(1); }
+    RLRunLoopRef a = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef src_a = w5_source(w5.sv[0], w5_perform_a);
+    RLRunLoopAddSource(a, src_a, MODE);
+    peer_thread b;
+    peer_start(&b, w5_setup_b);
+    int sc = bl_sc_open();
+    long long sc0 = bl_sc_read(sc);
+    uint64_t t0 = bl_now_ns();
+    w5.t_send = t0;
+    if (write(w5.sv[0], "x", 1) != 1) perror("write");
+    while (w5.i < w5.n) RLRunLoopRunInMode(MODE, 10.0, false);
+    uint64_t t1 = bl_now_ns();
+    long long sc1 = bl_sc_read(sc);
+    peer_stop(&b);
+    bl_sc_close(sc);
+    bl_result_begin("w5");
+    bl_result("rt_per_s", (double)w5.n / ((double)(t1 - t0) / 1e9));
+    bl_result("rtt_med_us", bl_median(w5.rtt, w5.n));
+    bl_result("rtt_p99_us", bl_percentile(w5.rtt, w5.n, 99));
+    if (sc0 >= 0 && b.sc >= 0) bl_result("sc_per_rt", (double)(sc1 - sc0 + b.sc) / (double)w5.n);
+    bl_result_end();
+    RLRunLoopSourceInvalidate(src_a);
+    RLRelease(src_a);
+    RLRunLoopSourceInvalidate(w5.src_b);
+    RLRelease(w5.src_b);
+    close(w5.sv[0]);
+    close(w5.sv[1]);
+    free(w5.rtt);
+}
+
+/* ---- W6: idle loop ---------------------------------------------------------- */
+
+static void never(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; }
+
+static void run_w6(double secs)
+{
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + 3600, 0, 0, 0, never, NULL);
+    RLRunLoopAddTimer(rl, t, MODE);
+    int sc = bl_sc_open();
+    long long sc0 = bl_sc_read(sc);
+    bl_usage u0 = bl_usage_now(false);
+    RLRunLoopRunInMode(MODE, secs, false);
+    bl_usage u1 = bl_usage_now(false);
+    long long sc1 = bl_sc_read(sc);
+    int threads = bl_threads();
+    bl_result_begin("w6");
+    bl_result("cpu_us", u1.cpu_us - u0.cpu_us);
+    bl_result("vcsw", (double)(u1.vcsw - u0.vcsw));
+    bl_result("ivcsw", (double)(u1.ivcsw - u0.ivcsw));
+    bl_result("threads", threads);
+    if (sc0 >= 0) bl_result("syscalls", (double)(sc1 - sc0));
+    bl_result_end();
+    bl_sc_close(sc);
+    RLRunLoopTimerInvalidate(t);
+    RLRelease(t);
+}
+
+/* ---- W7: system calls per pass ------------------------------------------------ */
+
+static atomic_long w7_count;
+static atomic_int w7_busy, w7_release;
+
+static void w7_on_b(void *info) { (void)info; atomic_fetch_add(&w7_count, 1); }
+
+static void w7_spin_b(void *info)
+{
+    (void)info;
+    atomic_store(&w7_busy, 1);
+    while (!atomic_load(&w7_release)) bl_spin_pause();
+    atomic_store(&w7_busy, 0);
+}
+
+static void run_w7(double arg)
+{
+    long n = (long)arg;
+    peer_thread b;
+    atomic_store(&w7_count, 0);
+    peer_start(&b, NULL);
+    int sc = bl_sc_open();
+    bl_sleep_us(2000);
+    /* (a) the loop sleeps; we queue a function and wake it. */
+    long long waker = 0;
+    for (long i = 0; i < n; i++) {
+        long long c0 = bl_sc_read(sc);
+        RLRunLoopPerformFunction(b.rl, MODE, w7_on_b, NULL);
+        RLRunLoopWakeUp(b.rl);
+        long long c1 = bl_sc_read(sc);
+        waker += c1 - c0;
+        while (atomic_load(&w7_count) <= i) bl_spin_pause();
+        /* let it go back to sleep */
+        uint64_t until = bl_now_ns() + 1000000;
+        while (!RLRunLoopIsWaiting(b.rl) && bl_now_ns() < until) bl_spin_pause();
+        bl_sleep_us(50);
+    }
+    /* (b) the loop is awake (in a callout); we wake it n times. */
+    atomic_store(&w7_busy, 0);
+    atomic_store(&w7_release, 0);
+    RLRunLoopPerformFunction(b.rl, MODE, w7_spin_b, NULL);
+    RLRunLoopWakeUp(b.rl);
+    while (!atomic_load(&w7_busy)) bl_spin_pause();
+    long long a0 = bl_sc_read(sc);
+    uint64_t t0 = bl_now_ns();
+    for (long i = 0; i < n; i++) RLRunLoopWakeUp(b.rl);
+    uint64_t t1 = bl_now_ns();
+    long long a1 = bl_sc_read(sc);
+    atomic_store(&w7_release, 1);
+    bl_sleep_us(2000);
+    peer_stop(&b);
+    bl_sc_close(sc);
+    /* b.sc: every system call the loop thread made from start to stop, which is
+       n woken passes + the busy pass + the stop; subtract nothing, divide by n. */
+    bl_result_begin("w7");
+    bl_result("n", (double)n);
+    if (sc >= 0) {
+        bl_result("sc_waker_per_wake", (double)waker / (double)n);
+        bl_result("sc_loop_per_woken_pass", (double)b.sc / (double)n);
+        bl_result("sc_per_wake_awake", (double)(a1 - a0) / (double)n);
+    }
+    bl_result("ns_per_wake_awake", (double)(t1 - t0) / (double)n);
+    bl_result_end();
+}
+
+static const bl_workload workloads[] = {
+    { "w1", run_w1, 100000 },
+    { "w2", run_w2, 1000000 },
+    { "w3", run_w3, 2.0 },
+    { "w4", run_w4, 1000000 },
+    { "w5", run_w5, 100000 },
+    { "w6", run_w6, 2.0 },
+    { "w7", run_w7, 20000 },
+};
+
+int main(int argc, char **argv)
+{
+    return bl_main(argc, argv, workloads, (int)(sizeof workloads / sizeof *workloads), 3);
+}

@@ -1,0 +1,395 @@
+/*
+ * bench_glib.c: the workloads W1-W7 on GLib's main loop (the idioms a GLib user writes).
+ *
+ * W1: g_main_context_invoke to the other thread's context (an idle source,
+ * attached and woken). W2/W3: g_timeout_add (whole milliseconds). W4: g_idle_add.
+ * W5: a unix fd source on each end of a socketpair. W6: a far-future timeout.
+ * W7 wake: g_main_context_invoke (sleeping loop), g_main_context_wakeup (awake loop).
+ */
+#define _GNU_SOURCE
+#include "benchlib.h"
+#include <glib.h>
+#include <glib-unix.h>
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+typedef struct {
+    pthread_t thread;
+    GMainContext *ctx;
+    GMainLoop *loop;
+    void (*setup)(GMainContext *ctx);
+    atomic_int ready;
+    long long sc;
+} peer_thread;
+
+static void *peer_main(void *arg)
+{
+    peer_thread *p = arg;
+    g_main_context_push_thread_default(p->ctx);
+    if (p->setup) p->setup(p->ctx);
+    int sc = bl_sc_open();
+    long long sc0 = bl_sc_read(sc);
+    atomic_store(&p->ready, 1);
+    g_main_loop_run(p->loop);
+    long long sc1 = bl_sc_read(sc);
+    p->sc = (sc0 >= 0 && sc1 >= 0) ? sc1 - sc0 : -1;
+    bl_sc_close(sc);
+    g_main_context_pop_thread_default(p->ctx);
+    return NULL;
+}
+
+static void peer_start(peer_thread *p, void (*setup)(GMainContext *))
+{
+    memset(p, 0, sizeof *p);
+    p->ctx = g_main_context_new();
+    p->loop = g_main_loop_new(p->ctx, FALSE);
+    p->setup = setup;
+    pthread_create(&p->thread, NULL, peer_main, p);
+    while (!atomic_load(&p->ready)) bl_spin_pause();
+    while (!g_main_loop_is_running(p->loop)) bl_spin_pause();
+}
+
+static void peer_stop(peer_thread *p)
+{
+    g_main_loop_quit(p->loop);
+    pthread_join(p->thread, NULL);
+}
+
+/* ---- W1 ---------------------------------------------------------------------- */
+
+static struct {
+    GMainContext *a;
+    GMainLoop *loop_a;
+    peer_thread b;
+    long n, i;
+    double *rtt;
+    uint64_t t_send;
+} w1;
+
+static gboolean w1_on_a(gpointer data);
+static gboolean w1_on_b(gpointer data)
+{
+    (void)data;
+    g_main_context_invoke(w1.a, w1_on_a, NULL);
+    return G_SOURCE_REMOVE;
+}
+
+static gboolean w1_on_a(gpointer data)
+{
+    (void)data;
+    uint64_t now = bl_now_ns();
+    w1.rtt[w1.i++] = (double)(now - w1.t_send) / 1e3;
+    if (w1.i == w1.n) { g_main_loop_quit(w1.loop_a); return G_SOURCE_REMOVE; }
+    w1.t_send = bl_now_ns();
+    g_main_context_invoke(w1.b.ctx, w1_on_b, NULL);
+    return G_SOURCE_REMOVE;
+}
+
+static void run_w1(double arg)
+{
+    w1.n = (long)arg;
+    w1.rtt = calloc((size_t)w1.n, sizeof(double));
+    w1.a = g_main_context_new();
+    g_main_context_push_thread_default(w1.a);
+    w1.loop_a = g_main_loop_new(w1.a, FALSE);
+    peer_start(&w1.b, NULL);
+    int sc = bl_sc_open();
+    long long sc0 = bl_sc_read(sc);
+    long long m0 = bl_mallocs();
+    bl_usage u0 = bl_usage_now(false);
+    uint64_t t0 = bl_now_ns();
+    w1.t_send = t0;
+    g_main_context_invoke(w1.b.ctx, w1_on_b, NULL);
+    g_main_loop_run(w1.loop_a);
+    uint64_t t1 = bl_now_ns();
+    bl_usage u1 = bl_usage_now(false);
+    long long m1 = bl_mallocs();
+    long long sc1 = bl_sc_read(sc);
+    peer_stop(&w1.b);
+    bl_sc_close(sc);
+    double secs = (double)(t1 - t0) / 1e9;
+    bl_result_begin("w1");
+    bl_result("rt", (double)w1.n);
+    bl_result("rt_per_s", (double)w1.n / secs);
+    bl_result("rtt_p99_us", bl_percentile(w1.rtt, w1.n, 99));
+    bl_result("rtt_med_us", bl_median(w1.rtt, w1.n));
+    bl_result("cpu_us_per_rt", (u1.cpu_us - u0.cpu_us) / (double)w1.n);
+    bl_result("csw_per_rt", (double)(u1.vcsw - u0.vcsw + u1.ivcsw - u0.ivcsw) / (double)w1.n);
+    if (sc0 >= 0 && w1.b.sc >= 0) bl_result("sc_per_rt", (double)(sc1 - sc0 + w1.b.sc) / (double)w1.n);
+    if (m0 >= 0) bl_result("mallocs_per_rt", (double)(m1 - m0) / (double)w1.n);
+    bl_result_end();
+}
+
+/* ---- W2 ---------------------------------------------------------------------- */
+
+static struct { long n, fired; uint64_t t0, t_last; double *late; GMainLoop *loop; } w2;
+
+static gboolean w2_fire(gpointer data)
+{
+    long i = (long)(intptr_t)data;
+    uint64_t now = bl_now_ns();
+    w2.late[i] = ((double)now - ((double)w2.t0 + bl_spread(i) * 1e9)) / 1e3;
+    w2.t_last = now;
+    if (++w2.fired == w2.n) g_main_loop_quit(w2.loop);
+    return G_SOURCE_REMOVE;
+}
+
+static void run_w2(double arg)
+{
+    w2.n = (long)arg;
+    w2.late = calloc((size_t)w2.n, sizeof(double));
+    w2.loop = g_main_loop_new(NULL, FALSE);
+    bl_usage u0 = bl_usage_now(false);
+    long long m0 = bl_mallocs();
+    w2.t0 = bl_now_ns();
+    for (long i = 0; i < w2.n; i++)
+        g_timeout_add((guint)ceil(bl_spread(i) * 1000.0), w2_fire, (gpointer)(intptr_t)i);
+    uint64_t t_added = bl_now_ns();
+    long long m1 = bl_mallocs();
+    g_main_loop_run(w2.loop);
+    bl_usage u1 = bl_usage_now(false);
+    bl_result_begin("w2");
+    bl_result("n", (double)w2.n);
+    bl_result("add_ns", (double)(t_added - w2.t0) / (double)w2.n);
+    bl_result("fired", (double)w2.fired);
+    bl_result("all_fired_s", (double)(w2.t_last - w2.t0) / 1e9);
+    bl_result("cpu_ms", (u1.cpu_us - u0.cpu_us) / 1e3);
+    bl_result("late_mean_us", bl_mean(w2.late, w2.fired));
+    bl_result("late_p99_us", bl_percentile(w2.late, w2.n, 99));
+    if (m0 >= 0) bl_result("mallocs_per_add", (double)(m1 - m0) / (double)w2.n);
+    bl_result_end();
+}
+
+/* ---- W3 ---------------------------------------------------------------------- */
+
+static struct { uint64_t first; long fires, cap; double *jit; } w3;
+
+static gboolean w3_fire(gpointer data)
+{
+    (void)data;
+    uint64_t now = bl_now_ns();
+    double since = (double)now - (double)w3.first;
+    double grid = floor(since / 1e6) * 1e6;
+    if (w3.fires < w3.cap) w3.jit[w3.fires] = (since - grid) / 1e3;
+    w3.fires++;
+    return G_SOURCE_CONTINUE;
+}
+
+static gboolean quit_loop(gpointer data)
+{
+    g_main_loop_quit(data);
+    return G_SOURCE_REMOVE;
+}
+
+static void run_w3(double secs)
+{
+    w3.cap = (long)(secs * 1000) * 2 + 16;
+    w3.jit = calloc((size_t)w3.cap, sizeof(double));
+    GMainLoop *loop = g_main_loop_new(NULL, FALSE);
+    bl_usage u0 = bl_usage_now(false);
+    uint64_t t0 = bl_now_ns();
+    w3.first = t0 + 1000000;
+    g_timeout_add(1, w3_fire, NULL);
+    g_timeout_add((guint)(secs * 1000), quit_loop, loop);
+    g_main_loop_run(loop);
+    uint64_t t1 = bl_now_ns();
+    bl_usage u1 = bl_usage_now(false);
+    long n = w3.fires < w3.cap ? w3.fires : w3.cap;
+    bl_result_begin("w3");
+    bl_result("fires", (double)w3.fires);
+    bl_result("expected", floor((double)(t1 - w3.first) / 1e6) + 1);
+    bl_result("jit_mean_us", bl_mean(w3.jit, n));
+    bl_result("jit_p99_us", bl_percentile(w3.jit, n, 99));
+    bl_result("cpu_pct", (u1.cpu_us - u0.cpu_us) / ((double)(t1 - t0) / 1e3) * 100);
+    bl_result_end();
+}
+
+/* ---- W4 ---------------------------------------------------------------------- */
+
+static long w4_done, w4_n;
+static GMainLoop *w4_loop;
+
+static gboolean w4_fn(gpointer data)
+{
+    (void)data;
+    if (++w4_done == w4_n) g_main_loop_quit(w4_loop);
+    return G_SOURCE_REMOVE;
+}
+
+static void run_w4(double arg)
+{
+    w4_n = (long)arg;
+    w4_loop = g_main_loop_new(NULL, FALSE);
+    long long m0 = bl_mallocs();
+    uint64_t t0 = bl_now_ns();
+    for (long i = 0; i < w4_n; i++) g_idle_add(w4_fn, NULL);
+    uint64_t t1 = bl_now_ns();
+    g_main_loop_run(w4_loop);
+    uint64_t t2 = bl_now_ns();
+    long long m1 = bl_mallocs();
+    bl_result_begin("w4");
+    bl_result("n", (double)w4_n);
+    bl_result("blocks_per_s", (double)w4_n / ((double)(t2 - t0) / 1e9));
+    bl_result("enqueue_ns", (double)(t1 - t0) / (double)w4_n);
+    bl_result("drain_ns", (double)(t2 - t1) / (double)w4_n);
+    if (m0 >= 0) bl_result("mallocs_per_block", (double)(m1 - m0) / (double)w4_n);
+    bl_result_end();
+}
+
+/* ---- W5 ---------------------------------------------------------------------- */
+
+static struct { int sv[2]; long n, i; double *rtt; uint64_t t_send; GMainLoop *loop_a; } w5;
+
+static gboolean w5_on_b(gint fd, GIOCondition cond, gpointer data)
+{
+    (void)cond; (void)data;
+    char c[64];
+    ssize_t r = read(fd, c, sizeof c);
+    for (ssize_t k = 0; k < r; k++)
+        if (write(fd, "x", 1) != 1) perror("write");
+    return G_SOURCE_CONTINUE;
+}
+
+static gboolean w5_on_a(gint fd, GIOCondition cond, gpointer data)
+{
+    (void)cond; (void)data;
+    char c[64];
+    ssize_t r = read(fd, c, sizeof c);
+    if (r <= 0) return G_SOURCE_CONTINUE;
+    uint64_t now = bl_now_ns();
+    w5.rtt[w5.i++] = (double)(now - w5.t_send) / 1e3;
+    if (w5.i >= w5.n) { g_main_loop_quit(w5.loop_a); return G_SOURCE_CONTINUE; }
+    w5.t_send = bl_now_ns();
+    if (write(fd, "x", 1) != 1) perror("write");
+    return G_SOURCE_CONTINUE;
+}
+
+static void w5_setup_b(GMainContext *ctx)
+{
+    GSource *s = g_unix_fd_source_new(w5.sv[1], G_IO_IN);
+    g_source_set_callback(s, (GSourceFunc)(void (*)(void))w5_on_b, NULL, NULL);
+    g_source_attach(s, ctx);
+    g_source_unref(s);
+}
+
+static void run_w5(double arg)
+{
+    w5.n = (long)arg;
+    w5.rtt = calloc((size_t)w5.n, sizeof(double));
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, w5.sv) != 0) { perror("socketpair"); exit(1); }
+    w5.loop_a = g_main_loop_new(NULL, FALSE);
+    g_unix_fd_add(w5.sv[0], G_IO_IN, w5_on_a, NULL);
+    peer_thread b;
+    peer_start(&b, w5_setup_b);
+    int sc = bl_sc_open();
+    long long sc0 = bl_sc_read(sc);
+    uint64_t t0 = bl_now_ns();
+    w5.t_send = t0;
+    if (write(w5.sv[0], "x", 1) != 1) perror("write");
+    g_main_loop_run(w5.loop_a);
+    uint64_t t1 = bl_now_ns();
+    long long sc1 = bl_sc_read(sc);
+    peer_stop(&b);
+    bl_sc_close(sc);
+    bl_result_begin("w5");
+    bl_result("rt_per_s", (double)w5.n / ((double)(t1 - t0) / 1e9));
+    bl_result("rtt_med_us", bl_median(w5.rtt, w5.n));
+    bl_result("rtt_p99_us", bl_percentile(w5.rtt, w5.n, 99));
+    if (sc0 >= 0 && b.sc >= 0) bl_result("sc_per_rt", (double)(sc1 - sc0 + b.sc) / (double)w5.n);
+    bl_result_end();
+}
+
+/* ---- W6 ---------------------------------------------------------------------- */
+
+static gboolean never(gpointer data) { (void)data; return G_SOURCE_REMOVE; }
+
+static void run_w6(double secs)
+{
+    GMainLoop *loop = g_main_loop_new(NULL, FALSE);
+    g_timeout_add(3600 * 1000, never, NULL);
+    g_timeout_add((guint)(secs * 1000), quit_loop, loop);
+    int sc = bl_sc_open();
+    long long sc0 = bl_sc_read(sc);
+    bl_usage u0 = bl_usage_now(false);
+    g_main_loop_run(loop);
+    bl_usage u1 = bl_usage_now(false);
+    long long sc1 = bl_sc_read(sc);
+    bl_result_begin("w6");
+    bl_result("cpu_us", u1.cpu_us - u0.cpu_us);
+    bl_result("vcsw", (double)(u1.vcsw - u0.vcsw));
+    bl_result("ivcsw", (double)(u1.ivcsw - u0.ivcsw));
+    bl_result("threads", bl_threads());
+    if (sc0 >= 0) bl_result("syscalls", (double)(sc1 - sc0));
+    bl_result_end();
+    bl_sc_close(sc);
+}
+
+/* ---- W7 ---------------------------------------------------------------------- */
+
+static atomic_long w7_count;
+static atomic_int w7_busy, w7_release;
+
+static gboolean w7_on_b(gpointer data) { (void)data; atomic_fetch_add(&w7_count, 1); return G_SOURCE_REMOVE; }
+static gboolean w7_spin_b(gpointer data)
+{
+    (void)data;
+    atomic_store(&w7_busy, 1);
+    while (!atomic_load(&w7_release)) bl_spin_pause();
+    return G_SOURCE_REMOVE;
+}
+
+static void run_w7(double arg)
+{
+    long n = (long)arg;
+    peer_thread b;
+    peer_start(&b, NULL);
+    int sc = bl_sc_open();
+    bl_sleep_us(2000);
+    long long waker = 0;
+    for (long i = 0; i < n; i++) {
+        long long c0 = bl_sc_read(sc);
+        g_main_context_invoke(b.ctx, w7_on_b, NULL);
+        long long c1 = bl_sc_read(sc);
+        waker += c1 - c0;
+        while (atomic_load(&w7_count) <= i) bl_spin_pause();
+        bl_sleep_us(50);
+    }
+    g_main_context_invoke(b.ctx, w7_spin_b, NULL);
+    while (!atomic_load(&w7_busy)) bl_spin_pause();
+    long long a0 = bl_sc_read(sc);
+    uint64_t t0 = bl_now_ns();
+    for (long i = 0; i < n; i++) g_main_context_wakeup(b.ctx);
+    uint64_t t1 = bl_now_ns();
+    long long a1 = bl_sc_read(sc);
+    atomic_store(&w7_release, 1);
+    bl_sleep_us(2000);
+    peer_stop(&b);
+    bl_sc_close(sc);
+    bl_result_begin("w7");
+    bl_result("n", (double)n);
+    if (sc >= 0) {
+        bl_result("sc_waker_per_wake", (double)waker / (double)n);
+        bl_result("sc_loop_per_woken_pass", (double)b.sc / (double)n);
+        bl_result("sc_per_wake_awake", (double)(a1 - a0) / (double)n);
+    }
+    bl_result("ns_per_wake_awake", (double)(t1 - t0) / (double)n);
+    bl_result_end();
+}
+
+static const bl_workload workloads[] = {
+    { "w1", run_w1, 100000 }, { "w2", run_w2, 1000000 }, { "w3", run_w3, 2.0 },
+    { "w4", run_w4, 1000000 }, { "w5", run_w5, 100000 }, { "w6", run_w6, 2.0 },
+    { "w7", run_w7, 20000 },
+};
+
+int main(int argc, char **argv)
+{
+    return bl_main(argc, argv, workloads, (int)(sizeof workloads / sizeof *workloads), 3);
+}

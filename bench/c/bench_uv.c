@@ -1,0 +1,441 @@
+/*
+ * bench_uv.c: the workloads W1-W7 on libuv (the idioms a libuv user writes).
+ *
+ * W1/W7 wake: uv_async_send. W2/W3: uv_timer (whole milliseconds). W4: a
+ * hand-written mutex-protected queue of malloc'd nodes drained by a uv_idle
+ * watcher. W5: uv_poll on each end of a socketpair. W6: a far-future timer.
+ */
+#define _GNU_SOURCE
+#include "benchlib.h"
+#include <uv.h>
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* ---- a second thread with its own loop and an async handle ---------------- */
+
+typedef struct {
+    pthread_t thread;
+    uv_loop_t loop;
+    uv_async_t async;
+    uv_async_cb cb;
+    void (*setup)(uv_loop_t *loop);
+    atomic_int ready, stop;
+    long long sc;
+} peer_thread;
+
+static void peer_async(uv_async_t *h)
+{
+    peer_thread *p = h->data;
+    if (atomic_load(&p->stop)) { uv_stop(&p->loop); return; }
+    if (p->cb) p->cb(h);
+}
+
+static void *peer_main(void *arg)
+{
+    peer_thread *p = arg;
+    uv_loop_init(&p->loop);
+    uv_async_init(&p->loop, &p->async, peer_async);
+    p->async.data = p;
+    if (p->setup) p->setup(&p->loop);
+    int sc = bl_sc_open();
+    long long sc0 = bl_sc_read(sc);
+    atomic_store(&p->ready, 1);
+    uv_run(&p->loop, UV_RUN_DEFAULT);
+    long long sc1 = bl_sc_read(sc);
+    p->sc = (sc0 >= 0 && sc1 >= 0) ? sc1 - sc0 : -1;
+    bl_sc_close(sc);
+    return NULL;
+}
+
+static void peer_start(peer_thread *p, uv_async_cb cb, void (*setup)(uv_loop_t *))
+{
+    memset(p, 0, sizeof *p);
+    p->cb = cb;
+    p->setup = setup;
+    pthread_create(&p->thread, NULL, peer_main, p);
+    while (!atomic_load(&p->ready)) bl_spin_pause();
+}
+
+static void peer_stop(peer_thread *p)
+{
+    atomic_store(&p->stop, 1);
+    uv_async_send(&p->async);
+    pthread_join(p->thread, NULL);
+}
+
+/* ---- W1 ---------------------------------------------------------------------- */
+
+static struct {
+    uv_async_t async_a;
+    peer_thread b;
+    long n, i;
+    double *rtt;
+    uint64_t t_send;
+} w1;
+
+static void w1_on_b(uv_async_t *h) { (void)h; uv_async_send(&w1.async_a); }
+
+static void w1_on_a(uv_async_t *h)
+{
+    uint64_t now = bl_now_ns();
+    w1.rtt[w1.i++] = (double)(now - w1.t_send) / 1e3;
+    if (w1.i == w1.n) { uv_stop(h->loop); return; }
+    w1.t_send = bl_now_ns();
+    uv_async_send(&w1.b.async);
+}
+
+static void run_w1(double arg)
+{
+    w1.n = (long)arg;
+    w1.i = 0;
+    w1.rtt = calloc((size_t)w1.n, sizeof(double));
+    uv_loop_t *a = uv_default_loop();
+    uv_async_init(a, &w1.async_a, w1_on_a);
+    peer_start(&w1.b, w1_on_b, NULL);
+    int sc = bl_sc_open();
+    long long sc0 = bl_sc_read(sc);
+    long long m0 = bl_mallocs();
+    bl_usage u0 = bl_usage_now(false);
+    uint64_t t0 = bl_now_ns();
+    w1.t_send = t0;
+    uv_async_send(&w1.b.async);
+    uv_run(a, UV_RUN_DEFAULT);
+    uint64_t t1 = bl_now_ns();
+    bl_usage u1 = bl_usage_now(false);
+    long long m1 = bl_mallocs();
+    long long sc1 = bl_sc_read(sc);
+    peer_stop(&w1.b);
+    bl_sc_close(sc);
+    double secs = (double)(t1 - t0) / 1e9;
+    bl_result_begin("w1");
+    bl_result("rt", (double)w1.n);
+    bl_result("rt_per_s", (double)w1.n / secs);
+    bl_result("rtt_p99_us", bl_percentile(w1.rtt, w1.n, 99));
+    bl_result("rtt_med_us", bl_median(w1.rtt, w1.n));
+    bl_result("cpu_us_per_rt", (u1.cpu_us - u0.cpu_us) / (double)w1.n);
+    bl_result("csw_per_rt", (double)(u1.vcsw - u0.vcsw + u1.ivcsw - u0.ivcsw) / (double)w1.n);
+    if (sc0 >= 0 && w1.b.sc >= 0) bl_result("sc_per_rt", (double)(sc1 - sc0 + w1.b.sc) / (double)w1.n);
+    if (m0 >= 0) bl_result("mallocs_per_rt", (double)(m1 - m0) / (double)w1.n);
+    bl_result_end();
+}
+
+/* ---- W2 ---------------------------------------------------------------------- */
+
+static struct { long n, fired; uint64_t t0, t_last; double *late; } w2;
+
+static void w2_fire(uv_timer_t *t)
+{
+    long i = (long)(intptr_t)t->data;
+    uint64_t now = bl_now_ns();
+    w2.late[i] = ((double)now - ((double)w2.t0 + bl_spread(i) * 1e9)) / 1e3;
+    w2.t_last = now;
+    w2.fired++;
+}
+
+static void run_w2(double arg)
+{
+    w2.n = (long)arg;
+    w2.late = calloc((size_t)w2.n, sizeof(double));
+    uv_timer_t *timers = calloc((size_t)w2.n, sizeof(uv_timer_t));
+    uv_loop_t *loop = uv_default_loop();
+    bl_usage u0 = bl_usage_now(false);
+    long long m0 = bl_mallocs();
+    uv_update_time(loop);
+    w2.t0 = bl_now_ns();
+    for (long i = 0; i < w2.n; i++) {
+        uv_timer_init(loop, &timers[i]);
+        timers[i].data = (void *)(intptr_t)i;
+        uv_timer_start(&timers[i], w2_fire, (uint64_t)ceil(bl_spread(i) * 1000.0), 0);
+    }
+    uint64_t t_added = bl_now_ns();
+    long long m1 = bl_mallocs();
+    uv_run(loop, UV_RUN_DEFAULT);
+    bl_usage u1 = bl_usage_now(false);
+    bl_result_begin("w2");
+    bl_result("n", (double)w2.n);
+    bl_result("add_ns", (double)(t_added - w2.t0) / (double)w2.n);
+    bl_result("fired", (double)w2.fired);
+    bl_result("all_fired_s", (double)(w2.t_last - w2.t0) / 1e9);
+    bl_result("cpu_ms", (u1.cpu_us - u0.cpu_us) / 1e3);
+    bl_result("late_mean_us", bl_mean(w2.late, w2.fired));
+    bl_result("late_p99_us", bl_percentile(w2.late, w2.n, 99));
+    if (m0 >= 0) bl_result("mallocs_per_add", (double)(m1 - m0) / (double)w2.n);
+    bl_result_end();
+}
+
+/* ---- W3 ---------------------------------------------------------------------- */
+
+static struct { uint64_t first; long fires, cap; double *jit; } w3;
+
+static void w3_fire(uv_timer_t *t)
+{
+    (void)t;
+    uint64_t now = bl_now_ns();
+    double since = (double)now - (double)w3.first;
+    double grid = floor(since / 1e6) * 1e6;
+    if (w3.fires < w3.cap) w3.jit[w3.fires] = (since - grid) / 1e3;
+    w3.fires++;
+}
+
+static void w3_stop(uv_timer_t *t) { uv_stop(t->loop); }
+
+static void run_w3(double secs)
+{
+    w3.cap = (long)(secs * 1000) * 2 + 16;
+    w3.jit = calloc((size_t)w3.cap, sizeof(double));
+    uv_loop_t *loop = uv_default_loop();
+    uv_timer_t t, stop;
+    uv_timer_init(loop, &t);
+    uv_timer_init(loop, &stop);
+    bl_usage u0 = bl_usage_now(false);
+    uv_update_time(loop);
+    uint64_t t0 = bl_now_ns();
+    w3.first = t0 + 1000000;
+    uv_timer_start(&t, w3_fire, 1, 1);
+    uv_timer_start(&stop, w3_stop, (uint64_t)(secs * 1000), 0);
+    uv_run(loop, UV_RUN_DEFAULT);
+    uint64_t t1 = bl_now_ns();
+    bl_usage u1 = bl_usage_now(false);
+    long n = w3.fires < w3.cap ? w3.fires : w3.cap;
+    bl_result_begin("w3");
+    bl_result("fires", (double)w3.fires);
+    bl_result("expected", floor((double)(t1 - w3.first) / 1e6) + 1);
+    bl_result("jit_mean_us", bl_mean(w3.jit, n));
+    bl_result("jit_p99_us", bl_percentile(w3.jit, n, 99));
+    bl_result("cpu_pct", (u1.cpu_us - u0.cpu_us) / ((double)(t1 - t0) / 1e3) * 100);
+    bl_result_end();
+}
+
+/* ---- W4: a hand-written perform queue drained by an idle watcher -------------- */
+
+typedef struct node { void (*fn)(void *); void *info; struct node *next; } node;
+static struct {
+    pthread_mutex_t lock;
+    node *head, *tail;
+    uv_idle_t idle;
+    long done, n;
+} q = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void q_drain(uv_idle_t *h)
+{
+    pthread_mutex_lock(&q.lock);
+    node *list = q.head;
+    q.head = q.tail = NULL;
+    pthread_mutex_unlock(&q.lock);
+    uv_idle_stop(h);
+    while (list) {
+        node *next = list->next;
+        list->fn(list->info);
+        free(list);
+        list = next;
+    }
+    pthread_mutex_lock(&q.lock);
+    if (q.head) uv_idle_start(h, q_drain);
+    pthread_mutex_unlock(&q.lock);
+}
+
+static void q_perform(void (*fn)(void *), void *info)  /* same thread */
+{
+    node *nd = malloc(sizeof *nd);
+    nd->fn = fn;
+    nd->info = info;
+    nd->next = NULL;
+    pthread_mutex_lock(&q.lock);
+    int was_empty = q.head == NULL;
+    if (q.tail) q.tail->next = nd; else q.head = nd;
+    q.tail = nd;
+    pthread_mutex_unlock(&q.lock);
+    if (was_empty && !uv_is_active((uv_handle_t *)&q.idle)) uv_idle_start(&q.idle, q_drain);
+}
+
+static void w4_fn(void *info)
+{
+    (void)info;
+    if (++q.done == q.n) uv_stop(uv_default_loop());
+}
+
+static void run_w4(double arg)
+{
+    q.n = (long)arg;
+    uv_loop_t *loop = uv_default_loop();
+    uv_idle_init(loop, &q.idle);
+    long long m0 = bl_mallocs();
+    uint64_t t0 = bl_now_ns();
+    for (long i = 0; i < q.n; i++) q_perform(w4_fn, NULL);
+    uint64_t t1 = bl_now_ns();
+    uv_run(loop, UV_RUN_DEFAULT);
+    uint64_t t2 = bl_now_ns();
+    long long m1 = bl_mallocs();
+    bl_result_begin("w4");
+    bl_result("n", (double)q.n);
+    bl_result("blocks_per_s", (double)q.n / ((double)(t2 - t0) / 1e9));
+    bl_result("enqueue_ns", (double)(t1 - t0) / (double)q.n);
+    bl_result("drain_ns", (double)(t2 - t1) / (double)q.n);
+    if (m0 >= 0) bl_result("mallocs_per_block", (double)(m1 - m0) / (double)q.n);
+    bl_result_end();
+}
+
+/* ---- W5 ---------------------------------------------------------------------- */
+
+static struct { int sv[2]; long n, i; double *rtt; uint64_t t_send; uv_poll_t pa, pb; } w5;
+
+static void w5_on_b(uv_poll_t *h, int status, int events)
+{
+    (void)status; (void)events;
+    char c[64];
+    int fd = w5.sv[1];
+    (void)h;
+    ssize_t r = read(fd, c, sizeof c);
+    for (ssize_t k = 0; k < r; k++)
+        if (write(fd, "x", 1) != 1) perror("write");
+}
+
+static void w5_on_a(uv_poll_t *h, int status, int events)
+{
+    (void)status; (void)events;
+    char c[64];
+    ssize_t r = read(w5.sv[0], c, sizeof c);
+    if (r <= 0) return;
+    uint64_t now = bl_now_ns();
+    w5.rtt[w5.i++] = (double)(now - w5.t_send) / 1e3;
+    if (w5.i >= w5.n) { uv_stop(h->loop); return; }
+    w5.t_send = bl_now_ns();
+    if (write(w5.sv[0], "x", 1) != 1) perror("write");
+}
+
+static void w5_setup_b(uv_loop_t *loop)
+{
+    uv_poll_init(loop, &w5.pb, w5.sv[1]);
+    uv_poll_start(&w5.pb, UV_READABLE, w5_on_b);
+}
+
+static void run_w5(double arg)
+{
+    w5.n = (long)arg;
+    w5.rtt = calloc((size_t)w5.n, sizeof(double));
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, w5.sv) != 0) { perror("socketpair"); exit(1); }
+    uv_loop_t *a = uv_default_loop();
+    uv_poll_init(a, &w5.pa, w5.sv[0]);
+    uv_poll_start(&w5.pa, UV_READABLE, w5_on_a);
+    peer_thread b;
+    peer_start(&b, NULL, w5_setup_b);
+    int sc = bl_sc_open();
+    long long sc0 = bl_sc_read(sc);
+    uint64_t t0 = bl_now_ns();
+    w5.t_send = t0;
+    if (write(w5.sv[0], "x", 1) != 1) perror("write");
+    uv_run(a, UV_RUN_DEFAULT);
+    uint64_t t1 = bl_now_ns();
+    long long sc1 = bl_sc_read(sc);
+    peer_stop(&b);
+    bl_sc_close(sc);
+    bl_result_begin("w5");
+    bl_result("rt_per_s", (double)w5.n / ((double)(t1 - t0) / 1e9));
+    bl_result("rtt_med_us", bl_median(w5.rtt, w5.n));
+    bl_result("rtt_p99_us", bl_percentile(w5.rtt, w5.n, 99));
+    if (sc0 >= 0 && b.sc >= 0) bl_result("sc_per_rt", (double)(sc1 - sc0 + b.sc) / (double)w5.n);
+    bl_result_end();
+}
+
+/* ---- W6 ---------------------------------------------------------------------- */
+
+static void never(uv_timer_t *t) { (void)t; }
+static void w6_stop(uv_timer_t *t) { uv_stop(t->loop); }
+
+static void run_w6(double secs)
+{
+    uv_loop_t *loop = uv_default_loop();
+    uv_timer_t far, stop;
+    uv_timer_init(loop, &far);
+    uv_timer_init(loop, &stop);
+    uv_timer_start(&far, never, 3600 * 1000, 0);
+    uv_timer_start(&stop, w6_stop, (uint64_t)(secs * 1000), 0);
+    int sc = bl_sc_open();
+    long long sc0 = bl_sc_read(sc);
+    bl_usage u0 = bl_usage_now(false);
+    uv_run(loop, UV_RUN_DEFAULT);
+    bl_usage u1 = bl_usage_now(false);
+    long long sc1 = bl_sc_read(sc);
+    bl_result_begin("w6");
+    bl_result("cpu_us", u1.cpu_us - u0.cpu_us);
+    bl_result("vcsw", (double)(u1.vcsw - u0.vcsw));
+    bl_result("ivcsw", (double)(u1.ivcsw - u0.ivcsw));
+    bl_result("threads", bl_threads());
+    if (sc0 >= 0) bl_result("syscalls", (double)(sc1 - sc0));
+    bl_result_end();
+    bl_sc_close(sc);
+}
+
+/* ---- W7 ---------------------------------------------------------------------- */
+
+static atomic_long w7_count;
+static atomic_int w7_phase, w7_busy, w7_release;  /* phase 1: spin in the callback */
+
+static void w7_on_b(uv_async_t *h)
+{
+    (void)h;
+    if (atomic_load(&w7_phase) == 1) {
+        atomic_store(&w7_phase, 0);
+        atomic_store(&w7_busy, 1);
+        while (!atomic_load(&w7_release)) bl_spin_pause();
+        return;
+    }
+    atomic_fetch_add(&w7_count, 1);
+}
+
+static void run_w7(double arg)
+{
+    long n = (long)arg;
+    peer_thread b;
+    peer_start(&b, w7_on_b, NULL);
+    int sc = bl_sc_open();
+    bl_sleep_us(2000);
+    long long waker = 0;
+    for (long i = 0; i < n; i++) {
+        long long c0 = bl_sc_read(sc);
+        uv_async_send(&b.async);
+        long long c1 = bl_sc_read(sc);
+        waker += c1 - c0;
+        while (atomic_load(&w7_count) <= i) bl_spin_pause();
+        bl_sleep_us(50);
+    }
+    atomic_store(&w7_phase, 1);
+    uv_async_send(&b.async);
+    while (!atomic_load(&w7_busy)) bl_spin_pause();
+    long long a0 = bl_sc_read(sc);
+    uint64_t t0 = bl_now_ns();
+    for (long i = 0; i < n; i++) uv_async_send(&b.async);
+    uint64_t t1 = bl_now_ns();
+    long long a1 = bl_sc_read(sc);
+    atomic_store(&w7_release, 1);
+    bl_sleep_us(2000);
+    peer_stop(&b);
+    bl_sc_close(sc);
+    bl_result_begin("w7");
+    bl_result("n", (double)n);
+    if (sc >= 0) {
+        bl_result("sc_waker_per_wake", (double)waker / (double)n);
+        bl_result("sc_loop_per_woken_pass", (double)b.sc / (double)n);
+        bl_result("sc_per_wake_awake", (double)(a1 - a0) / (double)n);
+    }
+    bl_result("ns_per_wake_awake", (double)(t1 - t0) / (double)n);
+    bl_result_end();
+}
+
+static const bl_workload workloads[] = {
+    { "w1", run_w1, 100000 }, { "w2", run_w2, 1000000 }, { "w3", run_w3, 2.0 },
+    { "w4", run_w4, 1000000 }, { "w5", run_w5, 100000 }, { "w6", run_w6, 2.0 },
+    { "w7", run_w7, 20000 },
+};
+
+int main(int argc, char **argv)
+{
+    return bl_main(argc, argv, workloads, (int)(sizeof workloads / sizeof *workloads), 3);
+}

@@ -1,0 +1,227 @@
+/* benchlib.c: see benchlib.h. */
+#define _GNU_SOURCE
+#include "benchlib.h"
+
+#include <dlfcn.h>
+#include <linux/perf_event.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+uint64_t bl_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+double bl_spread(long i)
+{
+    double x = (double)i * 0.61803398874989484820;
+    return x - floor(x);
+}
+
+static long tracepoint_id(void)
+{
+    static long id = -2;
+    if (id != -2) return id;
+    id = -1;
+    const char *paths[] = { "/sys/kernel/tracing/events/raw_syscalls/sys_enter/id",
+                            "/sys/kernel/debug/tracing/events/raw_syscalls/sys_enter/id" };
+    for (unsigned i = 0; i < 2 && id < 0; i++) {
+        FILE *f = fopen(paths[i], "r");
+        if (!f) continue;
+        if (fscanf(f, "%ld", &id) != 1) id = -1;
+        fclose(f);
+    }
+    return id;
+}
+
+int bl_sc_open(void)
+{
+    long id = tracepoint_id();
+    if (id < 0) return -1;
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof a);
+    a.type = PERF_TYPE_TRACEPOINT;
+    a.size = sizeof a;
+    a.config = (uint64_t)id;
+    a.sample_period = 0;
+    a.disabled = 0;
+    a.exclude_hv = 1;
+    int fd = (int)syscall(SYS_perf_event_open, &a, 0 /* this thread */, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    return fd;
+}
+
+long long bl_sc_read(int fd)
+{
+    static __thread long long reads;  /* our own read() calls, subtracted */
+    if (fd < 0) return -1;
+    uint64_t v = 0;
+    if (read(fd, &v, sizeof v) != (ssize_t)sizeof v) return -1;
+    reads++;
+    return (long long)v - reads;
+}
+
+void bl_sc_close(int fd) { if (fd >= 0) close(fd); }
+
+bool bl_sc_available(void)
+{
+    int fd = bl_sc_open();
+    if (fd < 0) return false;
+    close(fd);
+    return true;
+}
+
+long long bl_mallocs(void)
+{
+    static long long (*fn)(void);
+    static int looked;
+    if (!looked) {
+        fn = (long long (*)(void))dlsym(RTLD_DEFAULT, "bench_malloc_count");
+        looked = 1;
+    }
+    return fn ? fn() : -1;
+}
+
+bl_usage bl_usage_now(bool thread)
+{
+    struct rusage ru;
+    getrusage(thread ? RUSAGE_THREAD : RUSAGE_SELF, &ru);
+    bl_usage u;
+    u.cpu_us = (double)ru.ru_utime.tv_sec * 1e6 + (double)ru.ru_utime.tv_usec
+             + (double)ru.ru_stime.tv_sec * 1e6 + (double)ru.ru_stime.tv_usec;
+    u.vcsw = ru.ru_nvcsw;
+    u.ivcsw = ru.ru_nivcsw;
+    return u;
+}
+
+int bl_threads(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return -1;
+    char line[256];
+    int n = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "Threads: %d", &n) == 1) break;
+    fclose(f);
+    return n;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double bl_percentile(double *v, long n, double p)
+{
+    if (n <= 0) return NAN;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    double rank = p / 100.0 * (double)(n - 1);
+    long lo = (long)floor(rank);
+    long hi = lo + 1 < n ? lo + 1 : lo;
+    double f = rank - (double)lo;
+    return v[lo] * (1 - f) + v[hi] * f;
+}
+
+double bl_median(double *v, long n) { return bl_percentile(v, n, 50); }
+
+double bl_mean(const double *v, long n)
+{
+    if (n <= 0) return NAN;
+    double s = 0;
+    for (long i = 0; i < n; i++) s += v[i];
+    return s / (double)n;
+}
+
+void bl_result_begin(const char *workload) { printf("RESULT %s", workload); }
+void bl_result(const char *key, double value)
+{
+    if (isnan(value)) printf(" %s=nan", key);
+    else printf(" %s=%.6g", key, value);
+}
+void bl_result_end(void) { printf("\n"); fflush(stdout); }
+
+void bl_spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+void bl_sleep_us(long us)
+{
+    struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+    while (nanosleep(&ts, &ts) != 0) { }
+}
+
+/* ---- standalone driver -------------------------------------------------- */
+#define MAXK 48
+#define MAXR 16
+typedef struct { char key[48]; double v[MAXR]; int n; } kv;
+
+static int parse_line(char *line, kv *tab, int *ntab, int run)
+{
+    (void)run;
+    if (strncmp(line, "RESULT ", 7) != 0) return 0;
+    char *save = NULL;
+    char *tok = strtok_r(line + 7, " \n", &save);  /* workload name */
+    while ((tok = strtok_r(NULL, " \n", &save))) {
+        char *eq = strchr(tok, '=');
+        if (!eq) continue;
+        *eq = 0;
+        int k;
+        for (k = 0; k < *ntab; k++) if (strcmp(tab[k].key, tok) == 0) break;
+        if (k == *ntab) {
+            if (*ntab == MAXK) continue;
+            snprintf(tab[k].key, sizeof tab[k].key, "%s", tok);
+            tab[k].n = 0;
+            (*ntab)++;
+        }
+        if (tab[k].n < MAXR) tab[k].v[tab[k].n++] = strtod(eq + 1, NULL);
+    }
+    return 1;
+}
+
+int bl_main(int argc, char **argv, const bl_workload *wl, int nwl, int runs)
+{
+    if (argc >= 2) {
+        for (int i = 0; i < nwl; i++) {
+            if (strcmp(argv[1], wl[i].name) == 0) {
+                double arg = argc >= 3 ? strtod(argv[2], NULL) : wl[i].default_arg;
+                wl[i].fn(arg);
+                return 0;
+            }
+        }
+        fprintf(stderr, "usage: %s [", argv[0]);
+        for (int i = 0; i < nwl; i++) fprintf(stderr, "%s%s", i ? "|" : "", wl[i].name);
+        fprintf(stderr, "] [count-or-seconds]\n");
+        return 2;
+    }
+    printf("%s: every workload, median of %d runs (each run a fresh process)\n", argv[0], runs);
+    for (int i = 0; i < nwl; i++) {
+        kv tab[MAXK];
+        int ntab = 0;
+        for (int r = 0; r < runs; r++) {
+            char cmd[512];
+            snprintf(cmd, sizeof cmd, "/proc/%d/exe %s %.17g", (int)getpid(), wl[i].name, wl[i].default_arg);
+            FILE *p = popen(cmd, "r");
+            if (!p) { perror("popen"); return 1; }
+            char line[4096];
+            while (fgets(line, sizeof line, p)) parse_line(line, tab, &ntab, r);
+            if (pclose(p) != 0) fprintf(stderr, "%s run %d failed\n", wl[i].name, r);
+        }
+        printf("%-4s (arg %g)\n", wl[i].name, wl[i].default_arg);
+        for (int k = 0; k < ntab; k++)
+            printf("     %-24s %14.6g   (runs:%d)\n", tab[k].key, bl_median(tab[k].v, tab[k].n), tab[k].n);
+        fflush(stdout);
+    }
+    return 0;
+}
