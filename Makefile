@@ -10,7 +10,7 @@ VERSION := 0.1.0
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=c11 -fPIC -pthread $(WARN) -ISources/CRunLoop/include $(CFLAGS)
-LDLIBS  := -pthread -ldl
+LDLIBS  := -pthread -ldl -lm
 
 LIB_SRCS := $(sort $(wildcard Sources/CRunLoop/*.c))
 LIB_HDRS := $(wildcard Sources/CRunLoop/*.h Sources/CRunLoop/include/*.h)
@@ -39,7 +39,7 @@ $(BUILD)/libcrunloop.so: $(LIB_OBJS)
 
 $(BUILD)/crunloop.pc: Makefile
 	@mkdir -p $(dir $@)
-	printf 'prefix=%s\nexec_prefix=$${prefix}\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: crunloop\nDescription: CoreFoundation run loop for Linux\nVersion: %s\nLibs: -L$${libdir} -lcrunloop\nLibs.private: -pthread -ldl\nCflags: -I$${includedir}\n' '$(PREFIX)' '$(VERSION)' > $@
+	printf 'prefix=%s\nexec_prefix=$${prefix}\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: crunloop\nDescription: CoreFoundation run loop for Linux\nVersion: %s\nLibs: -L$${libdir} -lcrunloop\nLibs.private: -pthread -ldl -lm\nCflags: -I$${includedir}\n' '$(PREFIX)' '$(VERSION)' > $@
 
 install: lib $(BUILD)/crunloop.pc
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig

@@ -11,7 +11,7 @@ let package = Package(
         .target(
             name: "CRunLoop",
             path: "Sources/CRunLoop",
-            linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]
+            linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]
         ),
         .target(
             name: "SwiftRunLoop",

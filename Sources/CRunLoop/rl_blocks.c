@@ -40,9 +40,6 @@ static void count_pending(RLRunLoopRef rl, rl_block *b, long delta) {
     else rl->pending_common_blocks += (size_t)delta;
 }
 
-/* Queues fn(info); false if it was not queued (dispose is then the caller's). */
-bool rl_enqueue_block(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *), void *info,
-                      void (*dispose)(void *));
 bool rl_enqueue_block(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *), void *info,
                       void (*dispose)(void *)) {
     if (!rl || !fn || !rl_mode_name_is_valid(mode)) return false;

@@ -112,9 +112,10 @@ static void print_mode(FILE *out, RLRunLoopRef rl, rl_mode *m) {
                 (double)(next - rl_mono_now()) * 1e-9);
 }
 
-static char *finish(FILE *out, char *buf) {
+/* The buffer is only complete once the stream is closed. */
+static char *finish(FILE *out, char **buf) {
     fclose(out);
-    return buf;
+    return *buf;
 }
 
 char *rl_loop_copy_description(const rl_object *obj) {
@@ -150,7 +151,7 @@ char *rl_loop_copy_description(const rl_object *obj) {
     for (size_t i = 0; i < rl->mode_count; i++) print_mode(out, rl, rl->modes[i]);
     fprintf(out, "}}\n");
     rl_loop_unlock(rl);
-    return finish(out, buf);
+    return finish(out, &buf);
 }
 
 typedef void (*item_printer)(FILE *, const void *);
@@ -161,7 +162,7 @@ static char *describe_item(const void *item, void (*print)(FILE *, const void *)
     FILE *out = open_memstream(&buf, &len);
     if (!out) return NULL;
     print(out, item);
-    return finish(out, buf);
+    return finish(out, &buf);
 }
 
 static void print_source_item(FILE *out, const void *item) { print_source(out, (RLRunLoopSourceRef)item); }

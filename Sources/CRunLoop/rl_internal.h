@@ -241,6 +241,10 @@ rl_timer_slot *rl_timer_slot_for_mode(RLRunLoopTimerRef t, rl_mode *m);
 /* Removes every item from the loop (thread exit). Loop locked. */
 void rl_loop_remove_all_items(RLRunLoopRef rl, rl_callback_list *cancelled);
 void rl_blocks_drop_all(RLRunLoopRef rl);
+/* Queues fn(info) for `mode`; false if it was not queued (then dispose is the
+   caller's to call). dispose(info) runs after fn, or when the item is dropped. */
+bool rl_enqueue_block(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *), void *info,
+                      void (*dispose)(void *));
 void rl_blocks_free_spares(RLRunLoopRef rl);
 
 /* The steps of a pass; loop locked on entry and exit. */
