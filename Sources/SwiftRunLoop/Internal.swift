@@ -1,0 +1,154 @@
+// Internal plumbing shared by the wrappers: a lock, the closure boxes that
+// C contexts own, and conversions between C and Swift values.
+//
+// Ownership model (the same for timers, sources, observers and descriptors):
+// - A Swift wrapper owns one reference to its C object (released in deinit).
+// - The C object's context `info` is a `CallbackBox`; the C retain/release
+//   callbacks count the references the C side holds. When that count drops to
+//   zero (the C object released its info at invalidation or when it was
+//   freed) the box drops its closure, so whatever the closure captured is
+//   released promptly even if the Swift wrapper is still alive.
+// - A box never holds its wrapper strongly (a timer's box finds its wrapper
+//   back through a weak reference), so no cycle runs through a closure.
+// - A callout copies the closure out of the box before calling it, so a
+//   closure that invalidates its own object is not freed while it runs.
+
+import CRunLoop
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A pthread mutex in a class, so it has a stable address.
+final class Lock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    init() {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    @inline(__always)
+    func withLock<R>(_ body: () throws -> R) rethrows -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+}
+
+/// The object a C context's `info` points at. The C side's references are
+/// counted so that the closure can be dropped as soon as the C object lets go
+/// of its info (see the file comment). Subclasses hold the closure.
+class CallbackBox: @unchecked Sendable {
+    let lock = Lock()
+    private var cReferences = 0
+
+    /// Drops the closure (and anything it captured). Called with no lock held.
+    func dropCallbacks() {}
+
+    fileprivate func cRetain() {
+        lock.withLock { cReferences += 1 }
+    }
+
+    fileprivate func cRelease() {
+        let last = lock.withLock { () -> Bool in
+            cReferences -= 1
+            return cReferences == 0
+        }
+        if last { dropCallbacks() }
+    }
+
+    /// The pointer to put in a C context's `info` (not retained: the C create
+    /// function calls `retain`; keep the box alive across that call).
+    var info: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    /// The box behind a C `info` pointer.
+    static func from(_ info: UnsafeRawPointer?) -> Self {
+        Unmanaged<Self>.fromOpaque(info!).takeUnretainedValue()
+    }
+}
+
+/// C `retain` callback for contexts whose info is a `CallbackBox`.
+let callbackBoxRetain: @convention(c) (UnsafeRawPointer?) -> UnsafeRawPointer? = { info in
+    guard let info else { return nil }
+    let box = Unmanaged<CallbackBox>.fromOpaque(info)
+    _ = box.retain()
+    box.takeUnretainedValue().cRetain()
+    return info
+}
+
+/// C `release` callback for contexts whose info is a `CallbackBox`.
+let callbackBoxRelease: @convention(c) (UnsafeRawPointer?) -> Void = { info in
+    guard let info else { return }
+    let box = Unmanaged<CallbackBox>.fromOpaque(info)
+    box.takeUnretainedValue().cRelease()
+    box.release()
+}
+
+/// A C object reference owned by a Swift object (one RLRetain'd reference,
+/// released in deinit). Sendable: RLRetain/RLRelease are thread-safe and the
+/// pointer never changes.
+final class CObject: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    /// Adopts a reference the caller already owns (from a Create function).
+    init(adopting pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
+    /// Takes a new reference.
+    init(retaining pointer: OpaquePointer) {
+        self.pointer = pointer
+        _ = RLRetain(UnsafeRawPointer(pointer))
+    }
+
+    deinit {
+        RLRelease(UnsafeRawPointer(pointer))
+    }
+}
+
+/// The text of RLCopyDescription for any C object.
+func describe(_ object: OpaquePointer) -> String {
+    guard let text = RLCopyDescription(UnsafeRawPointer(object)) else { return "(null)" }
+    defer { free(text) }
+    return String(cString: text)
+}
+
+/// Takes a malloc'd C string: returns its text and frees it.
+func takeCString(_ text: UnsafeMutablePointer<CChar>?) -> String? {
+    guard let text else { return nil }
+    defer { free(text) }
+    return String(cString: text)
+}
+
+extension Date {
+    /// The CF absolute time (seconds since 2001-01-01) of this date.
+    var absoluteTime: RLAbsoluteTime { timeIntervalSinceReferenceDate }
+
+    init(absoluteTime: RLAbsoluteTime) {
+        self.init(timeIntervalSinceReferenceDate: absoluteTime)
+    }
+}
+
+/// A value guarded by a `Lock`.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = Lock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+        try lock.withLock { try body(&value) }
+    }
+}

@@ -1,0 +1,446 @@
+// RunLoop: Foundation's RunLoop API (and CFRunLoop's) over the C core.
+//
+// One Swift object per C run loop: `current` caches the calling thread's
+// wrapper in thread-local storage (released at thread exit), and the main
+// thread's wrapper is `main`, so `RunLoop.current === RunLoop.current` and, on
+// the main thread, `RunLoop.main === RunLoop.current`.
+
+import CRunLoop
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A thread's event loop: it waits for and dispatches timers, sources,
+/// observers and queued blocks, one mode at a time.
+///
+/// The counterpart of Foundation's `RunLoop` (`NSRunLoop`) and of
+/// CoreFoundation's `CFRunLoop`, with macOS semantics. Every thread has
+/// exactly one run loop, made the first time it is asked for
+/// (``RunLoop/current``) and torn down when the thread exits.
+///
+/// ## Threads
+/// The run methods (``run()``, ``run(until:)``, ``run(mode:before:)``,
+/// ``acceptInput(forMode:before:)``, ``limitDate(forMode:)`` and
+/// ``run(mode:seconds:returnAfterSourceHandled:)``) run the loop on the
+/// calling thread, so they only act when called on the loop's own thread
+/// (``isCurrent``); called on another thread they return at once without
+/// running (`false`, `nil` or ``RunResult/finished``), as Foundation on Linux
+/// does. Every other method is safe from any thread at any time, including
+/// from inside a callout of this loop: ``wakeUp()``, ``stop()``, adding and
+/// removing items, ``perform(_:)``.
+///
+/// That is why `RunLoop` is `Sendable`: its only state is the C run loop,
+/// whose API is thread-safe, and the thread-bound operations check their
+/// thread. Closures you hand it (blocks, timer and source handlers) run on
+/// the loop's thread; when that is not the thread that made them, making
+/// them safe to run there is up to you, exactly as with Foundation.
+///
+/// ## Names
+/// The type's name equals Foundation's. In a file that also imports
+/// Foundation (or XCTest, which re-exports it on Linux), add
+/// `import class SwiftRunLoop.RunLoop` (and `import class SwiftRunLoop.Timer`)
+/// next to `import SwiftRunLoop`, or write `SwiftRunLoop.RunLoop`.
+public final class RunLoop: @unchecked Sendable {
+    /// The C run loop (one reference owned).
+    let ref: OpaquePointer
+
+    /// Counts the Entry callouts of this loop, to tell a run that returned
+    /// "finished" because the mode was empty from one that ran (see
+    /// `runCounted`). Only touched on the loop's thread.
+    private let entryCounter = EntryCounter()
+    /// The observer feeding `entryCounter`, made on first use on the loop's thread.
+    private var entryObserver: OpaquePointer?
+
+    private init(retaining ref: OpaquePointer) {
+        self.ref = ref
+        _ = RLRetain(UnsafeRawPointer(ref))
+    }
+
+    deinit {
+        if let entryObserver {
+            RLRunLoopObserverInvalidate(entryObserver)
+            RLRelease(UnsafeRawPointer(entryObserver))
+        }
+        RLRelease(UnsafeRawPointer(ref))
+    }
+
+    // MARK: Getting run loops
+
+    /// The run loop of the calling thread, made on first use.
+    ///
+    /// Foundation's `RunLoop.current`, CF's `CFRunLoopGetCurrent()`. Reading it
+    /// twice on a thread returns the same object; on the main thread it is
+    /// ``main``.
+    public static var current: RunLoop {
+        if let cached = pthread_getspecific(currentRunLoopKey) {
+            return Unmanaged<RunLoop>.fromOpaque(cached).takeUnretainedValue()
+        }
+        let ref = RLRunLoopGetCurrent()!
+        let loop = ref == main.ref ? main : RunLoop(retaining: ref)
+        pthread_setspecific(currentRunLoopKey, Unmanaged.passRetained(loop).toOpaque())
+        return loop
+    }
+
+    /// The run loop of the process's main thread, from any thread.
+    ///
+    /// Foundation's `RunLoop.main`, CF's `CFRunLoopGetMain()`. When the main
+    /// loop runs on the main thread in a common mode it also drains
+    /// `DispatchQueue.main`, and so runs `@MainActor` jobs (use a synchronous
+    /// `main`: an `async` main hands the main thread to `dispatchMain()`).
+    public static let main = RunLoop(retaining: RLRunLoopGetMain()!)
+
+    /// Whether this is the calling thread's run loop.
+    ///
+    /// The run methods act only when this is `true`. (No Foundation equivalent;
+    /// CF has the private `_CFRunLoopIsCurrent`.)
+    public var isCurrent: Bool {
+        RLRunLoopGetCurrent() == ref
+    }
+
+    /// The mode the loop is running in (its innermost run), or `nil` when it
+    /// is not running.
+    ///
+    /// Foundation's `RunLoop.currentMode`, CF's `CFRunLoopCopyCurrentMode`.
+    public var currentMode: RunLoop.Mode? {
+        takeCString(RLRunLoopCopyCurrentMode(ref)).map(Mode.init(rawValue:))
+    }
+
+    /// Every mode the loop knows (a mode exists once something named it).
+    ///
+    /// CF's `CFRunLoopCopyAllModes`; Foundation has no equivalent.
+    public var allModes: [RunLoop.Mode] {
+        guard let list = RLRunLoopCopyAllModes(ref) else { return [] }
+        defer { free(list) }
+        var modes: [Mode] = []
+        var index = 0
+        while let name = list[index] {
+            modes.append(Mode(rawValue: String(cString: name)))
+            free(name)
+            index += 1
+        }
+        return modes
+    }
+
+    // MARK: Running (Foundation level)
+
+    /// Runs the loop in the default mode for as long as it has timers or sources.
+    ///
+    /// Foundation's `RunLoop.run()`: it calls ``run(mode:before:)`` with
+    /// `Date.distantFuture` repeatedly, so it returns only once the default
+    /// mode is empty. As on macOS, ``stop()`` ends only the current inner run,
+    /// after which the next one starts; to run until told to stop, loop over
+    /// ``run(mode:seconds:returnAfterSourceHandled:)`` yourself, or use a
+    /// ``RunLoopThread``. Does nothing off the loop's thread.
+    public func run() {
+        while run(mode: .default, before: .distantFuture) {}
+    }
+
+    /// Runs the loop in the default mode until `limitDate`, or until it has
+    /// no timers or sources left.
+    ///
+    /// Foundation's `RunLoop.run(until:)`: it calls ``run(mode:before:)``
+    /// repeatedly until the date has passed or the mode is empty. A date in
+    /// the past runs one polling pass. Does nothing off the loop's thread.
+    public func run(until limitDate: Date) {
+        while run(mode: .default, before: limitDate) && limitDate.timeIntervalSinceNow > 0 {}
+    }
+
+    /// Runs the loop once in `mode`: until a source has been handled, the
+    /// loop is stopped, or `limitDate` passes.
+    ///
+    /// Foundation's `RunLoop.run(mode:before:)` (`-runMode:beforeDate:`), i.e.
+    /// CF's `CFRunLoopRunInMode(mode, limitDate - now, true)`. Timers fire
+    /// during the run but, as in CF, do not end it; blocks queued with
+    /// ``perform(_:)`` run but do not end it either.
+    ///
+    /// - Returns: `false` when the run could not start because `mode` has no
+    ///   timers, sources or queued blocks (or is ``Mode/common``, or this is
+    ///   not the calling thread's loop); `true` otherwise, as on macOS, also
+    ///   when the mode became empty during the run.
+    @discardableResult
+    public func run(mode: RunLoop.Mode, before limitDate: Date) -> Bool {
+        guard isCurrent else { return false }
+        let (result, entered) = runCounted(mode, seconds: limitDate.timeIntervalSinceNow, returnAfterSourceHandled: true)
+        return result != .finished || entered
+    }
+
+    /// Runs one polling pass of the loop in `mode` and returns when its next
+    /// timer fires.
+    ///
+    /// Foundation's `RunLoop.limitDate(forMode:)`: the pass fires timers that
+    /// are due and performs signalled sources.
+    ///
+    /// - Returns: The next fire date of the mode's timers; `Date.distantFuture`
+    ///   when it has sources but no timers; `nil` when the mode is empty or
+    ///   this is not the calling thread's loop.
+    public func limitDate(forMode mode: RunLoop.Mode) -> Date? {
+        guard isCurrent else { return nil }
+        let (result, _) = runCounted(mode, seconds: 0, returnAfterSourceHandled: true)
+        if result == .finished { return nil }
+        let next = mode.withCName { RLRunLoopGetNextTimerFireDate(ref, $0) }
+        return next == 0 ? .distantFuture : Date(absoluteTime: next)
+    }
+
+    /// Runs the loop once in `mode` until a source has been handled or
+    /// `limitDate` passes.
+    ///
+    /// Foundation's `RunLoop.acceptInput(forMode:before:)`, i.e.
+    /// `CFRunLoopRunInMode(mode, limitDate - now, true)`. Does nothing off the
+    /// loop's thread or when the mode is empty.
+    public func acceptInput(forMode mode: RunLoop.Mode, before limitDate: Date) {
+        guard isCurrent else { return }
+        _ = runCounted(mode, seconds: limitDate.timeIntervalSinceNow, returnAfterSourceHandled: true)
+    }
+
+    // MARK: Running (CoreFoundation level)
+
+    /// Runs the loop in `mode` for up to `seconds` and tells why it returned.
+    ///
+    /// CF's `CFRunLoopRunInMode`. `seconds <= 0` runs exactly one polling
+    /// pass; with `returnAfterSourceHandled` the run returns after the first
+    /// source it handles (a timer or a performed block does not count). Runs
+    /// may nest: calling this from a callout runs the loop again inside it.
+    ///
+    /// - Returns: ``RunResult/finished`` at once (no Entry or Exit callouts)
+    ///   when `mode` has no sources, timers or queued blocks, is
+    ///   ``Mode/common``, or this is not the calling thread's loop; otherwise
+    ///   ``RunResult/stopped``, ``RunResult/timedOut`` or
+    ///   ``RunResult/handledSource``.
+    @discardableResult
+    public func run(mode: RunLoop.Mode, seconds: TimeInterval, returnAfterSourceHandled: Bool) -> RunLoop.RunResult {
+        guard isCurrent else { return .finished }
+        let result = mode.withCName { RLRunLoopRunInMode($0, seconds, returnAfterSourceHandled) }
+        return RunResult(result)
+    }
+
+    /// Makes the innermost active run of the loop return ``RunResult/stopped``.
+    ///
+    /// CF's `CFRunLoopStop` (Foundation has it only as private API). It does
+    /// nothing to a loop that is not running. From any thread.
+    public func stop() {
+        RLRunLoopStop(ref)
+    }
+
+    /// Wakes the loop if it is sleeping, so it services queued blocks and
+    /// signalled sources now.
+    ///
+    /// CF's `CFRunLoopWakeUp`. Cheap when the loop is awake. From any thread.
+    public func wakeUp() {
+        RLRunLoopWakeUp(ref)
+    }
+
+    /// Whether the loop is sleeping, waiting for an event.
+    ///
+    /// CF's `CFRunLoopIsWaiting`. A snapshot, from any thread.
+    public var isWaiting: Bool {
+        RLRunLoopIsWaiting(ref)
+    }
+
+    /// Adds `mode` to the loop's common modes, so everything added for
+    /// ``Mode/common`` is serviced in it too.
+    ///
+    /// CF's `CFRunLoopAddCommonMode`. A mode never leaves the set; adding
+    /// ``Mode/common`` itself or an empty name is ignored.
+    public func addCommonMode(_ mode: RunLoop.Mode) {
+        mode.withCName { RLRunLoopAddCommonMode(ref, $0) }
+    }
+
+    // MARK: Blocks
+
+    /// Queues `block` to run once on the loop's thread the next time the loop
+    /// runs in the default mode, and wakes the loop.
+    ///
+    /// Foundation's `RunLoop.perform(_:)` (CF's `CFRunLoopPerformBlock` with
+    /// `kCFRunLoopDefaultMode`). Unlike Foundation's, it also wakes the loop
+    /// (``wakeUp()``), so a block queued from another thread runs promptly
+    /// instead of waiting for an unrelated event. Blocks run in FIFO order; a
+    /// queued block counts as work, so the mode is not empty while it waits.
+    /// A block queued while blocks run waits for the next point where the
+    /// loop runs blocks. Blocks still queued when the loop's thread exits are
+    /// dropped without being run (and their captures are then never freed).
+    public func perform(_ block: @escaping () -> Void) {
+        perform(inModes: [.default], block: block)
+    }
+
+    /// Queues `block` to run once on the loop's thread the next time the loop
+    /// runs in any of `modes`, and wakes the loop.
+    ///
+    /// Foundation's `RunLoop.perform(inModes:block:)`. The block runs once, in
+    /// whichever of the modes the loop runs first (``Mode/common`` matches any
+    /// common mode). An empty list does nothing. Wakes the loop, like
+    /// ``perform(_:)``.
+    public func perform(inModes modes: [RunLoop.Mode], block: @escaping () -> Void) {
+        var seen = Set<Mode>()
+        let modes = modes.filter { !$0.rawValue.isEmpty && seen.insert($0).inserted }
+        guard !modes.isEmpty else { return }
+        let item = PerformItem(block)
+        for mode in modes {
+            let info = Unmanaged.passRetained(item).toOpaque()
+            mode.withCName { RLRunLoopPerformFunction(ref, $0, performTrampoline, info) }
+        }
+        RLRunLoopWakeUp(ref)
+    }
+
+    // MARK: Timers
+
+    /// Schedules `timer` on this loop in `mode`.
+    ///
+    /// Foundation's `RunLoop.add(_:forMode:)`, CF's `CFRunLoopAddTimer`. The
+    /// loop keeps the timer alive while it is scheduled, so you need not keep
+    /// a reference. A timer belongs to at most one run loop (adding it to a
+    /// second one is ignored) but may be in several of its modes; adding it
+    /// again to the same mode does nothing; an invalidated timer is ignored.
+    public func add(_ timer: Timer, forMode mode: RunLoop.Mode) {
+        mode.withCName { RLRunLoopAddTimer(ref, timer.ref, $0) }
+        if !isCurrent { wakeUp() }
+    }
+
+    /// Removes `timer` from `mode` of this loop, without invalidating it.
+    ///
+    /// CF's `CFRunLoopRemoveTimer` (Foundation has no public equivalent).
+    public func remove(_ timer: Timer, forMode mode: RunLoop.Mode) {
+        mode.withCName { RLRunLoopRemoveTimer(ref, timer.ref, $0) }
+    }
+
+    /// Whether `timer` is scheduled in `mode` of this loop.
+    ///
+    /// CF's `CFRunLoopContainsTimer`; for ``Mode/common`` it tells whether the
+    /// timer was added for the common modes as such.
+    public func contains(_ timer: Timer, forMode mode: RunLoop.Mode) -> Bool {
+        mode.withCName { RLRunLoopContainsTimer(ref, timer.ref, $0) }
+    }
+
+    // MARK: Sources
+
+    /// Adds `source` to `mode` of this loop.
+    ///
+    /// CF's `CFRunLoopAddSource`. A source may be in several modes and
+    /// several loops; the loop keeps it alive while it is added.
+    public func add(_ source: RunLoop.Source, forMode mode: RunLoop.Mode) {
+        mode.withCName { RLRunLoopAddSource(ref, source.object.pointer, $0) }
+    }
+
+    /// Removes `source` from `mode` of this loop, without invalidating it.
+    ///
+    /// CF's `CFRunLoopRemoveSource`.
+    public func remove(_ source: RunLoop.Source, forMode mode: RunLoop.Mode) {
+        mode.withCName { RLRunLoopRemoveSource(ref, source.object.pointer, $0) }
+    }
+
+    /// Whether `source` is in `mode` of this loop.
+    ///
+    /// CF's `CFRunLoopContainsSource`.
+    public func contains(_ source: RunLoop.Source, forMode mode: RunLoop.Mode) -> Bool {
+        mode.withCName { RLRunLoopContainsSource(ref, source.object.pointer, $0) }
+    }
+
+    // MARK: Observers
+
+    /// Adds `observer` to `mode` of this loop.
+    ///
+    /// CF's `CFRunLoopAddObserver`. An observer belongs to at most one run
+    /// loop (adding it to a second one is ignored); the loop keeps it alive
+    /// while it is added. Observers do not keep a mode from being empty.
+    public func add(_ observer: RunLoop.Observer, forMode mode: RunLoop.Mode) {
+        mode.withCName { RLRunLoopAddObserver(ref, observer.object.pointer, $0) }
+    }
+
+    /// Removes `observer` from `mode` of this loop, without invalidating it.
+    ///
+    /// CF's `CFRunLoopRemoveObserver`.
+    public func remove(_ observer: RunLoop.Observer, forMode mode: RunLoop.Mode) {
+        mode.withCName { RLRunLoopRemoveObserver(ref, observer.object.pointer, $0) }
+    }
+
+    /// Whether `observer` is in `mode` of this loop.
+    ///
+    /// CF's `CFRunLoopContainsObserver`.
+    public func contains(_ observer: RunLoop.Observer, forMode mode: RunLoop.Mode) -> Bool {
+        mode.withCName { RLRunLoopContainsObserver(ref, observer.object.pointer, $0) }
+    }
+
+    // MARK: Private
+
+    /// Runs `RLRunLoopRunInMode` and tells whether the run got past its start
+    /// (an Entry callout happened), which "finished" alone does not say.
+    private func runCounted(_ mode: Mode, seconds: TimeInterval,
+                            returnAfterSourceHandled: Bool) -> (RunResult, entered: Bool) {
+        let observer = entryObserverForCurrentThread()
+        let before = entryCounter.entries
+        let result = mode.withCName { name in
+            RLRunLoopAddObserver(ref, observer, name)
+            return RLRunLoopRunInMode(name, seconds, returnAfterSourceHandled)
+        }
+        return (RunResult(result), entryCounter.entries != before)
+    }
+
+    private func entryObserverForCurrentThread() -> OpaquePointer {
+        if let entryObserver { return entryObserver }
+        var context = RLRunLoopObserverContext(version: 0, info: entryCounter.info, retain: callbackBoxRetain,
+                                               release: callbackBoxRelease, copyDescription: nil)
+        let observer = RLRunLoopObserverCreate(RLOptionFlags(kRLRunLoopEntry.rawValue), true, Int.min,
+                                               entryTrampoline, &context)!
+        entryObserver = observer
+        return observer
+    }
+}
+
+extension RunLoop: Hashable {
+    /// Whether two values are the same run loop.
+    ///
+    /// There is one `RunLoop` object per run loop, so this is identity, as
+    /// Foundation's `NSObject` equality is for run loops.
+    public static func == (lhs: RunLoop, rhs: RunLoop) -> Bool {
+        lhs.ref == rhs.ref
+    }
+
+    /// Hashes the run loop's identity.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ref)
+    }
+}
+
+extension RunLoop: CustomStringConvertible {
+    /// The C core's dump of the loop: every mode with its sources, observers
+    /// and timers (with their next fire dates).
+    ///
+    /// Like `po RunLoop.current` on macOS (CF's `CFCopyDescription`).
+    public var description: String { describe(ref) }
+}
+
+/// Thread-local slot holding the calling thread's `RunLoop` (+1), released at thread exit.
+private let currentRunLoopKey: pthread_key_t = {
+    var key = pthread_key_t()
+    let rc = pthread_key_create(&key) { value in
+        guard let value else { return }
+        Unmanaged<RunLoop>.fromOpaque(value).release()
+    }
+    precondition(rc == 0, "pthread_key_create failed")
+    return key
+}()
+
+/// The info of the Entry observer behind `RunLoop.runCounted`.
+private final class EntryCounter: CallbackBox, @unchecked Sendable {
+    var entries = 0
+}
+
+private let entryTrampoline: RLRunLoopObserverCallBack = { _, _, info in
+    Unmanaged<EntryCounter>.fromOpaque(info!).takeUnretainedValue().entries &+= 1
+}
+
+/// One block queued with `perform`; queued once per mode, run at most once.
+/// Every queued copy holds a reference; the loop's thread alone touches `block`.
+private final class PerformItem: @unchecked Sendable {
+    var block: (() -> Void)?
+    init(_ block: @escaping () -> Void) { self.block = block }
+}
+
+private let performTrampoline: @convention(c) (UnsafeMutableRawPointer?) -> Void = { info in
+    let item = Unmanaged<PerformItem>.fromOpaque(info!).takeRetainedValue()
+    guard let block = item.block else { return }
+    item.block = nil
+    block()
+}

@@ -1,0 +1,237 @@
+// Timer: Foundation's Timer over RLRunLoopTimer.
+//
+// Ownership: the Timer owns its C timer; the C timer's info is a TimerBox
+// holding the block and only a *weak* reference back to the Timer. A run loop
+// retains the C timers scheduled on it, so a scheduled timer keeps firing
+// after its last Swift reference is gone: the box then makes a fresh wrapper
+// for the callout. Invalidation makes the C side release the box, which drops
+// the block (and what it captured) at once.
+
+import CRunLoop
+import FoundationEssentials
+
+/// A timer that fires after a time interval, once or repeatedly, while it is
+/// scheduled on a run loop.
+///
+/// The counterpart of Foundation's `Timer` (`NSTimer`), over CF's
+/// `CFRunLoopTimer`, with macOS semantics:
+/// - ``init(timeInterval:repeats:block:)`` first fires one interval from now
+///   (Foundation on Linux fires at once);
+/// - a repeating timer stays on its grid (`fireDate + k * interval`): when the
+///   loop was busy past several fire dates it fires once and resumes on the
+///   grid, skipping the missed ones;
+/// - a one-shot timer is invalidated after it fires;
+/// - ``tolerance`` is honoured: the loop may fire the timer up to that late
+///   to coalesce wake-ups;
+/// - invalidating a timer releases its block at once.
+///
+/// A scheduled timer is kept alive by its run loop, so
+/// `_ = Timer.scheduledTimer(...)` keeps firing. The timer never keeps itself
+/// alive through its block: the block receives the timer as its argument,
+/// so it need not capture it.
+///
+/// A timer fires on its run loop's thread. Its methods may be called from any
+/// thread; the type is not `Sendable` because its block is not.
+public final class Timer {
+    /// The C timer (one reference owned).
+    let ref: OpaquePointer
+    /// The block's box, shared with the C timer's context.
+    let box: TimerBox
+
+    /// Wraps an existing C timer (for a callout whose wrapper is gone).
+    init(retaining ref: OpaquePointer, box: TimerBox) {
+        self.ref = ref
+        self.box = box
+        _ = RLRetain(UnsafeRawPointer(ref))
+    }
+
+    /// Makes a timer that first fires at `date` and then, if `repeats`, every
+    /// `interval` seconds; schedule it with ``RunLoop/add(_:forMode:)``.
+    ///
+    /// Foundation's `Timer(fire:interval:repeats:block:)`, CF's
+    /// `CFRunLoopTimerCreateWithHandler`. ``fireDate`` returns `date`
+    /// exactly. For a repeating timer an `interval` of 0 or less (or NaN)
+    /// becomes 0.1 ms, as on macOS; a non-repeating timer ignores it and its
+    /// ``timeInterval`` is 0.
+    ///
+    /// - Parameter block: Called on the run loop's thread each time the timer
+    ///   fires, with the timer.
+    public init(fire date: Date, interval: TimeInterval, repeats: Bool, block: @escaping (Timer) -> Void) {
+        let interval = repeats ? (interval > 0 ? interval : 0.0001) : 0
+        let box = TimerBox(block)
+        var context = RLRunLoopTimerContext(version: 0, info: box.info, retain: callbackBoxRetain,
+                                            release: callbackBoxRelease, copyDescription: nil)
+        let ref = withExtendedLifetime(box) {
+            RLRunLoopTimerCreate(date.absoluteTime, interval, 0, 0, timerTrampoline, &context)!
+        }
+        self.ref = ref
+        self.box = box
+        box.setWrapper(self)
+    }
+
+    /// Makes a timer that first fires `interval` seconds from now and then, if
+    /// `repeats`, every `interval` seconds; schedule it with
+    /// ``RunLoop/add(_:forMode:)``.
+    ///
+    /// Foundation's `Timer(timeInterval:repeats:block:)`, with macOS's first
+    /// fire date (now + `interval`), not Foundation-on-Linux's (now).
+    public convenience init(timeInterval: TimeInterval, repeats: Bool, block: @escaping (Timer) -> Void) {
+        let delay = timeInterval > 0 ? timeInterval : 0
+        self.init(fire: Date(timeIntervalSinceNow: delay), interval: timeInterval, repeats: repeats, block: block)
+    }
+
+    /// Makes a timer that first fires `interval` seconds from now and
+    /// schedules it in the default mode of the current thread's run loop.
+    ///
+    /// Foundation's `Timer.scheduledTimer(withTimeInterval:repeats:block:)`.
+    /// The timer fires when that thread runs its loop in the default mode.
+    @discardableResult
+    public class func scheduledTimer(withTimeInterval interval: TimeInterval, repeats: Bool,
+                                     block: @escaping (Timer) -> Void) -> Timer {
+        let timer = Timer(timeInterval: interval, repeats: repeats, block: block)
+        RunLoop.current.add(timer, forMode: .default)
+        return timer
+    }
+
+    deinit {
+        RLRelease(UnsafeRawPointer(ref))
+    }
+
+    /// Calls the block now, on the calling thread, without changing the
+    /// schedule; a non-repeating timer is then invalidated.
+    ///
+    /// Foundation's `Timer.fire()`. Does nothing to an invalidated timer.
+    public func fire() {
+        guard isValid else { return }
+        box.call(self)
+        if !RLRunLoopTimerDoesRepeat(ref) { invalidate() }
+    }
+
+    /// Stops the timer for good: it is removed from its run loop and its block
+    /// is released.
+    ///
+    /// Foundation's `Timer.invalidate()`, CF's `CFRunLoopTimerInvalidate`. Safe
+    /// from any thread and from inside the timer's own block (the block
+    /// finishes running first). Idempotent.
+    public func invalidate() {
+        RLRunLoopTimerInvalidate(ref)
+        box.dropCallbacks()
+    }
+
+    /// Whether the timer can still fire: `false` once it was invalidated (a
+    /// one-shot timer is invalidated after it fires).
+    ///
+    /// Foundation's `Timer.isValid`.
+    public var isValid: Bool {
+        RLRunLoopTimerIsValid(ref)
+    }
+
+    /// The date the timer fires next; setting it reschedules the timer.
+    ///
+    /// Foundation's `Timer.fireDate`, CF's `CFRunLoopTimerGet/SetNextFireDate`.
+    /// Reads exactly what was set (or given at creation), and for a repeating
+    /// timer moves along its grid as it fires. Setting it from any thread
+    /// takes effect at once, even on a sleeping loop; a repeating timer then
+    /// continues from the new date. An invalidated timer reads as the
+    /// reference date (2001-01-01) and ignores new dates, as in CF.
+    public var fireDate: Date {
+        get { Date(absoluteTime: RLRunLoopTimerGetNextFireDate(ref)) }
+        set { RLRunLoopTimerSetNextFireDate(ref, newValue.absoluteTime) }
+    }
+
+    /// The interval between fires of a repeating timer; 0 for a one-shot timer.
+    ///
+    /// Foundation's `Timer.timeInterval`.
+    public var timeInterval: TimeInterval {
+        RLRunLoopTimerGetInterval(ref)
+    }
+
+    /// How late after ``fireDate`` the loop may fire the timer, to coalesce
+    /// wake-ups and save power; 0 by default.
+    ///
+    /// Foundation's `Timer.tolerance`. Negative or NaN values become 0; for a
+    /// repeating timer the value is capped at half the interval, as on macOS.
+    /// (Foundation on Linux ignores tolerance; this layer honours it.)
+    public var tolerance: TimeInterval {
+        get { RLRunLoopTimerGetTolerance(ref) }
+        set { RLRunLoopTimerSetTolerance(ref, newValue) }
+    }
+}
+
+extension Timer: CustomStringConvertible {
+    /// The C core's description of the timer (validity, next fire date,
+    /// interval, tolerance, run loop).
+    public var description: String { describe(ref) }
+}
+
+/// The C timer's info: the block, and a weak way back to a Swift wrapper.
+final class TimerBox: CallbackBox, @unchecked Sendable {
+    private var block: ((Timer) -> Void)?
+    private weak var wrapper: Timer?
+    /// Tasks waiting in `Timer.nextFire()`, resumed after the next fire, or
+    /// with `nil` when the block is dropped (invalidation).
+    private var waiters: [Int: CheckedContinuation<Date?, Never>] = [:]
+    private var nextWaiterID = 0
+
+    init(_ block: @escaping (Timer) -> Void) {
+        self.block = block
+    }
+
+    func setWrapper(_ timer: Timer) {
+        lock.withLock { wrapper = timer }
+    }
+
+    /// A fire from the C core: finds or makes the wrapper, calls the block.
+    func fire(_ ref: OpaquePointer) {
+        let (block, timer, waiters) = lock.withLock { () -> (((Timer) -> Void)?, Timer, [CheckedContinuation<Date?, Never>]) in
+            let timer: Timer
+            if let existing = wrapper {
+                timer = existing
+            } else {
+                timer = Timer(retaining: ref, box: self)
+                wrapper = timer
+            }
+            let waiting = Array(self.waiters.values)
+            self.waiters.removeAll()
+            return (self.block, timer, waiting)
+        }
+        block?(timer)
+        let now = Date()
+        for waiter in waiters { waiter.resume(returning: now) }
+    }
+
+    /// `Timer.fire()`: the block only.
+    func call(_ timer: Timer) {
+        let block = lock.withLock { self.block }
+        block?(timer)
+    }
+
+    override func dropCallbacks() {
+        let (block, waiters) = lock.withLock { () -> (((Timer) -> Void)?, [CheckedContinuation<Date?, Never>]) in
+            defer { self.block = nil; self.waiters.removeAll() }
+            return (self.block, Array(self.waiters.values))
+        }
+        for waiter in waiters { waiter.resume(returning: nil) }
+        _ = block  // released here, outside the lock
+    }
+
+    /// Registers a waiter; returns nil (without keeping it) when the block was
+    /// already dropped.
+    func addWaiter(_ continuation: CheckedContinuation<Date?, Never>) -> Int? {
+        lock.withLock {
+            guard block != nil else { return nil }
+            nextWaiterID += 1
+            waiters[nextWaiterID] = continuation
+            return nextWaiterID
+        }
+    }
+
+    func removeWaiter(_ id: Int) -> CheckedContinuation<Date?, Never>? {
+        lock.withLock { waiters.removeValue(forKey: id) }
+    }
+}
+
+private let timerTrampoline: RLRunLoopTimerCallBack = { ref, info in
+    let box = Unmanaged<TimerBox>.fromOpaque(info!).takeUnretainedValue()
+    withExtendedLifetime(box) { box.fire(ref!) }
+}
