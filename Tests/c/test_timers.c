@@ -1,0 +1,612 @@
+/* test_timers.c: timers fire no earlier than their fire date, stay on their
+   grid, fire once when late, are invalidated after a one-shot fire, keep
+   insertion order on equal dates, belong to one loop, and can be moved from
+   another thread while the loop sleeps. Timing is checked only as lower
+   bounds, or as very generous upper bounds. */
+#include <CRunLoop.h>
+#include "rltest.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+/* Timers are converted between wall-clock and monotonic time; allow for
+   that much jitter in "not earlier than" checks. */
+#define CLOCK_SLACK 1e-4
+/* Grid checks: k * interval added up in doubles near 8e8 s. */
+#define GRID_EPS 1e-6
+
+static int g_count;
+static rl_test_log g_log;
+
+static void count_timer(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; g_count++; }
+
+typedef struct { RLAbsoluteTime fire; double mono_start, delay; RLAbsoluteTime at; double mono_at; } early_rec;
+static void record_time(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    early_rec *r = info;
+    r->at = RLAbsoluteTimeGetCurrent();
+    r->mono_at = rl_test_now();
+    g_count++;
+}
+
+static void timer_fires_no_earlier_than_its_fire_date(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    static early_rec rec[6];
+    static const double delays[] = { 0.0, 0.001, 0.01, 0.03, 0.05, 0.12 };
+    RLRunLoopTimerRef t[6];
+    for (int i = 0; i < 6; i++) {
+        rec[i].mono_start = rl_test_now();
+        rec[i].delay = delays[i];
+        rec[i].fire = RLAbsoluteTimeGetCurrent() + delays[i];
+        RLRunLoopTimerContext c = { 0, &rec[i], NULL, NULL, NULL };
+        t[i] = RLRunLoopTimerCreate(rec[i].fire, 0, 0, 0, record_time, &c);
+        RLRunLoopAddTimer(rl, t[i], kRLRunLoopDefaultMode);
+    }
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunFinished);
+    RL_ASSERT_EQ_INT(g_count, 6);
+    for (int i = 0; i < 6; i++) {
+        RL_ASSERT_GE_DBL(rec[i].at, rec[i].fire - CLOCK_SLACK);
+        RL_ASSERT_GE_DBL(rec[i].mono_at - rec[i].mono_start, rec[i].delay - CLOCK_SLACK);
+        RLRelease(t[i]);
+    }
+}
+
+static void timer_callout_gets_the_timer_and_info(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    static early_rec r;
+    RLRunLoopTimerContext c = { 0, &r, NULL, NULL, NULL };
+    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 0, 0, 0, record_time, &c);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, false), kRLRunLoopRunFinished);
+    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT(r.at > 0);
+    RLRelease(t);
+}
+
+static void one_shot_timer_is_invalidated_after_firing(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.01, 0, count_timer, NULL);
+    RL_ASSERT(!RLRunLoopTimerDoesRepeat(t));
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopAddTimer(rl, t, "other");
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.15, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT(!RLRunLoopTimerIsValid(t));
+    RL_ASSERT(!RLRunLoopContainsTimer(rl, t, kRLRunLoopDefaultMode));
+    RL_ASSERT(!RLRunLoopContainsTimer(rl, t, "other"));
+    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetNextFireDate(t), 0);
+    RLRelease(t);
+    RLRelease(keep);
+}
+
+/* A one-shot timer is invalidated even if its callout moved its date. */
+static void move_self(RLRunLoopTimerRef t, void *info) {
+    (void)info;
+    g_count++;
+    RLRunLoopTimerSetNextFireDate(t, RLAbsoluteTimeGetCurrent() + 0.01);
+}
+
+static void one_shot_timer_moved_in_its_callout_is_still_invalidated(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0, move_self, NULL);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT(!RLRunLoopTimerIsValid(t));
+    RLRelease(t);
+    RLRelease(keep);
+}
+
+/* ---- repeating timers: the grid ---- */
+
+typedef struct {
+    RLAbsoluteTime fire;
+    RLTimeInterval interval;
+    int n;
+    RLAbsoluteTime at[16];      /* when each callout began */
+    RLAbsoluteTime end_first;   /* when the long first callout ended */
+    RLAbsoluteTime next[64];    /* next fire dates seen before each sleep */
+    RLAbsoluteTime next_at[64]; /* ... and when */
+    int nnext;
+    RLRunLoopTimerRef timer;
+} grid_rec;
+static grid_rec g_grid;
+
+static void grid_callout(RLRunLoopTimerRef t, void *info) {
+    (void)info;
+    RL_ASSERT(t == g_grid.timer);
+    if (g_grid.n < 16) g_grid.at[g_grid.n] = RLAbsoluteTimeGetCurrent();
+    g_grid.n++;
+    if (g_grid.n == 1) {
+        rl_test_sleep(4.3 * g_grid.interval); /* late by four intervals */
+        g_grid.end_first = RLAbsoluteTimeGetCurrent();
+    }
+    if (g_grid.n == 4) RLRunLoopStop(RLRunLoopGetCurrent());
+}
+
+static void grid_before_waiting(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o; (void)a; (void)info;
+    if (g_grid.nnext < 64) {
+        g_grid.next[g_grid.nnext] = RLRunLoopTimerGetNextFireDate(g_grid.timer);
+        g_grid.next_at[g_grid.nnext] = RLAbsoluteTimeGetCurrent();
+        g_grid.nnext++;
+    }
+}
+
+static double grid_k(RLAbsoluteTime d) { return (d - g_grid.fire) / g_grid.interval; }
+
+static void repeating_timer_stays_on_its_grid_and_fires_once_when_late(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    g_grid.interval = 0.05;
+    g_grid.fire = RLAbsoluteTimeGetCurrent() + 0.05;
+    g_grid.timer = rl_test_timer(g_grid.fire, g_grid.interval, grid_callout, NULL);
+    RL_ASSERT(RLRunLoopTimerDoesRepeat(g_grid.timer));
+    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetInterval(g_grid.timer), 0.05);
+    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetNextFireDate(g_grid.timer), g_grid.fire);
+    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting, true, 0, grid_before_waiting, NULL);
+    RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
+    RLRunLoopAddTimer(rl, g_grid.timer, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 30, false), kRLRunLoopRunStopped);
+    RL_ASSERT_EQ_INT(g_grid.n, 4);
+    /* Every next fire date seen is on the grid, in the future of the moment
+       it was seen, at most one interval ahead... */
+    RL_ASSERT(g_grid.nnext >= 4);
+    for (int i = 0; i < g_grid.nnext; i++) {
+        double k = grid_k(g_grid.next[i]);
+        RL_ASSERT_LE_DBL(fabs(k - round(k)), GRID_EPS / g_grid.interval);
+        RL_ASSERT_GE_DBL(k, -GRID_EPS);
+    }
+    /* ...each callout came no earlier than its grid point... */
+    for (int i = 0; i < 4; i++) {
+        double k = grid_k(g_grid.at[i]);
+        RL_ASSERT_GE_DBL(k, (double)i - CLOCK_SLACK / g_grid.interval);
+    }
+    /* ...and after the long first callout it fired once, not a burst: the
+       second callout is at or after the first grid point following the end
+       of the first callout. */
+    double k_end = grid_k(g_grid.end_first);
+    RL_ASSERT_GE_DBL(grid_k(g_grid.at[1]), floor(k_end) + 1 - CLOCK_SLACK / g_grid.interval);
+    RL_ASSERT_GE_DBL(grid_k(g_grid.at[2]), grid_k(g_grid.at[1]) + 1 - 0.5);
+    RL_ASSERT_GE_DBL(grid_k(g_grid.at[3]), grid_k(g_grid.at[2]) + 1 - 0.5);
+    /* The date after all that is still on the grid. */
+    double k = grid_k(RLRunLoopTimerGetNextFireDate(g_grid.timer));
+    RL_ASSERT_LE_DBL(fabs(k - round(k)), GRID_EPS / g_grid.interval);
+    RL_ASSERT(RLRunLoopTimerIsValid(g_grid.timer));
+    RLRunLoopTimerInvalidate(g_grid.timer);
+    RLRelease(g_grid.timer);
+    RLRelease(o);
+}
+
+/* A repeating timer whose date was set far behind fires once, then its next
+   date is the first grid point in the future. */
+static void late_timer_next(RLRunLoopTimerRef t, void *info) {
+    (void)info;
+    g_count++;
+    (void)t;
+}
+
+static void repeating_timer_far_behind_fires_once_then_skips_ahead(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    RLAbsoluteTime fire = RLAbsoluteTimeGetCurrent() - 10.0; /* 100 intervals ago */
+    RLRunLoopTimerRef t = rl_test_timer(fire, 0.1, late_timer_next, NULL);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(g_count, 1);
+    RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
+    RLAbsoluteTime next = RLRunLoopTimerGetNextFireDate(t);
+    RL_ASSERT_GE_DBL(next, now - 0.1);
+    RL_ASSERT_LE_DBL(next, now + 0.1 + 0.01);
+    /* Polling again right away does not fire it again. */
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_LE_INT(g_count, 2);
+    RLRunLoopTimerInvalidate(t);
+    RLRelease(t);
+    RLRelease(keep);
+}
+
+/* The grid of a timer created with a past date is that date's:
+   fire + k * interval (API.md), not the moment it was added. */
+static void repeating_timer_created_in_the_past_keeps_the_phase_of_its_fire_date(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    RLAbsoluteTime fire = RLAbsoluteTimeGetCurrent() - 10.03;
+    RLRunLoopTimerRef t = rl_test_timer(fire, 0.1, late_timer_next, NULL);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(g_count, 1);
+    RLAbsoluteTime next = RLRunLoopTimerGetNextFireDate(t);
+    double k = (next - fire) / 0.1;
+    RL_ASSERT_LE_DBL(fabs(k - round(k)), 1e-4);
+    RL_ASSERT_GE_DBL(k, 99.5);
+    RLRunLoopTimerInvalidate(t);
+    RLRelease(t);
+    RLRelease(keep);
+}
+
+static void record_and_stop_at_five(RLRunLoopTimerRef t, void *info) {
+    record_time(t, info);
+    if (g_count == 5) RLRunLoopStop(RLRunLoopGetCurrent());
+}
+
+static void repeating_timer_fires_repeatedly(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    static early_rec r;
+    r.mono_start = rl_test_now();
+    RLRunLoopTimerContext c = { 0, &r, NULL, NULL, NULL };
+    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + 0.01, 0.01, 0, 0, record_and_stop_at_five, &c);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 20, true), kRLRunLoopRunStopped);
+    RL_ASSERT_EQ_INT(g_count, 5);
+    /* The fifth callout is no earlier than the fifth grid point. */
+    RL_ASSERT_GE_DBL(r.mono_at - r.mono_start, 0.01 * 5 - CLOCK_SLACK);
+    RL_ASSERT(RLRunLoopTimerIsValid(t));
+    RLRunLoopTimerInvalidate(t);
+    RLRelease(t);
+}
+
+/* A repeating timer whose callout moves its date later keeps that date. */
+static void move_later(RLRunLoopTimerRef t, void *info) {
+    RLAbsoluteTime *want = info;
+    g_count++;
+    if (g_count == 1) {
+        *want = RLAbsoluteTimeGetCurrent() + 100;
+        RLRunLoopTimerSetNextFireDate(t, *want);
+    }
+}
+
+static void repeating_timer_moved_later_in_its_callout_keeps_the_new_date(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    static RLAbsoluteTime want;
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0.01, move_later, &want);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT(fabs(RLRunLoopTimerGetNextFireDate(t) - want) < 1e-3);
+    RL_ASSERT(RLRunLoopTimerIsValid(t));
+    RLRunLoopTimerInvalidate(t);
+    RLRelease(t);
+    RLRelease(keep);
+}
+
+/* ---- ordering ---- */
+
+static void log_timer_index(RLRunLoopTimerRef t, void *info) { (void)t; rl_test_log_add(&g_log, (long)(intptr_t)info); }
+
+static void timers_with_the_same_fire_date_fire_in_insertion_order(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    enum { N = 50 };
+    RLRunLoopTimerRef t[N];
+    RLAbsoluteTime fire = RLAbsoluteTimeGetCurrent() + 0.02;
+    for (int i = 0; i < N; i++) {
+        RLRunLoopTimerContext c = { 0, (void *)(intptr_t)i, NULL, NULL, NULL };
+        /* `order` does not affect firing. */
+        t[i] = RLRunLoopTimerCreate(fire, 0, 0, N - i, log_timer_index, &c);
+        RLRunLoopAddTimer(rl, t[i], kRLRunLoopDefaultMode);
+    }
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunFinished);
+    RL_ASSERT_EQ_INT(g_log.n, N);
+    for (int i = 0; i < N; i++) RL_ASSERT_EQ_INT(g_log.ev[i], i);
+    for (int i = 0; i < N; i++) RLRelease(t[i]);
+}
+
+static void timers_fire_in_fire_date_order(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    static const int delay_ms[] = { 30, 10, 50, 0, 20, 40, 10 };
+    enum { N = sizeof delay_ms / sizeof delay_ms[0] };
+    RLRunLoopTimerRef t[N];
+    RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
+    for (int i = 0; i < N; i++) {
+        t[i] = rl_test_timer(now + delay_ms[i] * 1e-3, 0, log_timer_index, (void *)(intptr_t)i);
+        RLRunLoopAddTimer(rl, t[i], kRLRunLoopDefaultMode);
+    }
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunFinished);
+    RL_ASSERT_LOG(&g_log, 3, 1, 6, 4, 0, 5, 2);
+    for (int i = 0; i < N; i++) RLRelease(t[i]);
+}
+
+/* ---- one loop per timer ---- */
+
+static void *add_timer_to_own_loop(void *arg) {
+    RLRunLoopTimerRef t = arg;
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopAddTimer(rl, t, "other");
+    intptr_t bad = RLRunLoopContainsTimer(rl, t, kRLRunLoopDefaultMode) || RLRunLoopContainsTimer(rl, t, "other");
+    /* Its mode is empty: the timer is not there. */
+    if (RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, false) != kRLRunLoopRunFinished) bad = 1;
+    return (void *)bad;
+}
+
+static void timer_belongs_to_one_run_loop(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0, count_timer, NULL);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    pthread_t th;
+    void *bad = (void *)1;
+    RL_ASSERT_EQ_INT(pthread_create(&th, NULL, add_timer_to_own_loop, t), 0);
+    pthread_join(th, &bad);
+    RL_ASSERT(bad == NULL);
+    RL_ASSERT_EQ_INT(g_count, 0);
+    RL_ASSERT(RLRunLoopContainsTimer(rl, t, kRLRunLoopDefaultMode));
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, false), kRLRunLoopRunFinished);
+    RL_ASSERT_EQ_INT(g_count, 1);
+    RLRelease(t);
+}
+
+/* A timer may be in several modes of its loop; it fires in whichever runs. */
+static void timer_in_two_modes_fires_in_either(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0.02, count_timer, NULL);
+    RLRunLoopAddTimer(rl, t, "A");
+    RLRunLoopAddTimer(rl, t, "B");
+    RL_ASSERT(RLRunLoopContainsTimer(rl, t, "A") && RLRunLoopContainsTimer(rl, t, "B"));
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode("A", 0.05, false), kRLRunLoopRunTimedOut);
+    int a = g_count;
+    RL_ASSERT_GE_INT(a, 1);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode("B", 0.05, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_GE_INT(g_count, a + 1);
+    RLRunLoopRemoveTimer(rl, t, "A");
+    RL_ASSERT(!RLRunLoopContainsTimer(rl, t, "A") && RLRunLoopContainsTimer(rl, t, "B"));
+    RL_ASSERT(RLRunLoopTimerIsValid(t));
+    RLRunLoopTimerInvalidate(t);
+    RL_ASSERT(!RLRunLoopContainsTimer(rl, t, "B"));
+    RLRelease(t);
+}
+
+/* ---- SetNextFireDate from another thread ---- */
+
+static RLRunLoopRef g_rl;
+static atomic_int g_slept;
+static void *move_timer_soon(void *arg) {
+    RLRunLoopTimerRef t = arg;
+    if (rl_test_wait_sleeping(g_rl, 10)) atomic_store(&g_slept, 1);
+    RLRunLoopTimerSetNextFireDate(t, RLAbsoluteTimeGetCurrent() + 0.05);
+    return NULL;
+}
+
+static void set_next_fire_date_from_another_thread_rearms_a_sleeping_loop(void) {
+    g_rl = RLRunLoopGetCurrent();
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 1000, 0, rl_test_stop_current, NULL);
+    RLRunLoopAddTimer(g_rl, t, kRLRunLoopDefaultMode);
+    pthread_t th;
+    RL_ASSERT_EQ_INT(pthread_create(&th, NULL, move_timer_soon, t), 0);
+    double t0 = rl_test_now();
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 30, false), kRLRunLoopRunStopped);
+    RL_ASSERT_LE_DBL(rl_test_now() - t0, 20);
+    pthread_join(th, NULL);
+    RL_ASSERT_EQ_INT(atomic_load(&g_slept), 1);
+    RL_ASSERT(!RLRunLoopTimerIsValid(t));
+    RLRelease(t);
+}
+
+static void *add_timer_soon(void *arg) {
+    RLRunLoopTimerRef t = arg;
+    if (rl_test_wait_sleeping(g_rl, 10)) atomic_store(&g_slept, 1);
+    RLRunLoopAddTimer(g_rl, t, kRLRunLoopDefaultMode);
+    return NULL;
+}
+
+static void timer_added_from_another_thread_fires_in_a_sleeping_loop(void) {
+    g_rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(g_rl, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.1, 0, rl_test_stop_current, NULL);
+    pthread_t th;
+    RL_ASSERT_EQ_INT(pthread_create(&th, NULL, add_timer_soon, t), 0);
+    double t0 = rl_test_now();
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 30, false), kRLRunLoopRunStopped);
+    RL_ASSERT_LE_DBL(rl_test_now() - t0, 20);
+    pthread_join(th, NULL);
+    RL_ASSERT_EQ_INT(atomic_load(&g_slept), 1);
+    RLRelease(t);
+    RLRelease(keep);
+}
+
+static void set_next_fire_date_earlier_and_later(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.02, 0, count_timer, NULL);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLAbsoluteTime later = RLAbsoluteTimeGetCurrent() + 500;
+    RLRunLoopTimerSetNextFireDate(t, later);
+    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetNextFireDate(t), later);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(g_count, 0);
+    RLRunLoopTimerSetNextFireDate(t, RLAbsoluteTimeGetCurrent() - 1);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(g_count, 1);
+    RLRelease(t);
+    RLRelease(keep);
+}
+
+/* ---- tolerance ---- */
+
+static void tolerance_is_clamped(void) {
+    RLRunLoopTimerRef once = rl_test_timer(RLAbsoluteTimeGetCurrent() + 10, 0, count_timer, NULL);
+    RLRunLoopTimerRef rep = rl_test_timer(RLAbsoluteTimeGetCurrent() + 10, 1.0, count_timer, NULL);
+    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetTolerance(once), 0);
+    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetTolerance(rep), 0);
+    RLRunLoopTimerSetTolerance(once, 5);
+    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetTolerance(once), 5);
+    RLRunLoopTimerSetTolerance(once, -1);
+    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetTolerance(once), 0);
+    RLRunLoopTimerSetTolerance(once, 0.25);
+    RLRunLoopTimerSetTolerance(once, NAN);
+    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetTolerance(once), 0);
+    RLRunLoopTimerSetTolerance(rep, 0.3);
+    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetTolerance(rep), 0.3);
+    RLRunLoopTimerSetTolerance(rep, 2);
+    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetTolerance(rep), 0.5);
+    RLRunLoopTimerSetTolerance(rep, -0.1);
+    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetTolerance(rep), 0);
+    RLRunLoopTimerSetTolerance(rep, INFINITY);
+    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetTolerance(rep), 0.5);
+    RLRelease(once);
+    RLRelease(rep);
+}
+
+/* A timer with tolerance still never fires early. */
+static void timer_with_tolerance_fires_no_earlier_than_its_date(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    static early_rec r;
+    r.mono_start = rl_test_now();
+    r.delay = 0.05;
+    r.fire = RLAbsoluteTimeGetCurrent() + 0.05;
+    RLRunLoopTimerContext c = { 0, &r, NULL, NULL, NULL };
+    RLRunLoopTimerRef t = RLRunLoopTimerCreate(r.fire, 0, 0, 0, record_time, &c);
+    RLRunLoopTimerSetTolerance(t, 0.05);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunFinished);
+    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT_GE_DBL(r.at, r.fire - CLOCK_SLACK);
+    RL_ASSERT_GE_DBL(r.mono_at - r.mono_start, r.delay - CLOCK_SLACK);
+    RLRelease(t);
+}
+
+/* ---- invalidate ---- */
+
+static void invalidate_self_timer(RLRunLoopTimerRef t, void *info) {
+    (void)info;
+    g_count++;
+    RLRunLoopTimerInvalidate(t);
+    RL_ASSERT(!RLRunLoopTimerIsValid(t));
+}
+
+static void repeating_timer_can_invalidate_itself_in_its_callout(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0.001, invalidate_self_timer, NULL);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopCommonModes);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, false), kRLRunLoopRunFinished);
+    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT(!RLRunLoopContainsTimer(rl, t, kRLRunLoopCommonModes));
+    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetNextFireDate(t), 0);
+    RLRelease(t);
+}
+
+typedef struct { int refs, retains, releases; } counted;
+static counted g_info;
+static const void *info_retain(const void *info) { ((counted *)info)->refs++; ((counted *)info)->retains++; return info; }
+static void info_release(const void *info) { ((counted *)info)->refs--; ((counted *)info)->releases++; }
+
+static void invalidate_releases_the_info_and_getters_work(void) {
+    RLRunLoopTimerContext c = { 0, &g_info, info_retain, info_release, NULL };
+    RLAbsoluteTime fire = RLAbsoluteTimeGetCurrent() + 100;
+    RLRunLoopTimerRef t = RLRunLoopTimerCreate(fire, 2.5, 0, 9, count_timer, &c);
+    RL_ASSERT(t != NULL);
+    RL_ASSERT_EQ_INT(g_info.refs, 1);
+    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetNextFireDate(t), fire);
+    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetInterval(t), 2.5);
+    RL_ASSERT(RLRunLoopTimerDoesRepeat(t));
+    RL_ASSERT_EQ_INT(RLRunLoopTimerGetOrder(t), 9);
+    RLRunLoopTimerContext got;
+    memset(&got, 0, sizeof got);
+    RLRunLoopTimerGetContext(t, &got);
+    RL_ASSERT(got.info == &g_info && got.retain == info_retain && got.release == info_release);
+    RLRunLoopAddTimer(RLRunLoopGetCurrent(), t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerInvalidate(t);
+    RL_ASSERT(!RLRunLoopTimerIsValid(t));
+    RL_ASSERT_EQ_INT(g_info.refs, 0);
+    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetNextFireDate(t), 0);
+    RLRelease(t);
+    RL_ASSERT_EQ_INT(g_info.refs, 0);
+    RL_ASSERT_EQ_INT(g_info.retains, g_info.releases);
+}
+
+/* ---- RLRunLoopGetNextTimerFireDate ---- */
+
+static void next_timer_fire_date_of_a_mode(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RL_ASSERT_EQ_DBL(RLRunLoopGetNextTimerFireDate(rl, kRLRunLoopDefaultMode), 0);
+    RL_ASSERT_EQ_DBL(RLRunLoopGetNextTimerFireDate(rl, "never-named"), 0);
+    RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
+    RLRunLoopTimerRef a = rl_test_timer(now + 10, 0, count_timer, NULL);
+    RLRunLoopTimerRef b = rl_test_timer(now + 5, 0, count_timer, NULL);
+    RLRunLoopTimerRef c = rl_test_timer(now + 1, 0, count_timer, NULL);
+    RLRunLoopTimerRef d = rl_test_timer(now + 3, 0, count_timer, NULL);
+    RLRunLoopAddTimer(rl, a, kRLRunLoopDefaultMode);
+    RLRunLoopAddTimer(rl, b, kRLRunLoopDefaultMode);
+    RLRunLoopAddTimer(rl, c, "other");
+    RL_ASSERT_EQ_DBL(RLRunLoopGetNextTimerFireDate(rl, kRLRunLoopDefaultMode), now + 5);
+    RL_ASSERT_EQ_DBL(RLRunLoopGetNextTimerFireDate(rl, "other"), now + 1);
+    /* Common modes: the earliest in any common mode. */
+    RLRunLoopAddCommonMode(rl, "other");
+    RL_ASSERT_EQ_DBL(RLRunLoopGetNextTimerFireDate(rl, kRLRunLoopCommonModes), now + 1);
+    /* Only valid timers count. */
+    RLRunLoopTimerInvalidate(b);
+    RL_ASSERT_EQ_DBL(RLRunLoopGetNextTimerFireDate(rl, kRLRunLoopDefaultMode), now + 10);
+    RLRunLoopAddTimer(rl, d, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_DBL(RLRunLoopGetNextTimerFireDate(rl, kRLRunLoopDefaultMode), now + 3);
+    RLRunLoopTimerSetNextFireDate(d, now + 20);
+    RL_ASSERT_EQ_DBL(RLRunLoopGetNextTimerFireDate(rl, kRLRunLoopDefaultMode), now + 10);
+    RLRunLoopRemoveTimer(rl, a, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_DBL(RLRunLoopGetNextTimerFireDate(rl, kRLRunLoopDefaultMode), now + 20);
+    RLRunLoopTimerInvalidate(d);
+    RL_ASSERT_EQ_DBL(RLRunLoopGetNextTimerFireDate(rl, kRLRunLoopDefaultMode), 0);
+    RL_ASSERT_EQ_DBL(RLRunLoopGetNextTimerFireDate(NULL, kRLRunLoopDefaultMode), 0);
+    RL_ASSERT_EQ_DBL(RLRunLoopGetNextTimerFireDate(rl, NULL), 0);
+    RLRunLoopTimerInvalidate(a);
+    RLRunLoopTimerInvalidate(c);
+    RLRelease(a);
+    RLRelease(b);
+    RLRelease(c);
+    RLRelease(d);
+}
+
+/* ---- many timers ---- */
+
+static unsigned char *g_fired;
+static void mark_fired(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    g_fired[(intptr_t)info]++;
+    g_count++;
+}
+
+static void ten_thousand_timers_all_fire_once(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    long n = rl_test_scaled(10000);
+    g_fired = calloc((size_t)n, 1);
+    RLRunLoopTimerRef *t = calloc((size_t)n, sizeof *t);
+    RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
+    for (long i = 0; i < n; i++) {
+        t[i] = rl_test_timer(now + (double)((i * 7919) % 100) * 0.001, 0, mark_fired, (void *)(intptr_t)i);
+        RLRunLoopAddTimer(rl, t[i], kRLRunLoopDefaultMode);
+        RLRelease(t[i]); /* the loop holds them */
+    }
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 60, false), kRLRunLoopRunFinished);
+    RL_ASSERT_EQ_INT(g_count, n);
+    for (long i = 0; i < n; i++) RL_ASSERT_EQ_INT(g_fired[i], 1);
+    free(g_fired);
+    free(t);
+}
+
+int main(int argc, char **argv) {
+    static const rl_test tests[] = {
+        RL_TEST(timer_fires_no_earlier_than_its_fire_date),
+        RL_TEST(timer_callout_gets_the_timer_and_info),
+        RL_TEST(one_shot_timer_is_invalidated_after_firing),
+        RL_TEST(one_shot_timer_moved_in_its_callout_is_still_invalidated),
+        RL_TEST(repeating_timer_stays_on_its_grid_and_fires_once_when_late),
+        RL_TEST(repeating_timer_far_behind_fires_once_then_skips_ahead),
+        RL_TEST(repeating_timer_created_in_the_past_keeps_the_phase_of_its_fire_date),
+        RL_TEST(repeating_timer_fires_repeatedly),
+        RL_TEST(repeating_timer_moved_later_in_its_callout_keeps_the_new_date),
+        RL_TEST(timers_with_the_same_fire_date_fire_in_insertion_order),
+        RL_TEST(timers_fire_in_fire_date_order),
+        RL_TEST(timer_belongs_to_one_run_loop),
+        RL_TEST(timer_in_two_modes_fires_in_either),
+        RL_TEST(set_next_fire_date_from_another_thread_rearms_a_sleeping_loop),
+        RL_TEST(timer_added_from_another_thread_fires_in_a_sleeping_loop),
+        RL_TEST(set_next_fire_date_earlier_and_later),
+        RL_TEST(tolerance_is_clamped),
+        RL_TEST(timer_with_tolerance_fires_no_earlier_than_its_date),
+        RL_TEST(repeating_timer_can_invalidate_itself_in_its_callout),
+        RL_TEST(invalidate_releases_the_info_and_getters_work),
+        RL_TEST(next_timer_fire_date_of_a_mode),
+        RL_TEST(ten_thousand_timers_all_fire_once),
+    };
+    return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
+}
