@@ -55,7 +55,7 @@ install: lib $(BUILD)/crunloop.pc
 
 $(BUILD)/tests/%: Tests/c/%.c $(TEST_HDRS) $(BUILD)/libcrunloop.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -ITests/c $< -o $@ $(BUILD)/libcrunloop.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -include Tests/c/rltest_prelude.h -ITests/c $< -o $@ $(BUILD)/libcrunloop.a $(LDLIBS)
 
 test-c: $(TEST_BINS)
 	@sh Tests/run-c-tests.sh $(TEST_BINS)

@@ -106,7 +106,10 @@ static RLRunLoopRunResult run_passes(RLRunLoopRef rl, rl_mode *m, rl_run *run, b
         bool handled = rl_do_sources0(rl, m, stop_after_one);
         if (handled) rl_do_blocks(rl, m);
 
-        bool poll = handled || run->polling;
+        /* A mode left empty by its own blocks or sources has nothing that
+           could end a sleep but the timeout: CF would sleep it out; we
+           finish now. */
+        bool poll = handled || run->polling || rl_mode_is_empty(rl, m);
         if (!poll) rl_do_observers(rl, m, kRLRunLoopBeforeWaiting);
         wait_for_events(rl, m, poll, &w);
         if (!poll) rl_do_observers(rl, m, kRLRunLoopAfterWaiting);
