@@ -3,15 +3,19 @@
  *
  * Invariants (all under f->lock):
  *  - f->epfd is a private epoll instance; its run-loop source is a version-1
- *    source watching f->epfd, which is readable exactly when a callout is due.
+ *    source watching f->epfd, which is readable only when a callout may be
+ *    due, and whose perform always consumes what made it readable.
  *  - The user fd is in f->epfd with EPOLLONESHOT and the events of the enabled
- *    callback types (`armed`), or not at all (`registered` false). ONESHOT
- *    means a registration the object can no longer reach (the fd was closed
- *    behind our back while dup'ed elsewhere) fires at most once: no spin.
- *  - f->kickfd (an eventfd, made on first need, also in f->epfd) carries
- *    readiness the kernel cannot report: an fd epoll refuses (a regular file:
- *    always ready, as poll() says) or a closed fd (ready once per enable, so
- *    the callback's I/O sees EBADF). Those types are in `forced`.
+ *    callback types (`armed`), or disarmed (its ONESHOT fired), or not at all
+ *    (`registered` false). ONESHOT means a registration the object can no
+ *    longer reach (the fd was closed behind our back while dup'ed elsewhere)
+ *    fires at most once: no spin.
+ *  - A ONESHOT registration of a process-wide, always-readable eventfd in
+ *    f->epfd (a "kick") carries readiness the kernel cannot report: an fd
+ *    epoll refuses (a regular file: always ready, as poll() says) or a closed
+ *    fd (ready once per enable, so the callback's I/O sees EBADF). Those
+ *    types are in `forced`. The kick fd is never closed, so its number is
+ *    never one the user closed.
  *  - A callout happens only for types still enabled when perform runs; the
  *    types it reports are disabled before it starts (one-shot per enable).
  *  - info is released once, at invalidation, or after the last callout in
@@ -43,14 +47,15 @@ struct __RLFileDescriptor {
     pthread_mutex_t lock;
     int fd;
     int epfd;
-    int kickfd;                    /* -1 until first needed */
+    bool kick_registered;          /* the always-ready fd is in epfd */
+    bool kick_armed;               /* ...and its ONESHOT has not fired */
     bool close_on_invalidate;
     bool valid;
     bool registered;               /* fd is in epfd */
     bool armed;                    /* ...and its ONESHOT has not fired yet */
     bool info_released;
     RLOptionFlags enabled;         /* types the user armed and that have not fired */
-    RLOptionFlags forced;          /* enabled types reported ready through kickfd */
+    RLOptionFlags forced;          /* enabled types reported ready through the kick */
     int callouts;                  /* callbacks running now */
     RLFileDescriptorCallBack callout;
     RLFileDescriptorContext context;
@@ -74,27 +79,34 @@ static RLOptionFlags types_for(uint32_t ev) {
     return t;
 }
 
+/* One process-wide eventfd that is always readable (its count is never
+   read). Made by the first RLFileDescriptorCreate (while the user's fd is
+   still open) and never closed, so its number cannot be one a user closed
+   behind our back. */
+static int always_ready_fd = -1;
+static pthread_once_t always_ready_once = PTHREAD_ONCE_INIT;
+
+static void make_always_ready(void) {
+    always_ready_fd = eventfd(1, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+
+/* Makes epfd readable once (ONESHOT registration of the always-ready fd). */
 static int kick(RLFileDescriptorRef f) {
-    if (f->kickfd < 0) {
-        int k = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-        if (k < 0) return -errno;
-        struct epoll_event ev = { .events = EPOLLIN, .data.u64 = KICK_TAG };
-        if (epoll_ctl(f->epfd, EPOLL_CTL_ADD, k, &ev) < 0) {
-            int e = errno;
-            close(k);
-            return -e;
-        }
-        f->kickfd = k;
-    }
-    uint64_t one = 1;
-    while (write(f->kickfd, &one, sizeof one) < 0 && errno == EINTR) {}
+    if (f->kick_armed) return 0;
+    if (always_ready_fd < 0) return -EMFILE;
+    struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT, .data.u64 = KICK_TAG };
+    int rc = epoll_ctl(f->epfd, f->kick_registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, always_ready_fd, &ev);
+    if (rc < 0) return -errno;
+    f->kick_registered = f->kick_armed = true;
     return 0;
 }
 
+/* Takes back a kick not yet consumed. */
 static void drain_kick(RLFileDescriptorRef f) {
-    uint64_t v;
-    if (f->kickfd >= 0)
-        while (read(f->kickfd, &v, sizeof v) < 0 && errno == EINTR) {}
+    if (!f->kick_armed) return;
+    struct epoll_event ev = { .events = EPOLLONESHOT, .data.u64 = KICK_TAG };
+    epoll_ctl(f->epfd, EPOLL_CTL_MOD, always_ready_fd, &ev);
+    f->kick_armed = false;
 }
 
 /* Makes the epoll registration match f->enabled (minus what is forced). */
@@ -158,7 +170,6 @@ static void fd_finalize(rl_object *obj) {
         if (!f->info_released && f->context.release) f->context.release(f->context.info);
     }
     close(f->epfd);
-    if (f->kickfd >= 0) close(f->kickfd);
     pthread_mutex_destroy(&f->lock);
     free(f);
 }
@@ -176,6 +187,8 @@ static const rl_class fd_class = {
 RLFileDescriptorRef RLFileDescriptorCreate(RLFileDescriptorNativeDescriptor fd, bool closeOnInvalidate,
                                            RLFileDescriptorCallBack callout, const RLFileDescriptorContext *context) {
     if (fd < 0 || !callout || fcntl(fd, F_GETFD) < 0) return NULL;
+    pthread_once(&always_ready_once, make_always_ready);
+    if (always_ready_fd < 0) return NULL;
     RLFileDescriptorRef f = calloc(1, sizeof *f);
     if (!f) return NULL;
     f->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -186,7 +199,6 @@ RLFileDescriptorRef RLFileDescriptorCreate(RLFileDescriptorNativeDescriptor fd, 
     rl_object_init(&f->base, &fd_class);
     pthread_mutex_init(&f->lock, NULL);
     f->fd = fd;
-    f->kickfd = -1;
     f->close_on_invalidate = closeOnInvalidate;
     f->valid = true;
     f->callout = callout;
@@ -346,7 +358,7 @@ static void src_perform(void *info) {
     bool fd_event = false;
     for (int i = 0; i < n; i++) {
         if (evs[i].data.u64 == KICK_TAG) {
-            drain_kick(f);
+            f->kick_armed = false;   /* ONESHOT fired */
             fired |= f->forced;
             f->forced = 0;
         } else {

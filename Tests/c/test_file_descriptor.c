@@ -231,9 +231,19 @@ static void fd_error_on_pipe_is_reported_as_write(void) {
     done(f);
 }
 
+/* A pipe whose read end has a high number, so that closing it behind the
+   object's back does not hand the number to the next fd anyone opens. */
+static void high_pipe(int p2[2]) {
+    RL_ASSERT_EQ_INT(pipe(p2), 0);
+    int hi = fcntl(p2[0], F_DUPFD_CLOEXEC, 700);
+    RL_ASSERT(hi >= 700);
+    close(p2[0]);
+    p2[0] = hi;
+}
+
 static void fd_closed_behind_our_back_fires_once_per_enable(void) {
     int p2[2];
-    RL_ASSERT_EQ_INT(pipe(p2), 0);
+    high_pipe(p2);
     probe p = { .action = ACT_READ };
     RLFileDescriptorRef f = make(p2[0], false, &p, DEF);
     RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
@@ -261,7 +271,7 @@ static void fd_closed_behind_our_back_fires_once_per_enable(void) {
 
 static void fd_closed_while_file_lives_on_does_not_spin(void) {
     int p2[2];
-    RL_ASSERT_EQ_INT(pipe(p2), 0);
+    high_pipe(p2);
     int keep = dup(p2[0]);
     probe p = { .action = ACT_READ };
     RLFileDescriptorRef f = make(p2[0], false, &p, DEF);

@@ -39,6 +39,8 @@ extern "C" {
  * kernel cannot poll (a regular file) is always ready, as for poll(); an fd
  * that was closed behind the object's back is reported ready once per enable
  * (the callback's read() then fails with EBADF) and never makes a loop spin.
+ * (As with any fd API, once the closed number is reused by a new open, the
+ * object watches whatever now has that number: invalidate before closing.)
  *
  * Lifetime: RLFileDescriptorCreate returns one reference; RLRetain, RLRelease
  * and RLCopyDescription work on descriptors as on every object. The last
