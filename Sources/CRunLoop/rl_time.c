@@ -44,11 +44,22 @@ int64_t rl_seconds_to_ns(double seconds) {
     return (int64_t)llround(seconds * 1e9);
 }
 
-static int64_t clock_offset(int64_t mono) {
-    int64_t fresh = real_now_2001_ns() - mono;
+/* real - mono, never above the true offset: the wall clock read first, the
+   monotonic one after it. Too small an offset makes deadlines late by the
+   gap between the readings, never early. */
+static int64_t sample_clock_offset(void) {
+    int64_t real = real_now_2001_ns();
+    return real - rl_mono_now();
+}
+
+/* The cached offset moves down at once (otherwise timers could fire early)
+   and up only when the wall clock has moved ahead by over a millisecond, so
+   that equal dates converted one after another keep equal, or increasing,
+   deadlines. */
+static int64_t clock_offset(void) {
+    int64_t fresh = sample_clock_offset();
     int64_t cached = atomic_load_explicit(&cached_clock_offset, memory_order_relaxed);
-    int64_t drift = fresh - cached;
-    if (cached == 0 || drift > 1000000 || drift < -1000000) {
+    if (cached == 0 || fresh < cached || fresh - cached > 1000000) {
         atomic_store_explicit(&cached_clock_offset, fresh, memory_order_relaxed);
         return fresh;
     }
@@ -58,7 +69,7 @@ static int64_t clock_offset(int64_t mono) {
 int64_t rl_deadline_for_date(RLAbsoluteTime date) {
     int64_t mono = rl_mono_now();
     if (isnan(date)) return mono;
-    int64_t offset = clock_offset(mono);
+    int64_t offset = clock_offset();
     double ahead = date - (double)(mono + offset) * 1e-9;
     if (ahead > RL_INTERVAL_LIMIT) return mono + rl_seconds_to_ns(RL_INTERVAL_LIMIT);
     if (ahead < -RL_INTERVAL_LIMIT) return mono - rl_seconds_to_ns(RL_INTERVAL_LIMIT);
