@@ -1,0 +1,527 @@
+#!/usr/bin/env python3
+"""Runs the workloads W1-W7 on every peer, interleaved, and reports medians.
+
+    python3 run.py --full     # what `make bench` runs: 3 runs, writes results.md/.csv and w2.svg here
+    python3 run.py --quick    # 1 run of a reduced set (under a minute), writes to build/quick-*
+
+Each peer is a program in build/ that runs one workload per process and prints
+"RESULT wN key=value ...". A program that is not there is reported as missing,
+with the reason its build left in build/<program>.missing. Python 3 stdlib only.
+"""
+import argparse
+import csv
+import datetime
+import math
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BUILD = os.path.join(HERE, "build")
+
+# (key, label, program)
+PEERS = [
+    ("core", "C core (ours)", "bench_core"),
+    ("swift", "Swift RunLoop (ours)", "bench_swiftrunloop"),
+    ("foundation", "Foundation RunLoop", "bench_foundation"),
+    ("libuv", "libuv", "bench_uv"),
+    ("libev", "libev", "bench_ev"),
+    ("glib", "GLib", "bench_glib"),
+]
+OURS = ["core", "swift"]
+OTHERS = ["foundation", "libuv", "libev", "glib"]
+
+WORKLOADS = {
+    "w1": "W1 cross-thread wake-up ping-pong",
+    "w2": "W2 N one-shot timers spread over 1 s",
+    "w3": "W3 one 1 ms repeating timer",
+    "w4": "W4 same-thread perform-blocks",
+    "w5": "W5 socketpair ping-pong between two loops",
+    "w6": "W6 idle loop",
+    "w7": "W7 system calls per pass, mallocs per operation",
+}
+
+# metric key -> (label, better: "hi" | "lo" | "")
+METRICS = {
+    "rt_per_s": ("round trips/s", "hi"),
+    "rtt_med_us": ("median RTT (us)", "lo"),
+    "rtt_p99_us": ("p99 RTT (us)", "lo"),
+    "cpu_us_per_rt": ("CPU per round trip (us)", "lo"),
+    "csw_per_rt": ("context switches per round trip", "lo"),
+    "sc_per_rt": ("system calls per round trip", "lo"),
+    "add_ns": ("cost to schedule a timer (ns)", "lo"),
+    "cpu_ms": ("total CPU (ms)", "lo"),
+    "all_fired_s": ("seconds until the last fired", "lo"),
+    "late_mean_us": ("lateness mean (us)", "lo"),
+    "late_p99_us": ("lateness p99 (us)", "lo"),
+    "fired": ("timers fired", "hi"),
+    "fires": ("fires", "hi"),
+    "expected": ("grid points in the run", ""),
+    "jit_mean_us": ("jitter mean (us)", "lo"),
+    "jit_p99_us": ("jitter p99 (us)", "lo"),
+    "cpu_pct": ("CPU %", "lo"),
+    "blocks_per_s": ("blocks/s", "hi"),
+    "enqueue_ns": ("enqueue cost (ns/block)", "lo"),
+    "drain_ns": ("drain cost (ns/block)", "lo"),
+    "cpu_us": ("CPU (us)", "lo"),
+    "vcsw": ("voluntary context switches", "lo"),
+    "ivcsw": ("involuntary context switches", "lo"),
+    "threads": ("threads", "lo"),
+    "syscalls": ("system calls", "lo"),
+    "sc_waker_per_wake": ("waker: system calls per wake (loop asleep)", "lo"),
+    "sc_loop_per_woken_pass": ("woken loop: system calls per pass", "lo"),
+    "sc_per_wake_awake": ("waker: system calls per wake (loop awake)", "lo"),
+    "ns_per_wake_awake": ("waker: ns per wake (loop awake)", "lo"),
+    "mallocs_per_rt": ("mallocs per W1 round trip", "lo"),
+    "mallocs_per_add": ("mallocs per W2 timer add", "lo"),
+    "mallocs_per_block": ("mallocs per W4 block", "lo"),
+}
+
+# Which metrics each workload table shows, in order.
+TABLE_KEYS = {
+    "w1": ["rt_per_s", "rtt_med_us", "rtt_p99_us", "cpu_us_per_rt", "csw_per_rt", "sc_per_rt"],
+    "w2": ["add_ns", "cpu_ms", "all_fired_s", "late_mean_us", "late_p99_us", "fired"],
+    "w3": ["fires", "expected", "jit_mean_us", "jit_p99_us", "cpu_pct"],
+    "w4": ["blocks_per_s", "enqueue_ns", "drain_ns"],
+    "w5": ["rt_per_s", "rtt_med_us", "rtt_p99_us", "sc_per_rt"],
+    "w6": ["cpu_us", "vcsw", "ivcsw", "threads", "syscalls"],
+    "w7": ["sc_waker_per_wake", "sc_loop_per_woken_pass", "sc_per_wake_awake", "ns_per_wake_awake",
+           "mallocs_per_rt", "mallocs_per_add", "mallocs_per_block"],
+}
+
+FULL = {
+    "runs": 3,
+    "items": [("w1", 100000), ("w2", 10000), ("w2", 100000), ("w2", 1000000), ("w3", 2.0),
+              ("w4", 1000000), ("w5", 50000), ("w6", 2.0), ("w7", 20000)],
+    "malloc_items": [("w1", 20000), ("w2", 100000), ("w4", 1000000)],
+    "timeout": 120,
+    "strace_rt": 5000,
+}
+QUICK = {
+    "runs": 1,
+    "items": [("w1", 5000), ("w2", 10000), ("w2", 100000), ("w3", 0.5), ("w4", 100000),
+              ("w5", 5000), ("w6", 0.5), ("w7", 1000)],
+    "malloc_items": [("w1", 2000), ("w2", 10000), ("w4", 100000)],
+    "timeout": 30,
+    "strace_rt": 0,
+}
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def program(peer):
+    return os.path.join(BUILD, dict((k, p) for k, _, p in PEERS)[peer])
+
+
+def missing_reason(peer):
+    prog = program(peer)
+    if os.path.exists(prog + ".missing"):
+        with open(prog + ".missing") as f:
+            return f.read().strip() or "not built"
+    if not os.access(prog, os.X_OK):
+        return "not built"
+    return None
+
+
+def run_one(peer, wl, arg, timeout, env=None):
+    """Runs one workload in a fresh process; returns a dict of values, or a string on failure."""
+    cmd = [program(peer), wl, repr(arg)]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return "timeout (>%d s)" % timeout
+    for line in p.stdout.splitlines():
+        if line.startswith("RESULT "):
+            vals = {}
+            for tok in line.split()[2:]:
+                k, _, v = tok.partition("=")
+                try:
+                    vals[k] = float(v)
+                except ValueError:
+                    pass
+            return vals
+        if line.startswith("UNSUPPORTED"):
+            return "not supported by this peer's API"
+    return "failed (exit %d): %s" % (p.returncode, (p.stderr.strip().splitlines() or [""])[-1][:120])
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    if isinstance(v, str):
+        return v
+    if math.isnan(v):
+        return "nan"
+    a = abs(v)
+    if a >= 1e6:
+        return "%.2fM" % (v / 1e6)
+    if a >= 1e4:
+        return "%.1fk" % (v / 1e3)
+    if a >= 100:
+        return "%.0f" % v
+    if a >= 10:
+        return "%.1f" % v
+    if a >= 1:
+        return "%.2f" % v
+    if a == 0:
+        return "0"
+    return "%.3g" % v
+
+
+def ratio(a, b):
+    if not isinstance(a, float) or not isinstance(b, float) or math.isnan(a) or math.isnan(b):
+        return None
+    if b == 0:
+        return None if a != 0 else 1.0
+    return a / b
+
+
+def fmt_ratio(r):
+    if r is None:
+        return "-"
+    if r >= 100:
+        return "%.0fx" % r
+    if r >= 10:
+        return "%.1fx" % r
+    return "%.2fx" % r
+
+
+def machine_info():
+    info = {}
+    info["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    info["kernel"] = platform.release()
+    info["cpus"] = os.cpu_count()
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    info["cpu"] = model
+    try:
+        with open("/etc/os-release") as f:
+            for line in f:
+                if line.startswith("PRETTY_NAME="):
+                    info["os"] = line.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        info["os"] = platform.platform()
+    info["load"] = " ".join("%.2f" % x for x in os.getloadavg())
+
+    def version(cmd):
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True, timeout=20).stdout.strip().splitlines()[0]
+        except Exception:
+            return "?"
+    info["swift"] = version(["swift", "--version"]) if shutil.which("swift") else "none"
+    vers = []
+    for name, mod in (("libuv", "libuv"), ("GLib", "glib-2.0")):
+        v = version(["pkg-config", "--modversion", mod]) if shutil.which("pkg-config") else "?"
+        vers.append("%s %s" % (name, v))
+    try:
+        out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "libev-dev"], capture_output=True, text=True).stdout
+        vers.append("libev %s" % (out.strip() or "?"))
+    except Exception:
+        vers.append("libev ?")
+    info["peers"] = ", ".join(vers)
+    return info
+
+
+def strace_breakdown(peers, n):
+    """System calls per W1 round trip by name, from `strace -f -c` (one run each)."""
+    if not shutil.which("strace") or n <= 0:
+        return {}
+    out = {}
+    for peer in peers:
+        base = {}
+        for count in (0, n):
+            # count 0 is not allowed by the programs; use 1 round trip as the baseline
+            c = max(count, 1)
+            path = os.path.join(BUILD, "strace-%s-%d.txt" % (peer, c))
+            try:
+                subprocess.run(["strace", "-f", "-c", "-o", path, program(peer), "w1", str(c)],
+                               capture_output=True, timeout=120)
+            except Exception:
+                break
+            calls = {}
+            try:
+                with open(path) as f:
+                    for line in f:
+                        m = re.match(r"\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:(\d+)\s+)?(\w+)\s*$", line)
+                        if m and m.group(3) != "total":
+                            calls[m.group(3)] = int(m.group(1))
+            except OSError:
+                break
+            if count == 0:
+                base = calls
+            else:
+                per = {}
+                for k, v in calls.items():
+                    d = (v - base.get(k, 0)) / float(n - 1)
+                    if d >= 0.05:
+                        per[k] = d
+                out[peer] = per
+    return out
+
+
+def svg_w2(medians, peers, labels, path):
+    """Cost per timer against N, log-log, one line per peer."""
+    pts = {}
+    for peer in peers:
+        line = []
+        for (wl, arg, key), v in medians.get(peer, {}).items():
+            if wl == "w2" and key == "add_ns" and isinstance(v, float) and v > 0:
+                line.append((arg, v))
+        if line:
+            pts[peer] = sorted(line)
+    if not pts:
+        return
+    xs = [x for l in pts.values() for x, _ in l]
+    ys = [y for l in pts.values() for _, y in l]
+    x0, x1 = math.floor(math.log10(min(xs))), math.ceil(math.log10(max(xs)))
+    if x1 == x0:
+        x1 += 1
+    y0, y1 = math.floor(math.log10(min(ys))), math.ceil(math.log10(max(ys)))
+    if y1 == y0:
+        y1 += 1
+    W, H, L, R, T, Bm = 720, 440, 80, 200, 40, 60
+    pw, ph = W - L - R, H - T - Bm
+
+    def px(x):
+        return L + (math.log10(x) - x0) / (x1 - x0) * pw
+
+    def py(y):
+        return T + ph - (math.log10(y) - y0) / (y1 - y0) * ph
+    colors = {"core": "#d62728", "swift": "#ff7f0e", "foundation": "#1f77b4", "libuv": "#2ca02c",
+              "libev": "#9467bd", "glib": "#8c564b"}
+    s = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">' % (W, H),
+         '<rect width="100%" height="100%" fill="white"/>',
+         '<text x="%d" y="22" font-size="15" font-weight="bold">W2: cost to schedule a one-shot timer vs number of timers</text>' % L]
+    for e in range(x0, x1 + 1):
+        X = px(10 ** e)
+        s.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>' % (X, T, X, T + ph))
+        s.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>' % (X, T + ph + 18, fmt(float(10 ** e))))
+    for e in range(y0, y1 + 1):
+        Y = py(10 ** e)
+        s.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>' % (L, Y, L + pw, Y))
+        s.append('<text x="%d" y="%.1f" text-anchor="end">%s</text>' % (L - 6, Y + 4, fmt(float(10 ** e))))
+    s.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#333"/>' % (L, T, pw, ph))
+    s.append('<text x="%.1f" y="%d" text-anchor="middle">timers scheduled (N, log scale)</text>' % (L + pw / 2, H - 14))
+    s.append('<text transform="translate(18,%.1f) rotate(-90)" text-anchor="middle">ns per timer (log scale)</text>' % (T + ph / 2))
+    for i, (peer, line) in enumerate(pts.items()):
+        c = colors.get(peer, "#000")
+        s.append('<polyline fill="none" stroke="%s" stroke-width="2.5" points="%s"/>' %
+                 (c, " ".join("%.1f,%.1f" % (px(x), py(y)) for x, y in line)))
+        for x, y in line:
+            s.append('<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"><title>%s N=%d: %.0f ns</title></circle>' %
+                     (px(x), py(y), c, labels[peer], x, y))
+        ly = T + 14 + i * 20
+        s.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"/>' % (L + pw + 14, ly - 4, L + pw + 34, ly - 4, c))
+        s.append('<text x="%d" y="%d">%s</text>' % (L + pw + 40, ly, labels[peer]))
+    s.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(s) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument("--full", action="store_true")
+    g.add_argument("--quick", action="store_true")
+    ap.add_argument("--runs", type=int)
+    ap.add_argument("--only", help="comma-separated peers to run")
+    args = ap.parse_args()
+    cfg = QUICK if args.quick else FULL
+    runs = args.runs or cfg["runs"]
+    if args.quick:
+        out_md, out_csv, out_svg = (os.path.join(BUILD, "quick-results.md"), os.path.join(BUILD, "quick-results.csv"),
+                                    os.path.join(BUILD, "quick-w2.svg"))
+    else:
+        out_md, out_csv, out_svg = (os.path.join(HERE, "results.md"), os.path.join(HERE, "results.csv"),
+                                    os.path.join(HERE, "w2.svg"))
+    labels = {k: l for k, l, _ in PEERS}
+    all_peers = [k for k, _, _ in PEERS]
+    if args.only:
+        all_peers = [p for p in all_peers if p in args.only.split(",")]
+    missing = {p: missing_reason(p) for p in all_peers}
+    present = [p for p in all_peers if not missing[p]]
+    for p in all_peers:
+        if missing[p]:
+            log("bench: %s missing: %s" % (labels[p], missing[p]))
+    if not present:
+        log("bench: nothing to run")
+        return 1
+
+    t_start = time.time()
+    raw = {}       # (peer, wl, arg) -> list of dicts
+    failed = {}    # (peer, wl, arg) -> reason
+    for r in range(runs):
+        for idx, (wl, arg) in enumerate(cfg["items"]):
+            # rotate the peer order every run and workload so drift hits all alike
+            k = (r + idx) % len(present)
+            order = present[k:] + present[:k]
+            for peer in order:
+                key = (peer, wl, arg)
+                if key in failed:
+                    continue
+                t = time.time()
+                res = run_one(peer, wl, arg, cfg["timeout"])
+                if isinstance(res, str):
+                    failed[key] = res
+                    log("  run %d %-4s %-8g %-11s %s" % (r + 1, wl, arg, peer, res))
+                    continue
+                raw.setdefault(key, []).append(res)
+                log("  run %d %-4s %-8g %-11s %5.1fs  %s" % (r + 1, wl, arg, peer, time.time() - t,
+                    " ".join("%s=%s" % (k2, fmt(v)) for k2, v in list(res.items())[:4])))
+
+    # malloc counts: one run under the LD_PRELOAD counter (counts are deterministic enough)
+    mc = os.path.join(BUILD, "malloc_count.so")
+    if os.path.exists(mc):
+        env = dict(os.environ, LD_PRELOAD=mc)
+        for wl, arg in cfg["malloc_items"]:
+            for peer in present:
+                res = run_one(peer, wl, arg, cfg["timeout"], env=env)
+                if isinstance(res, dict):
+                    for k2 in ("mallocs_per_rt", "mallocs_per_add", "mallocs_per_block"):
+                        if k2 in res:
+                            raw.setdefault((peer, "w7", 0), [{}])[0][k2] = res[k2]
+    strace = strace_breakdown(present, cfg["strace_rt"]) if not args.quick else {}
+
+    # medians
+    medians = {}   # peer -> {(wl, arg, key): value}
+    for (peer, wl, arg), lst in raw.items():
+        keys = set(k2 for d in lst for k2 in d)
+        for k2 in keys:
+            vals = [d[k2] for d in lst if k2 in d and not math.isnan(d[k2])]
+            if vals:
+                medians.setdefault(peer, {})[(wl, arg, k2)] = statistics.median(vals)
+    # W7's malloc entries live under arg 0; its syscall entries under the run arg
+    info = machine_info()
+
+    def value(peer, wl, arg, key):
+        if missing.get(peer):
+            return "missing"
+        if (peer, wl, arg) in failed and wl != "w7":
+            return failed[(peer, wl, arg)]
+        return medians.get(peer, {}).get((wl, arg, key))
+
+    cols = all_peers
+    ratio_cols = []
+    if "core" in all_peers:
+        ratio_cols += [("core", p) for p in all_peers if p != "core"]
+    if "swift" in all_peers and not missing.get("swift"):
+        ratio_cols += [("swift", p) for p in ("foundation", "libuv", "libev", "glib") if p in all_peers]
+    short = {"core": "C", "swift": "Swift", "foundation": "Foundation", "libuv": "libuv", "libev": "libev", "glib": "GLib"}
+
+    md = []
+    md.append("# Benchmark results%s\n" % (" (quick run)" if args.quick else ""))
+    md.append("Machine: %s, %s CPUs (%s), kernel %s; load average at the end %s; %s; %s.  " %
+              (info.get("os", "?"), info["cpus"], info["cpu"], info["kernel"], info["load"], info["swift"], info["peers"]))
+    md.append("Run %s: medians of %d run(s), each a fresh process, peers interleaved (the order rotates every run and "
+              "workload). Generated by `bench/run.py%s`.\n" % (info["date"], runs, " --quick" if args.quick else ""))
+    md.append("Ratios are ours / peer for the same metric (read with the arrow: for a higher-is-better metric (↑) a "
+              "ratio above 1 means ours is better; for a lower-is-better one (↓), below 1).\n")
+    miss = [p for p in all_peers if missing[p]]
+    if miss:
+        md.append("**Missing peers:** " + "; ".join("%s: %s" % (labels[p], missing[p]) for p in miss) + "\n")
+    if failed:
+        md.append("**Runs that did not complete:** " + "; ".join(
+            "%s %s(%g): %s" % (labels[p], wl, a, why) for (p, wl, a), why in sorted(failed.items())) + "\n")
+
+    csv_rows = []
+    term = []
+    items = list(cfg["items"])
+    for wl in ["w1", "w2", "w3", "w4", "w5", "w6", "w7"]:
+        args_for = [a for w, a in items if w == wl]
+        if wl == "w7":
+            args_for = args_for[:1] + [0]
+        if not args_for:
+            continue
+        md.append("\n## %s\n" % WORKLOADS[wl])
+        term.append("\n== %s" % WORKLOADS[wl])
+        head = ["metric", ""] + [short[p] for p in cols] + ["%s/%s" % (short[a], short[b]) for a, b in ratio_cols]
+        md.append("| " + " | ".join(head) + " |")
+        md.append("|" + "---|" * len(head))
+        term.append("  ".join(["%-44s" % "metric"] + ["%11s" % short[p] for p in cols] +
+                              ["%11s" % ("%s/%s" % (short[a], short[b])[:11]) for a, b in ratio_cols]))
+        for arg in args_for:
+            for key in TABLE_KEYS[wl]:
+                if wl == "w7" and (key.startswith("mallocs") != (arg == 0)):
+                    continue
+                vals = {p: value(p, wl, arg, key) for p in cols}
+                if all(v is None or isinstance(v, str) for v in vals.values()):
+                    continue
+                label, better = METRICS[key]
+                if wl == "w2":
+                    label = "N=%s: %s" % (fmt(float(arg)), label)
+                arrow = {"hi": "↑", "lo": "↓"}.get(better, "")
+                rats = [ratio(vals.get(a), vals.get(b)) for a, b in ratio_cols]
+                md.append("| " + " | ".join([label, arrow] + [fmt(vals[p]) for p in cols] + [fmt_ratio(x) for x in rats]) + " |")
+                term.append("  ".join(["%-44s" % (label + " " + arrow)[:44]] + ["%11s" % fmt(vals[p])[:11] for p in cols] +
+                                      ["%11s" % fmt_ratio(x) for x in rats]))
+                for p in cols:
+                    v = vals[p]
+                    runs_vals = [d.get(key) for d in raw.get((p, wl, arg), []) if key in d]
+                    csv_rows.append([wl, arg, key, p, "" if v is None else (v if isinstance(v, float) else ""),
+                                     v if isinstance(v, str) else "", ";".join("%.6g" % x for x in runs_vals)])
+    if strace:
+        md.append("\n## System calls per W1 round trip by name (`strace -f -c`, %d round trips minus 1)\n" % cfg["strace_rt"])
+        names = sorted(set(k for d in strace.values() for k in d), key=lambda k: -max(d.get(k, 0) for d in strace.values()))
+        md.append("| syscall | " + " | ".join(short[p] for p in strace) + " |")
+        md.append("|---|" + "---|" * len(strace))
+        for n in names:
+            md.append("| %s | " % n + " | ".join(fmt(strace[p].get(n, 0.0)) for p in strace) + " |")
+        md.append("| **total** | " + " | ".join(fmt(sum(strace[p].values())) for p in strace) + " |")
+        md.append("\n(strace's counts include the traced threads only; Foundation's CFSocket thread is not in W1.)")
+
+    md.append("\n## How each peer does it\n")
+    md.append("- **C core**: W1/W7 `RLRunLoopPerformFunction` + `RLRunLoopWakeUp`; W2 `RLRunLoopTimerCreate` + "
+              "`RLRunLoopAddTimer` + `RLRelease` per timer; W4 `RLRunLoopPerformFunction`; W5 a version-1 source per "
+              "socket end; W6 a far-future timer; `RLRunLoopRunInMode` throughout.")
+    md.append("- **Swift RunLoop (ours)**: `RunLoop.perform` + `wakeUp()`, `Timer(fire:interval:repeats:block:)` + "
+              "`add(_:forMode:)`, `run(mode:before:)`, `stop()`. W5 not measured: the Swift API has no fd source.")
+    md.append("- **Foundation**: `RunLoop.perform` + CoreFoundation's `CFRunLoopWakeUp` (Foundation has no public "
+              "wake call), `CFRunLoopStop`; `Timer(fire:interval:repeats:block:)`; W5 `CFSocket` read callbacks "
+              "(CF on Linux runs a select() thread for them).")
+    md.append("- **libuv**: `uv_async_send`; `uv_timer_start` (whole ms); W4 a hand-written mutex-protected queue "
+              "drained by a `uv_idle`; W5 `uv_poll`.")
+    md.append("- **libev**: `ev_async_send`; `ev_timer`; W4 the same hand-written queue drained by an `ev_idle`; W5 `ev_io`.")
+    md.append("- **GLib**: `g_main_context_invoke` (idle source attached to the other context, which wakes it); "
+              "`g_timeout_add` (whole ms); W4 `g_idle_add`; W5 `g_unix_fd_source_new`; W7 awake-wake "
+              "`g_main_context_wakeup`.")
+    md.append("- W2 spreads the N fire dates over 1 s in a scrambled order (golden-ratio sequence), the same for "
+              "every peer; lateness is measured against CLOCK_MONOTONIC. W3 jitter is each fire's lateness past the "
+              "latest 1 ms grid point; fires below the grid-point count mean missed points. System calls are counted "
+              "per thread (perf tracepoint raw_syscalls:sys_enter) on the loop threads; mallocs by an LD_PRELOAD "
+              "counter (build/malloc_count.so).")
+    md.append("\nTotal bench time: %.0f s.\n" % (time.time() - t_start))
+
+    with open(out_md, "w") as f:
+        f.write("\n".join(md) + "\n")
+    with open(out_csv, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["workload", "arg", "metric", "peer", "median", "note", "runs"])
+        w.writerows(csv_rows)
+    svg_w2(medians, [p for p in all_peers if p in medians], labels, out_svg)
+    print("\n".join(term))
+    if miss:
+        print("\nmissing: " + "; ".join("%s: %s" % (labels[p], missing[p]) for p in miss))
+    if failed:
+        print("did not complete: " + "; ".join("%s %s(%g): %s" % (labels[p], wl, a, why)
+                                                for (p, wl, a), why in sorted(failed.items())))
+    print("\nwrote %s, %s, %s (%.0f s)" % (os.path.relpath(out_md), os.path.relpath(out_csv), os.path.relpath(out_svg),
+                                          time.time() - t_start))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
