@@ -189,7 +189,8 @@ static void ordered_fn(void *info) {
 
 static void *run_until_stopped(void *arg) {
     (void)arg;
-    g_other = RLRunLoopGetCurrent();
+    /* Retained for the other thread, which uses it until after we exit. */
+    g_other = (RLRunLoopRef)RLRetain(RLRunLoopGetCurrent());
     RLRunLoopSourceRef keep = rl_test_keep_mode(g_other, kRLRunLoopDefaultMode);
     atomic_store(&g_other_ready, 1);
     RLRunLoopRunResult r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 60, false);
@@ -213,6 +214,7 @@ static void work_queued_from_another_thread_runs_in_order(void) {
     RL_ASSERT_EQ_INT((intptr_t)r, kRLRunLoopRunStopped);
     RL_ASSERT_EQ_INT(atomic_load(&g_next), 1000);
     RL_ASSERT_EQ_INT(atomic_load(&g_other_ok), 1);
+    RLRelease(g_other);
 }
 
 int main(int argc, char **argv) {
