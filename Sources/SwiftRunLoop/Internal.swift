@@ -77,6 +77,31 @@ class CallbackBox: @unchecked Sendable {
     }
 }
 
+/// A box for one closure taking `Argument`: what a source, observer or
+/// signal source's C info points at.
+final class HandlerBox<Argument>: CallbackBox, @unchecked Sendable {
+    private var handler: ((Argument) -> Void)?
+
+    init(_ handler: @escaping (Argument) -> Void) {
+        self.handler = handler
+    }
+
+    /// Calls the handler (if not dropped yet); the closure is copied out
+    /// first, so it survives being dropped while it runs.
+    func call(_ argument: Argument) {
+        let handler = lock.withLock { self.handler }
+        handler?(argument)
+    }
+
+    override func dropCallbacks() {
+        let handler = lock.withLock { () -> ((Argument) -> Void)? in
+            defer { self.handler = nil }
+            return self.handler
+        }
+        _ = handler  // released here, outside the lock
+    }
+}
+
 /// C `retain` callback for contexts whose info is a `CallbackBox`.
 let callbackBoxRetain: @convention(c) (UnsafeRawPointer?) -> UnsafeRawPointer? = { info in
     guard let info else { return nil }

@@ -17,7 +17,7 @@ extension RunLoop {
     /// callout) removes it from its loop and releases the handler.
     public final class Observer {
         let object: CObject
-        let box: ObserverBox
+        let box: HandlerBox<Activity>
 
         /// Makes an observer that calls `handler` with each of `activities` as
         /// it happens.
@@ -33,7 +33,7 @@ extension RunLoop {
         ///     that is happening.
         public init(activities: Activity, repeats: Bool = true, order: Int = 0,
                     handler: @escaping (Activity) -> Void) {
-            let box = ObserverBox(handler)
+            let box = HandlerBox<Activity>(handler)
             var context = RLRunLoopObserverContext(version: 0, info: box.info, retain: callbackBoxRetain,
                                                    release: callbackBoxRelease, copyDescription: nil)
             let ref = withExtendedLifetime(box) {
@@ -87,29 +87,7 @@ extension RunLoop.Observer: CustomStringConvertible {
     public var description: String { describe(object.pointer) }
 }
 
-/// The C observer's info: the handler.
-final class ObserverBox: CallbackBox, @unchecked Sendable {
-    private var handler: ((RunLoop.Activity) -> Void)?
-
-    init(_ handler: @escaping (RunLoop.Activity) -> Void) {
-        self.handler = handler
-    }
-
-    func call(_ activity: RunLoop.Activity) {
-        let handler = lock.withLock { self.handler }
-        handler?(activity)
-    }
-
-    override func dropCallbacks() {
-        let handler = lock.withLock { () -> ((RunLoop.Activity) -> Void)? in
-            defer { self.handler = nil }
-            return self.handler
-        }
-        _ = handler  // released here, outside the lock
-    }
-}
-
 private let observerTrampoline: RLRunLoopObserverCallBack = { _, activity, info in
-    let box = Unmanaged<ObserverBox>.fromOpaque(info!).takeUnretainedValue()
+    let box = Unmanaged<HandlerBox<RunLoop.Activity>>.fromOpaque(info!).takeUnretainedValue()
     withExtendedLifetime(box) { box.call(RunLoop.Activity(rawValue: UInt(activity.rawValue))) }
 }

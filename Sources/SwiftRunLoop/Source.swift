@@ -26,7 +26,15 @@ extension RunLoop {
     public final class Source {
         /// The C source (one reference owned).
         let object: CObject
-        let box: SourceBox
+        /// The closure's box (nil for sources of descriptors and ports, whose
+        /// objects hold their own).
+        let box: CallbackBox?
+
+        /// Wraps a C source the caller owns one reference to.
+        init(adopting ref: OpaquePointer, box: CallbackBox?) {
+            self.object = CObject(adopting: ref)
+            self.box = box
+        }
 
         /// Makes a version-0 source that calls `perform` when signalled.
         ///
@@ -38,7 +46,7 @@ extension RunLoop {
         ///   - perform: Called on the run loop's thread, once per signal that
         ///     the loop handles.
         public init(order: Int = 0, perform: @escaping () -> Void) {
-            let box = SourceBox(perform)
+            let box = HandlerBox<Void>({ _ in perform() })
             var context = RLRunLoopSourceContext(
                 version: 0, info: box.info, retain: callbackBoxRetain, release: callbackBoxRelease,
                 copyDescription: nil, equal: nil, hash: nil, schedule: nil, cancel: nil,
@@ -63,7 +71,7 @@ extension RunLoop {
         /// inside `perform` (which finishes first). Idempotent.
         public func invalidate() {
             RLRunLoopSourceInvalidate(object.pointer)
-            box.dropCallbacks()
+            box?.dropCallbacks()
         }
 
         /// Whether the source can still perform (`false` once invalidated).
@@ -115,29 +123,7 @@ extension RunLoop.Source: CustomStringConvertible {
     public var description: String { describe(object.pointer) }
 }
 
-/// The C source's info: the perform closure.
-final class SourceBox: CallbackBox, @unchecked Sendable {
-    private var perform: (() -> Void)?
-
-    init(_ perform: @escaping () -> Void) {
-        self.perform = perform
-    }
-
-    func call() {
-        let perform = lock.withLock { self.perform }
-        perform?()
-    }
-
-    override func dropCallbacks() {
-        let perform = lock.withLock { () -> (() -> Void)? in
-            defer { self.perform = nil }
-            return self.perform
-        }
-        _ = perform  // released here, outside the lock
-    }
-}
-
 private let sourceTrampoline: @convention(c) (UnsafeMutableRawPointer?) -> Void = { info in
-    let box = Unmanaged<SourceBox>.fromOpaque(info!).takeUnretainedValue()
-    withExtendedLifetime(box) { box.call() }
+    let box = Unmanaged<HandlerBox<Void>>.fromOpaque(info!).takeUnretainedValue()
+    withExtendedLifetime(box) { box.call(()) }
 }

@@ -1,0 +1,230 @@
+// RunLoop.FileDescriptor: CF's CFFileDescriptor (RLFileDescriptor) for Linux.
+
+import CRunLoop
+
+extension RunLoop {
+    /// A file descriptor watched by run loops for readability and/or
+    /// writability, with a handler called on the loop's thread.
+    ///
+    /// macOS's `CFFileDescriptor` (Foundation has no equivalent; swift-corelibs
+    /// Foundation has none on Linux). Each callback type is one-shot: once the
+    /// descriptor is ready for it, the handler is called once with that type
+    /// and the type is disabled; call ``enableCallBacks(_:)`` (typically in the
+    /// handler) to keep watching. End-of-file, hang-up and errors count as
+    /// readiness, so the handler's `read`/`write` sees them.
+    ///
+    /// Schedule it with ``schedule(in:forMode:)``. The run loop keeps it alive
+    /// while it is scheduled, and it stays alive until ``invalidate()``:
+    /// invalidate it when done (as with CF), which also releases the handler
+    /// and closes the descriptor if `closeOnInvalidate` was set.
+    public final class FileDescriptor {
+        /// The kinds of readiness a ``RunLoop/FileDescriptor`` reports.
+        ///
+        /// CF's `kCFFileDescriptorReadCallBack` and `kCFFileDescriptorWriteCallBack`.
+        public struct CallBackTypes: OptionSet, Hashable, Sendable {
+            /// The bits, equal to CF's.
+            public let rawValue: UInt
+            /// Makes a set from CF's bits.
+            public init(rawValue: UInt) { self.rawValue = rawValue }
+            /// Ready for reading (or at end of file, hung up, in error).
+            public static let read = CallBackTypes(rawValue: 1 << 0)
+            /// Ready for writing (or in error).
+            public static let write = CallBackTypes(rawValue: 1 << 1)
+        }
+
+        let object: CObject
+        let box: FileDescriptorBox
+        /// The run-loop source, made on first use.
+        private let source = Locked<CObject?>(nil)
+
+        init(retaining ref: OpaquePointer, box: FileDescriptorBox) {
+            self.object = CObject(retaining: ref)
+            self.box = box
+        }
+
+        /// Wraps `fileDescriptor`, with no callback enabled yet.
+        ///
+        /// CF's `CFFileDescriptorCreate`.
+        ///
+        /// - Parameters:
+        ///   - fileDescriptor: An open descriptor; it is not duplicated.
+        ///   - closeOnInvalidate: Whether ``invalidate()`` closes it.
+        ///   - handler: Called on the run loop's thread with this object and
+        ///     the types it is ready for (those types are then disabled).
+        /// - Returns: `nil` when `fileDescriptor` is not open, or when out of
+        ///   descriptors or memory (the descriptor is then not closed).
+        public init?(fileDescriptor: Int32, closeOnInvalidate: Bool = false,
+                     handler: @escaping (RunLoop.FileDescriptor, CallBackTypes) -> Void) {
+            let box = FileDescriptorBox(handler)
+            var context = RLFileDescriptorContext(version: 0, info: box.info, retain: callbackBoxRetain,
+                                                  release: callbackBoxRelease, copyDescription: nil)
+            let ref = withExtendedLifetime(box) {
+                RLFileDescriptorCreate(fileDescriptor, closeOnInvalidate, fileDescriptorTrampoline, &context)
+            }
+            guard let ref else { return nil }
+            self.object = CObject(adopting: ref)
+            self.box = box
+            box.setWrapper(self)
+        }
+
+        /// The wrapped descriptor (still returned after invalidation).
+        public var fileDescriptor: Int32 {
+            RLFileDescriptorGetNativeDescriptor(object.pointer)
+        }
+
+        /// Arms the given callback types (one-shot each). From any thread,
+        /// including the handler.
+        ///
+        /// CF's `CFFileDescriptorEnableCallBacks`.
+        public func enableCallBacks(_ types: CallBackTypes) {
+            RLFileDescriptorEnableCallBacks(object.pointer, RLOptionFlags(types.rawValue))
+        }
+
+        /// Disarms the given callback types; a readiness seen but not yet
+        /// reported for them is dropped.
+        ///
+        /// CF's `CFFileDescriptorDisableCallBacks`.
+        public func disableCallBacks(_ types: CallBackTypes) {
+            RLFileDescriptorDisableCallBacks(object.pointer, RLOptionFlags(types.rawValue))
+        }
+
+        /// Adds the descriptor to `mode` of `runLoop`: its callbacks fire when
+        /// that loop runs in that mode.
+        ///
+        /// Like `CFRunLoopAddSource(rl, CFFileDescriptorCreateRunLoopSource(...), mode)`.
+        public func schedule(in runLoop: RunLoop, forMode mode: RunLoop.Mode) {
+            guard let source = runLoopSource() else { return }
+            mode.withCName { RLRunLoopAddSource(runLoop.ref, source.pointer, $0) }
+        }
+
+        /// Removes the descriptor from `mode` of `runLoop`, without invalidating it.
+        public func remove(from runLoop: RunLoop, forMode mode: RunLoop.Mode) {
+            guard let source = runLoopSource() else { return }
+            mode.withCName { RLRunLoopRemoveSource(runLoop.ref, source.pointer, $0) }
+        }
+
+        /// Stops watching for good: removes the descriptor from every loop,
+        /// releases the handler, and closes the descriptor if
+        /// `closeOnInvalidate` was set. Idempotent; safe in the handler.
+        ///
+        /// CF's `CFFileDescriptorInvalidate`.
+        public func invalidate() {
+            RLFileDescriptorInvalidate(object.pointer)
+        }
+
+        /// Whether the descriptor is still watched (`false` once invalidated).
+        ///
+        /// CF's `CFFileDescriptorIsValid`.
+        public var isValid: Bool {
+            RLFileDescriptorIsValid(object.pointer)
+        }
+
+        private func runLoopSource() -> CObject? {
+            source.withLock { source in
+                if source == nil, let ref = RLFileDescriptorCreateRunLoopSource(object.pointer, 0) {
+                    source = CObject(adopting: ref)
+                }
+                return source
+            }
+        }
+    }
+}
+
+extension RunLoop.FileDescriptor: CustomStringConvertible {
+    /// The C core's description (descriptor, validity, enabled callbacks).
+    public var description: String { describe(object.pointer) }
+}
+
+extension RunLoop.FileDescriptor {
+    /// A stream of the readiness of the descriptor for `types`, re-armed
+    /// after each element; for use while the descriptor is scheduled.
+    ///
+    /// Each element is the set of types the descriptor became ready for. The
+    /// descriptor is re-enabled for `types` right after each report, so the
+    /// consumer should read (or write) before awaiting the next element, or
+    /// readiness is reported again; only the newest report is kept while
+    /// nobody awaits. The stream ends when the descriptor is invalidated.
+    /// Ending the iteration disables the callbacks (it does not invalidate).
+    /// The descriptor's own handler still runs first on every fire.
+    public func readiness(_ types: CallBackTypes = .read) -> AsyncStream<CallBackTypes> {
+        AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
+            let object = self.object
+            let id = box.addListener { fired in
+                continuation.yield(fired)
+                RLFileDescriptorEnableCallBacks(object.pointer, RLOptionFlags(types.rawValue))
+            } onEnd: {
+                continuation.finish()
+            }
+            guard let id else { return continuation.finish() }
+            let box = self.box
+            continuation.onTermination = { _ in
+                box.removeListener(id)
+                RLFileDescriptorDisableCallBacks(object.pointer, RLOptionFlags(types.rawValue))
+            }
+            enableCallBacks(types)
+        }
+    }
+}
+
+/// The C descriptor's info: the handler, stream listeners, and a weak way
+/// back to the Swift wrapper (made afresh for a callout if it is gone).
+final class FileDescriptorBox: CallbackBox, @unchecked Sendable {
+    typealias Handler = (RunLoop.FileDescriptor, RunLoop.FileDescriptor.CallBackTypes) -> Void
+    typealias Listener = (fire: @Sendable (RunLoop.FileDescriptor.CallBackTypes) -> Void, end: @Sendable () -> Void)
+
+    private var handler: Handler?
+    private weak var wrapper: RunLoop.FileDescriptor?
+    private var listeners: [Int: Listener] = [:]
+    private var nextListenerID = 0
+
+    init(_ handler: @escaping Handler) {
+        self.handler = handler
+    }
+
+    func setWrapper(_ wrapper: RunLoop.FileDescriptor) {
+        lock.withLock { self.wrapper = wrapper }
+    }
+
+    func fire(_ ref: OpaquePointer, _ types: RunLoop.FileDescriptor.CallBackTypes) {
+        let (handler, wrapper, listeners) = lock.withLock { () -> (Handler?, RunLoop.FileDescriptor, [Listener]) in
+            let wrapper: RunLoop.FileDescriptor
+            if let existing = self.wrapper {
+                wrapper = existing
+            } else {
+                wrapper = RunLoop.FileDescriptor(retaining: ref, box: self)
+                self.wrapper = wrapper
+            }
+            return (self.handler, wrapper, Array(self.listeners.values))
+        }
+        handler?(wrapper, types)
+        for listener in listeners { listener.fire(types) }
+    }
+
+    func addListener(_ fire: @escaping @Sendable (RunLoop.FileDescriptor.CallBackTypes) -> Void,
+                     onEnd end: @escaping @Sendable () -> Void) -> Int? {
+        lock.withLock {
+            guard handler != nil else { return nil }
+            nextListenerID += 1
+            listeners[nextListenerID] = (fire, end)
+            return nextListenerID
+        }
+    }
+
+    func removeListener(_ id: Int) {
+        _ = lock.withLock { listeners.removeValue(forKey: id) }
+    }
+
+    override func dropCallbacks() {
+        let (handler, listeners) = lock.withLock { () -> (Handler?, [Listener]) in
+            defer { self.handler = nil; self.listeners.removeAll() }
+            return (self.handler, Array(self.listeners.values))
+        }
+        for listener in listeners { listener.end() }
+        _ = handler
+    }
+}
+
+private let fileDescriptorTrampoline: RLFileDescriptorCallBack = { ref, types, info in
+    let box = Unmanaged<FileDescriptorBox>.fromOpaque(info!).takeUnretainedValue()
+    withExtendedLifetime(box) { box.fire(ref!, .init(rawValue: UInt(types))) }
+}

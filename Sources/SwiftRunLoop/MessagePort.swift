@@ -1,0 +1,168 @@
+// MessagePort: a thread message port (RLMessagePort), in the spirit of
+// NSPort/NSMachPort/NSMessagePort.
+
+import CRunLoop
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A queue of messages that any thread sends to and whose handler runs, in
+/// the order they were sent, on the thread of the run loop that services it.
+///
+/// A Linux extra in the spirit of Foundation's `Port`/`NSMachPort` (and
+/// macOS's local `NSMessagePort`): the port is a version-1 source, so it
+/// wakes a sleeping loop, fires only in the modes it is scheduled in, and
+/// makes ``RunLoop/run(mode:before:)`` return after a delivery. Delivery is
+/// batched (at most 64 messages per perform) so a busy port cannot starve the
+/// loop. Senders never block: when the queue is full, ``send(id:data:)``
+/// throws ``SendError/full`` and the message is not queued.
+///
+/// Schedule the port with ``schedule(in:forMode:)``. A scheduled port is kept
+/// alive by its loop until ``invalidate()``; invalidate it when done (which
+/// drops queued messages and releases the handler). The type is not
+/// `Sendable` (its handler is not); hand other threads its ``sender``.
+public final class MessagePort {
+    /// One message: an application-defined id and a copy of some bytes.
+    public struct Message: Sendable, Hashable {
+        /// The id given to ``MessagePort/send(id:data:)``.
+        public var id: Int32
+        /// The bytes sent (a copy).
+        public var data: Data
+
+        /// Makes a message.
+        public init(id: Int32, data: Data = Data()) {
+            self.id = id
+            self.data = data
+        }
+    }
+
+    /// Why ``MessagePort/send(id:data:)`` failed.
+    public enum SendError: Error, Sendable, Hashable {
+        /// The port was invalidated.
+        case invalidated
+        /// The queue holds ``MessagePort/capacity`` messages; nothing was queued.
+        case full
+        /// The message exceeds the 64 MiB limit.
+        case tooLarge
+        /// Out of memory.
+        case outOfMemory
+    }
+
+    /// A `Sendable` handle that sends to a ``MessagePort`` from any thread.
+    public struct Sender: Sendable {
+        let object: CObject
+
+        /// Queues a message for the port (see ``MessagePort/send(id:data:)``).
+        public func send(id: Int32, data: Data = Data()) throws(SendError) {
+            try MessagePort.send(object.pointer, id: id, data: data)
+        }
+    }
+
+    let object: CObject
+    let box: HandlerBox<Message>
+    private let source = Locked<CObject?>(nil)
+
+    /// Makes a port whose queue holds up to `capacity` messages, delivering
+    /// each to `handler` on the servicing loop's thread.
+    ///
+    /// - Parameters:
+    ///   - capacity: The queue's bound; 0 means 1024, values above 2^20 are
+    ///     clamped.
+    /// - Returns: `nil` for a negative capacity or when out of resources.
+    public init?(capacity: Int = 0, handler: @escaping (Message) -> Void) {
+        let box = HandlerBox<Message>(handler)
+        var context = RLMessagePortContext(version: 0, info: box.info, retain: callbackBoxRetain,
+                                           release: callbackBoxRelease, copyDescription: nil)
+        let ref = withExtendedLifetime(box) { RLMessagePortCreate(messagePortTrampoline, &context, capacity) }
+        guard let ref else { return nil }
+        self.object = CObject(adopting: ref)
+        self.box = box
+    }
+
+    /// Queues a copy of `data` with `id`, from any thread (including the
+    /// port's own handler).
+    ///
+    /// - Throws: ``SendError`` when the port is invalidated, full, or the
+    ///   message is too large.
+    public func send(id: Int32, data: Data = Data()) throws(SendError) {
+        try MessagePort.send(object.pointer, id: id, data: data)
+    }
+
+    /// A handle for sending from other threads.
+    public var sender: Sender { Sender(object: object) }
+
+    /// Adds the port to `mode` of `runLoop`, which then delivers its messages.
+    ///
+    /// Foundation's `Port.schedule(in:forMode:)`.
+    public func schedule(in runLoop: RunLoop, forMode mode: RunLoop.Mode) {
+        guard let source = runLoopSource() else { return }
+        mode.withCName { RLRunLoopAddSource(runLoop.ref, source.pointer, $0) }
+    }
+
+    /// Removes the port from `mode` of `runLoop`, without invalidating it.
+    ///
+    /// Foundation's `Port.remove(from:forMode:)`.
+    public func remove(from runLoop: RunLoop, forMode mode: RunLoop.Mode) {
+        guard let source = runLoopSource() else { return }
+        mode.withCName { RLRunLoopRemoveSource(runLoop.ref, source.pointer, $0) }
+    }
+
+    /// Closes the port: later sends fail, queued messages are dropped, the
+    /// port leaves every loop and its handler is released.
+    ///
+    /// Foundation's `Port.invalidate()`. Idempotent; safe in the handler.
+    public func invalidate() {
+        RLMessagePortInvalidate(object.pointer)
+    }
+
+    /// Whether the port still accepts messages (`false` once invalidated).
+    ///
+    /// Foundation's `Port.isValid`.
+    public var isValid: Bool {
+        RLMessagePortIsValid(object.pointer)
+    }
+
+    /// The number of messages queued and not yet delivered.
+    public var queuedCount: Int {
+        RLMessagePortGetQueuedCount(object.pointer)
+    }
+
+    /// The queue's bound, after defaulting and clamping.
+    public var capacity: Int {
+        RLMessagePortGetCapacity(object.pointer)
+    }
+
+    private func runLoopSource() -> CObject? {
+        source.withLock { source in
+            if source == nil, let ref = RLMessagePortCreateRunLoopSource(object.pointer, 0) {
+                source = CObject(adopting: ref)
+            }
+            return source
+        }
+    }
+
+    private static func send(_ port: OpaquePointer, id: Int32, data: Data) throws(SendError) {
+        let rc = data.withUnsafeBytes { RLMessagePortSend(port, id, $0.baseAddress, $0.count) }
+        switch -rc {
+        case 0: return
+        case EPIPE, EINVAL: throw .invalidated
+        case EAGAIN: throw .full
+        case EMSGSIZE: throw .tooLarge
+        default: throw .outOfMemory
+        }
+    }
+}
+
+extension MessagePort: CustomStringConvertible {
+    /// The C core's description (validity, queued messages, capacity).
+    public var description: String { describe(object.pointer) }
+}
+
+private let messagePortTrampoline: RLMessagePortCallBack = { _, id, bytes, count, info in
+    let box = Unmanaged<HandlerBox<MessagePort.Message>>.fromOpaque(info!).takeUnretainedValue()
+    let data = bytes.map { Data(bytes: $0, count: count) } ?? Data()
+    withExtendedLifetime(box) { box.call(MessagePort.Message(id: id, data: data)) }
+}
