@@ -49,8 +49,15 @@ final class Lock: @unchecked Sendable {
 /// counted so that the closure can be dropped as soon as the C object lets go
 /// of its info (see the file comment). Subclasses hold the closure.
 class CallbackBox: @unchecked Sendable {
-    let lock = Lock()
     private var cReferences = 0
+
+    /// The box's lock: one of a fixed pool, picked by address, so that a box
+    /// costs one allocation (timers and sources are made by the thousand).
+    /// Critical sections are a few loads and stores, never a callout.
+    final var lock: Lock {
+        let address = UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
+        return boxLocks[Int((address >> 4) % UInt(boxLocks.count))]
+    }
 
     /// Drops the closure (and anything it captured). Called with no lock held.
     func dropCallbacks() {}
@@ -76,6 +83,9 @@ class CallbackBox: @unchecked Sendable {
         Unmanaged<Self>.fromOpaque(info!).takeUnretainedValue()
     }
 }
+
+/// The lock pool of `CallbackBox.lock`.
+private let boxLocks: [Lock] = (0..<64).map { _ in Lock() }
 
 /// A box for one closure taking `Argument`: what a source, observer or
 /// signal source's C info points at.

@@ -262,7 +262,9 @@ public final class RunLoop: @unchecked Sendable {
     /// loop runs blocks. Blocks still queued when the loop's thread exits are
     /// dropped without being run (and their captures are then never freed).
     public func perform(_ block: @escaping () -> Void) {
-        perform(inModes: [.default], block: block)
+        let info = Unmanaged.passRetained(PerformItem(block)).toOpaque()
+        RLRunLoopPerformFunction(ref, kRLRunLoopDefaultMode, performTrampoline, info)
+        RLRunLoopWakeUp(ref)
     }
 
     /// Queues `block` to run once on the loop's thread the next time the loop
@@ -273,15 +275,13 @@ public final class RunLoop: @unchecked Sendable {
     /// common mode). An empty list does nothing. Wakes the loop, like
     /// ``perform(_:)``.
     public func perform(inModes modes: [RunLoop.Mode], block: @escaping () -> Void) {
-        var seen = Set<Mode>()
-        let modes = modes.filter { !$0.rawValue.isEmpty && seen.insert($0).inserted }
-        guard !modes.isEmpty else { return }
         let item = PerformItem(block)
-        for mode in modes {
+        var queued = Set<Mode>()
+        for mode in modes where !mode.rawValue.isEmpty && queued.insert(mode).inserted {
             let info = Unmanaged.passRetained(item).toOpaque()
             mode.withCName { RLRunLoopPerformFunction(ref, $0, performTrampoline, info) }
         }
-        RLRunLoopWakeUp(ref)
+        if !queued.isEmpty { RLRunLoopWakeUp(ref) }
     }
 
     // MARK: Timers
