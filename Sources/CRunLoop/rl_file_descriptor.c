@@ -1,21 +1,28 @@
 /*
- * rl_file_descriptor.c: RLFileDescriptor (CFFileDescriptor) on a private epoll.
+ * rl_file_descriptor.c: RLFileDescriptor (CFFileDescriptor) on private epolls.
+ *
+ * Layout: the run-loop source (version 1) watches f->outer, an epoll holding
+ * f->inner (an epoll holding the user fd) and, when needed, a "kick".
  *
  * Invariants (all under f->lock):
- *  - f->epfd is a private epoll instance; its run-loop source is a version-1
- *    source watching f->epfd, which is readable only when a callout may be
- *    due, and whose perform always consumes what made it readable.
- *  - The user fd is in f->epfd with EPOLLONESHOT and the events of the enabled
- *    callback types (`armed`), or disarmed (its ONESHOT fired), or not at all
- *    (`registered` false). ONESHOT means a registration the object can no
- *    longer reach (the fd was closed behind our back while dup'ed elsewhere)
- *    fires at most once: no spin.
- *  - A ONESHOT registration of a process-wide, always-readable eventfd in
- *    f->epfd (a "kick") carries readiness the kernel cannot report: an fd
- *    epoll refuses (a regular file: always ready, as poll() says) or a closed
- *    fd (ready once per enable, so the callback's I/O sees EBADF). Those
- *    types are in `forced`. The kick fd is never closed, so its number is
- *    never one the user closed.
+ *  - f->outer is readable only when a callout may be due, and perform
+ *    consumes what made it so (epoll_wait on inner, and on outer for a kick);
+ *    the registrations are level-triggered, so consumed readiness is gone.
+ *  - The user fd is in f->inner with exactly the events `reg_events` (0: not
+ *    in it). sync() makes reg_events match the enabled types; it is called by
+ *    enable/disable, after each callout, and by a perform that saw events
+ *    nobody enabled. A callback that re-enables what just fired (the usual
+ *    pattern) therefore costs no epoll_ctl at all.
+ *  - A registration that cannot be removed any more (the user closed the fd
+ *    behind our back while the file lives on elsewhere) is dropped with the
+ *    whole of f->inner, which is replaced: it can never make a loop spin.
+ *  - The kick, a ONESHOT registration in f->outer of a process-wide,
+ *    always-readable eventfd, carries readiness the kernel cannot report: an
+ *    fd epoll refuses (a regular file: always ready, as poll() says) or a
+ *    closed fd (ready once per enable, so the callback's I/O sees EBADF).
+ *    Those types are in `forced`. The kick fd is made before any user fd can
+ *    be closed behind our back and never closed, so its number is never one
+ *    the user closed.
  *  - A callout happens only for types still enabled when perform runs; the
  *    types it reports are disabled before it starts (one-shot per enable).
  *  - info is released once, at invalidation, or after the last callout in
@@ -41,18 +48,19 @@
 
 #define FD_TYPES (kRLFileDescriptorReadCallBack | kRLFileDescriptorWriteCallBack)
 #define KICK_TAG UINT64_MAX
+#define INNER_TAG 1
 
 struct __RLFileDescriptor {
     rl_object base;                /* RLRetain/RLRelease/RLCopyDescription */
     pthread_mutex_t lock;
     int fd;
-    int epfd;
-    bool kick_registered;          /* the always-ready fd is in epfd */
+    int outer;                     /* the source's fd */
+    int inner;                     /* holds the user fd */
+    bool kick_registered;          /* the always-ready fd is in outer */
     bool kick_armed;               /* ...and its ONESHOT has not fired */
     bool close_on_invalidate;
     bool valid;
-    bool registered;               /* fd is in epfd */
-    bool armed;                    /* ...and its ONESHOT has not fired yet */
+    uint32_t reg_events;           /* the user fd's events in inner; 0: absent */
     bool info_released;
     RLOptionFlags enabled;         /* types the user armed and that have not fired */
     RLOptionFlags forced;          /* enabled types reported ready through the kick */
@@ -90,12 +98,12 @@ static void make_always_ready(void) {
     always_ready_fd = eventfd(1, EFD_CLOEXEC | EFD_NONBLOCK);
 }
 
-/* Makes epfd readable once (ONESHOT registration of the always-ready fd). */
+/* Makes outer readable once (ONESHOT registration of the always-ready fd). */
 static int kick(RLFileDescriptorRef f) {
     if (f->kick_armed) return 0;
     if (always_ready_fd < 0) return -EMFILE;
     struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT, .data.u64 = KICK_TAG };
-    int rc = epoll_ctl(f->epfd, f->kick_registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, always_ready_fd, &ev);
+    int rc = epoll_ctl(f->outer, f->kick_registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, always_ready_fd, &ev);
     if (rc < 0) return -errno;
     f->kick_registered = f->kick_armed = true;
     return 0;
@@ -105,38 +113,58 @@ static int kick(RLFileDescriptorRef f) {
 static void drain_kick(RLFileDescriptorRef f) {
     if (!f->kick_armed) return;
     struct epoll_event ev = { .events = EPOLLONESHOT, .data.u64 = KICK_TAG };
-    epoll_ctl(f->epfd, EPOLL_CTL_MOD, always_ready_fd, &ev);
+    epoll_ctl(f->outer, EPOLL_CTL_MOD, always_ready_fd, &ev);
     f->kick_armed = false;
 }
 
-/* Makes the epoll registration match f->enabled (minus what is forced). */
-static void rearm(RLFileDescriptorRef f) {
-    RLOptionFlags want = f->enabled & ~f->forced;
-    if (!want) {
-        /* A disarmed ONESHOT registration reports nothing: keep it, so the
-           next enable costs one MOD. An armed one goes. EBADF here means the
-           fd was closed: the registration went with it, or (if the file lives
-           on elsewhere) can fire once, into a perform that ignores it. */
-        if (f->registered && f->armed) {
-            epoll_ctl(f->epfd, EPOLL_CTL_DEL, f->fd, NULL);
-            f->registered = false;
-        }
-        f->armed = false;
+/* Replaces inner with a new, empty epoll, dropping a registration that
+   cannot be removed. Keeps the old one if out of descriptors. */
+static void rebuild_inner(RLFileDescriptorRef f) {
+    int n = epoll_create1(EPOLL_CLOEXEC);
+    if (n < 0) return;
+    struct epoll_event ev = { .events = EPOLLIN, .data.u64 = INNER_TAG };
+    if (epoll_ctl(f->outer, EPOLL_CTL_ADD, n, &ev) < 0) {
+        close(n);
         return;
     }
-    struct epoll_event ev = { .events = events_for(want) | EPOLLONESHOT, .data.u64 = (uint64_t)(unsigned)f->fd };
-    int rc = -1;
-    if (f->registered) rc = epoll_ctl(f->epfd, EPOLL_CTL_MOD, f->fd, &ev);
-    if (rc < 0) rc = epoll_ctl(f->epfd, EPOLL_CTL_ADD, f->fd, &ev);
-    if (rc < 0 && errno == EEXIST) rc = epoll_ctl(f->epfd, EPOLL_CTL_MOD, f->fd, &ev);
+    epoll_ctl(f->outer, EPOLL_CTL_DEL, f->inner, NULL);
+    close(f->inner);
+    f->inner = n;
+    f->reg_events = 0;
+}
+
+/* Makes the user fd's registration match the enabled, not forced, types. */
+static void sync_registration(RLFileDescriptorRef f) {
+    uint32_t want = events_for(f->enabled & ~f->forced);
+    if (want == f->reg_events) return;
+    if (!want) {
+        /* EBADF/ENOENT: the fd was closed (and maybe its number reused).
+           The registration went with the file, or lives on with it: drop
+           inner to be sure. */
+        if (epoll_ctl(f->inner, EPOLL_CTL_DEL, f->fd, NULL) < 0) rebuild_inner(f);
+        f->reg_events = 0;
+        return;
+    }
+    struct epoll_event ev = { .events = want, .data.u64 = (uint64_t)(unsigned)f->fd };
+    int rc;
+    if (f->reg_events) {
+        rc = epoll_ctl(f->inner, EPOLL_CTL_MOD, f->fd, &ev);
+        if (rc < 0) {
+            rebuild_inner(f);
+            rc = epoll_ctl(f->inner, EPOLL_CTL_ADD, f->fd, &ev);
+        }
+    } else {
+        rc = epoll_ctl(f->inner, EPOLL_CTL_ADD, f->fd, &ev);
+        if (rc < 0 && errno == EEXIST) rc = epoll_ctl(f->inner, EPOLL_CTL_MOD, f->fd, &ev);
+    }
     if (rc == 0) {
-        f->registered = f->armed = true;
+        f->reg_events = want;
         return;
     }
     /* EPERM: a file epoll cannot watch (always ready for poll()); EBADF: the
        fd is closed (poll() says POLLNVAL). Either way: ready now, once. */
-    f->registered = f->armed = false;
-    f->forced |= want;
+    f->reg_events = 0;
+    f->forced = f->enabled;
     kick(f);
 }
 
@@ -169,7 +197,8 @@ static void fd_finalize(rl_object *obj) {
         if (f->close_on_invalidate) close(f->fd);
         if (!f->info_released && f->context.release) f->context.release(f->context.info);
     }
-    close(f->epfd);
+    close(f->inner);
+    close(f->outer);
     pthread_mutex_destroy(&f->lock);
     free(f);
 }
@@ -191,8 +220,12 @@ RLFileDescriptorRef RLFileDescriptorCreate(RLFileDescriptorNativeDescriptor fd, 
     if (always_ready_fd < 0) return NULL;
     RLFileDescriptorRef f = calloc(1, sizeof *f);
     if (!f) return NULL;
-    f->epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (f->epfd < 0) {
+    f->outer = epoll_create1(EPOLL_CLOEXEC);
+    f->inner = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event ev = { .events = EPOLLIN, .data.u64 = INNER_TAG };
+    if (f->outer < 0 || f->inner < 0 || epoll_ctl(f->outer, EPOLL_CTL_ADD, f->inner, &ev) < 0) {
+        if (f->outer >= 0) close(f->outer);
+        if (f->inner >= 0) close(f->inner);
         free(f);
         return NULL;
     }
@@ -219,7 +252,7 @@ void RLFileDescriptorEnableCallBacks(RLFileDescriptorRef f, RLOptionFlags callBa
     pthread_mutex_lock(&f->lock);
     if (f->valid && (callBackTypes & ~f->enabled)) {
         f->enabled |= callBackTypes;
-        rearm(f);
+        sync_registration(f);
     }
     pthread_mutex_unlock(&f->lock);
 }
@@ -232,7 +265,7 @@ void RLFileDescriptorDisableCallBacks(RLFileDescriptorRef f, RLOptionFlags callB
         f->enabled &= ~callBackTypes;
         f->forced &= f->enabled;
         if (!f->forced) drain_kick(f);
-        rearm(f);
+        sync_registration(f);
     }
     pthread_mutex_unlock(&f->lock);
 }
@@ -248,8 +281,8 @@ void RLFileDescriptorInvalidate(RLFileDescriptorRef f) {
     }
     f->valid = false;
     f->enabled = f->forced = 0;
-    if (f->registered) epoll_ctl(f->epfd, EPOLL_CTL_DEL, f->fd, NULL);
-    f->registered = f->armed = false;
+    if (f->reg_events) epoll_ctl(f->inner, EPOLL_CTL_DEL, f->fd, NULL);   /* or dies with inner */
+    f->reg_events = 0;
     drain_kick(f);
     RLRunLoopSourceRef src = f->source;
     f->source = NULL;
@@ -296,7 +329,8 @@ static void end_callout(RLFileDescriptorRef f) {
     f->callouts--;
     void (*rel)(const void *) = NULL;
     void *relinfo = NULL;
-    if (!f->valid) release_info_locked(f, &rel, &relinfo);
+    if (f->valid) sync_registration(f);   /* disarm what fired and was not re-enabled */
+    else release_info_locked(f, &rel, &relinfo);
     pthread_mutex_unlock(&f->lock);
     if (rel) rel(relinfo);
     fd_release(f);
@@ -341,45 +375,48 @@ static char *src_describe(const void *info) {
 }
 
 static int src_fd(void *info) {
-    return ((RLFileDescriptorRef)info)->epfd;
+    return ((RLFileDescriptorRef)info)->outer;
 }
 
-/* Consumes what made epfd readable, then calls out the types that fired. */
+static int epoll_poll(int epfd, struct epoll_event *evs, int max) {
+    int n;
+    do {
+        n = epoll_wait(epfd, evs, max, 0);
+    } while (n < 0 && errno == EINTR);
+    return n;
+}
+
+/* Consumes what made outer readable, then calls out the types that fired. */
 static void src_perform(void *info) {
     RLFileDescriptorRef f = info;
     struct epoll_event evs[2];
-    RLOptionFlags fired = 0;
+    RLOptionFlags ready = 0;
 
     pthread_mutex_lock(&f->lock);
-    int n;
-    do {
-        n = epoll_wait(f->epfd, evs, 2, 0);
-    } while (n < 0 && errno == EINTR);
-    bool fd_event = false;
-    for (int i = 0; i < n; i++) {
-        if (evs[i].data.u64 == KICK_TAG) {
-            f->kick_armed = false;   /* ONESHOT fired */
-            fired |= f->forced;
-            f->forced = 0;
-        } else {
-            /* ONESHOT: the registration is disarmed until rearm(). */
-            fd_event = true;
-            f->armed = false;
-            fired |= types_for(evs[i].events);
-        }
+    int n = epoll_poll(f->inner, evs, 1);
+    if (n == 1) ready = types_for(evs[0].events);
+    if (f->kick_armed) {
+        n = epoll_poll(f->outer, evs, 2);
+        for (int i = 0; i < n; i++)
+            if (evs[i].data.u64 == KICK_TAG) f->kick_armed = false;   /* ONESHOT fired */
+        if (!f->kick_armed) ready |= f->forced;
     }
     if (!f->valid) {
         pthread_mutex_unlock(&f->lock);
         return;
     }
-    fired &= f->enabled;
+    RLOptionFlags fired = ready & f->enabled;
     f->enabled &= ~fired;
     f->forced &= f->enabled;
-    if (fd_event || fired) rearm(f);
     if (!fired) {
+        /* Readiness nobody asked for (a callout on another thread has the
+           types; or a stale registration): make the kernel stop reporting. */
+        sync_registration(f);
         pthread_mutex_unlock(&f->lock);
         return;
     }
+    /* The registration stays armed during the callout: if the callback
+       re-enables what fired, nothing needs to change (end_callout syncs). */
     RLFileDescriptorCallBack cb = f->callout;
     void *cbinfo = f->context.info;
     begin_callout(f);              /* valid implies info is still held */
