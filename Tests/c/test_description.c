@@ -4,6 +4,7 @@
 #include "rltest.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 
 static void nothing(void *info) { (void)info; }
@@ -200,6 +201,13 @@ static RLRunLoopRef g_rl;
 static atomic_int g_described;
 static void *describe_repeatedly(void *arg) {
     (void)arg;
+    /* Stop does nothing to a loop that is not running yet: wait for the run. */
+    for (;;) {
+        char *m = RLRunLoopCopyCurrentMode(g_rl);
+        free(m);
+        if (m) break;
+        sched_yield();
+    }
     for (int i = 0; i < 200; i++) {
         char *d = RLCopyDescription(g_rl);
         if (d && strstr(d, "kCFRunLoopDefaultMode")) atomic_fetch_add(&g_described, 1);

@@ -6,6 +6,7 @@
 #include "rltest.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 
 enum { K = 4 };
