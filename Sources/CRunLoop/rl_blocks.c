@@ -93,7 +93,7 @@ bool rl_do_blocks(RLRunLoopRef rl, rl_mode *m) {
         RL_IS_CALLING_OUT_TO_A_BLOCK(b->fn, b->info);
         if (b->dispose) b->dispose(b->info);
     }
-    rl_loop_lock(rl);
+    rl_loop_relock(rl);
     for (rl_block *b = run_head, *next; b; b = next) {
         next = b->next;
         give_back_node(rl, b);

@@ -130,6 +130,8 @@ struct __RLRunLoop {
     rl_scratch      *scratch;
     size_t           scratch_depths;
     rl_object       *graveyard;          /* released under the lock, finalized after */
+    _Atomic unsigned lock_waiters;       /* API callers waiting for `lock` */
+    uint64_t         removals;           /* bumped when any item leaves any mode */
 };
 
 /* ---- sources ------------------------------------------------------------- */
@@ -191,7 +193,11 @@ struct __RLRunLoopTimer {
     bool                   in_common;
     rl_timer_slot        **slots;              /* one per mode */
     size_t                 slot_count;
-    void                  *block;
+    size_t                 slot_capacity;
+    /* Most timers are in one mode: its slot lives here, no allocation. */
+    rl_timer_slot         *inline_slot_list[1];
+    rl_timer_slot          inline_slot;
+    bool                   inline_slot_used;
 };
 
 /* ---- shared between files ------------------------------------------------ */
@@ -210,6 +216,10 @@ void     rl_mode_timers_changed(rl_mode *m);
 int64_t  rl_mode_next_deadline(rl_mode *m);
 
 void     rl_loop_lock(RLRunLoopRef rl);
+/* The loop's own thread taking its lock back after a callout or the wait:
+   first lets any other thread waiting for the lock have it, so a busy loop
+   cannot starve callers of the API (glibc mutexes are not fair). */
+void     rl_loop_relock(RLRunLoopRef rl);
 /* Unlocks, then finalizes whatever died under the lock. */
 void     rl_loop_unlock(RLRunLoopRef rl);
 /* Releases obj while holding rl's lock: finalization waits for the unlock. */

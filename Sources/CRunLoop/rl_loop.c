@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "rl_internal.h"
@@ -135,6 +136,26 @@ RLRunLoopRef RLRunLoopGetCurrent(void) {
 /* ---- locking ------------------------------------------------------------- */
 
 void rl_loop_lock(RLRunLoopRef rl) {
+    if (pthread_mutex_trylock(&rl->lock) == 0) return;
+    atomic_fetch_add_explicit(&rl->lock_waiters, 1, memory_order_relaxed);
+    pthread_mutex_lock(&rl->lock);
+    atomic_fetch_sub_explicit(&rl->lock_waiters, 1, memory_order_relaxed);
+}
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ volatile("pause" ::: "memory");
+#elif defined(__aarch64__)
+    __asm__ volatile("yield" ::: "memory");
+#endif
+}
+
+void rl_loop_relock(RLRunLoopRef rl) {
+    /* Bounded: a waiter that does not show up in ~50 us does not stall the loop. */
+    for (int spin = 0; spin < 100 && atomic_load_explicit(&rl->lock_waiters, memory_order_relaxed); spin++) {
+        if (spin < 20) cpu_relax();
+        else sched_yield();
+    }
     pthread_mutex_lock(&rl->lock);
 }
 

@@ -101,6 +101,7 @@ void rl_observer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopObserverRef o
 
 bool rl_observer_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopObserverRef o) {
     if (!rl_ptr_array_remove(&m->observers, o)) return false;
+    rl->removals++;
     unclaim(o);
     rl_loop_release_locked(rl, o);
     return true;
@@ -197,9 +198,12 @@ void rl_do_observers(RLRunLoopRef rl, rl_mode *m, RLRunLoopActivity activity) {
     /* Nested runs may move the per-depth table but never this depth's buffer. */
     void **items = due->items;
     size_t count = due->count;
+    uint64_t removals = rl->removals;
     for (size_t i = 0; i < count; i++) {
         RLRunLoopObserverRef o = items[i];
         if (o->firing || !atomic_load(&o->valid)) continue;
+        /* An earlier observer of this activity may have removed this one. */
+        if (rl->removals != removals && rl_ptr_array_index_of(&m->observers, o) < 0) continue;
         o->firing = true;
         void *info = o->context.info;
         if (o->context.retain && info) o->context.retain(info);
@@ -207,7 +211,7 @@ void rl_do_observers(RLRunLoopRef rl, rl_mode *m, RLRunLoopActivity activity) {
         RL_IS_CALLING_OUT_TO_AN_OBSERVER_CALLBACK_FUNCTION(o->callout, o, activity, info);
         if (!o->repeats) RLRunLoopObserverInvalidate(o);
         if (o->context.release && info) o->context.release(info);
-        rl_loop_lock(rl);
+        rl_loop_relock(rl);
         o->firing = false;
     }
     for (size_t i = 0; i < count; i++) rl_loop_release_locked(rl, items[i]);

@@ -50,7 +50,7 @@ static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, wait_result 
         if (errno != EINTR) fprintf(stderr, "CRunLoop: epoll_wait: %s\n", strerror(errno));
         n = 0;
     }
-    rl_loop_lock(rl);
+    rl_loop_relock(rl);
     atomic_store(&rl->sleeping, false);
     atomic_store(&rl->wake_pending, false);
     out->count = n;

@@ -172,6 +172,7 @@ static bool remove_source1(rl_mode *m, RLRunLoopSourceRef s) {
 bool rl_source_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *cancelled) {
     bool removed = s->version == 0 ? rl_ptr_array_remove(&m->sources0, s) : remove_source1(m, s);
     if (!removed) return false;
+    rl->removals++;
     pthread_mutex_lock(&s->lock);
     rl_ptr_array_remove(&s->loops, rl);
     pthread_mutex_unlock(&s->lock);
@@ -262,6 +263,16 @@ void RLRunLoopSourceInvalidate(RLRunLoopSourceRef source) {
 
 /* ---- performing ---------------------------------------------------------- */
 
+/* Whether a source collected for this pass is still in the mode: a perform
+   earlier in the pass may have removed it. Called unlocked; cheap unless
+   something left some mode since `removals` was read. */
+static bool still_in_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, uint64_t removals) {
+    rl_loop_lock(rl);
+    bool in = rl->removals == removals || rl_ptr_array_index_of(&m->sources0, s) >= 0;
+    rl_loop_unlock(rl);
+    return in;
+}
+
 /* __CFRunLoopDoSources0 */
 bool rl_do_sources0(RLRunLoopRef rl, rl_mode *m, bool stop_after_one) {
     if (m->sources0.count == 0) return false;
@@ -279,15 +290,17 @@ bool rl_do_sources0(RLRunLoopRef rl, rl_mode *m, bool stop_after_one) {
     void **items = ready->items;
     size_t count = ready->count;
     bool handled = false;
+    uint64_t removals = rl->removals;
     rl_loop_unlock(rl);
     for (size_t i = 0; i < count; i++) {
         RLRunLoopSourceRef s = items[i];
+        if (i > 0 && !still_in_mode(rl, m, s, removals)) continue;
         if (atomic_load(&s->valid) && atomic_exchange(&s->signalled, false)) {
             RL_IS_CALLING_OUT_TO_A_SOURCE0_PERFORM_FUNCTION(s->context.v0.perform, s->context.v0.info);
             handled = true;
         }
     }
-    rl_loop_lock(rl);
+    rl_loop_relock(rl);
     for (size_t i = 0; i < count; i++) rl_loop_release_locked(rl, items[i]);
     return handled;
 }
@@ -304,7 +317,7 @@ bool rl_do_source1(RLRunLoopRef rl, rl_mode *m, uint64_t token) {
     rl_loop_unlock(rl);
     if (s->context.v1.perform)
         RL_IS_CALLING_OUT_TO_A_SOURCE1_PERFORM_FUNCTION(s->context.v1.perform, s->context.v1.info);
-    rl_loop_lock(rl);
+    rl_loop_relock(rl);
     rl_loop_release_locked(rl, s);
     return true;
 }

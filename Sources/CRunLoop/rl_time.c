@@ -18,6 +18,8 @@
 
 /* realtime(2001 epoch) - monotonic, in ns; 0 until first use. */
 static _Atomic int64_t cached_clock_offset;
+/* When it was last measured (monotonic ns). */
+static _Atomic int64_t cached_clock_offset_at;
 
 int64_t rl_mono_now(void) {
     struct timespec ts;
@@ -55,21 +57,25 @@ static int64_t sample_clock_offset(void) {
 /* The cached offset moves down at once (otherwise timers could fire early)
    and up only when the wall clock has moved ahead by over a millisecond, so
    that equal dates converted one after another keep equal, or increasing,
-   deadlines. */
-static int64_t clock_offset(void) {
-    int64_t fresh = sample_clock_offset();
+   deadlines. It is re-measured at most once a millisecond: converting a date
+   then costs one clock reading. */
+static int64_t clock_offset(int64_t mono) {
     int64_t cached = atomic_load_explicit(&cached_clock_offset, memory_order_relaxed);
+    int64_t measured_at = atomic_load_explicit(&cached_clock_offset_at, memory_order_relaxed);
+    if (cached != 0 && mono - measured_at < 1000000 && mono >= measured_at) return cached;
+    int64_t fresh = sample_clock_offset();
     if (cached == 0 || fresh < cached || fresh - cached > 1000000) {
         atomic_store_explicit(&cached_clock_offset, fresh, memory_order_relaxed);
-        return fresh;
+        cached = fresh;
     }
+    atomic_store_explicit(&cached_clock_offset_at, mono, memory_order_relaxed);
     return cached;
 }
 
 int64_t rl_deadline_for_date(RLAbsoluteTime date) {
     int64_t mono = rl_mono_now();
     if (isnan(date)) return mono;
-    int64_t offset = clock_offset();
+    int64_t offset = clock_offset(mono);
     double ahead = date - (double)(mono + offset) * 1e-9;
     if (ahead > RL_INTERVAL_LIMIT) return mono + rl_seconds_to_ns(RL_INTERVAL_LIMIT);
     if (ahead < -RL_INTERVAL_LIMIT) return mono - rl_seconds_to_ns(RL_INTERVAL_LIMIT);

@@ -52,6 +52,8 @@ RLRunLoopTimerRef RLRunLoopTimerCreate(RLAbsoluteTime fireDate, RLTimeInterval i
     t->fire_date = clamp_date(fireDate);
     t->fire_ns = rl_deadline_for_date(t->fire_date);
     t->callout = callout;
+    t->slots = t->inline_slot_list;
+    t->slot_capacity = 1;
     if (context) {
         t->context = *context;
         if (t->context.retain && t->context.info) t->context.info = (void *)t->context.retain(t->context.info);
@@ -70,7 +72,7 @@ static void release_info(RLRunLoopTimerRef t) {
 static void finalize_timer(rl_object *obj) {
     RLRunLoopTimerRef t = (RLRunLoopTimerRef)obj;
     release_info(t);
-    free(t->slots);
+    if (t->slots != t->inline_slot_list) free(t->slots);
     pthread_mutex_destroy(&t->lock);
     free(t);
 }
@@ -194,18 +196,35 @@ static void unclaim_if_unused(RLRunLoopTimerRef t) {
     if (t->slot_count == 0 && !t->in_common) t->rl = NULL;
 }
 
+static rl_timer_slot *new_slot(RLRunLoopTimerRef t) {
+    if (t->slot_count == t->slot_capacity) {
+        size_t cap = t->slot_capacity * 2;
+        rl_timer_slot **grown = malloc(cap * sizeof *grown);
+        if (!grown) return NULL;
+        for (size_t i = 0; i < t->slot_count; i++) grown[i] = t->slots[i];
+        if (t->slots != t->inline_slot_list) free(t->slots);
+        t->slots = grown;
+        t->slot_capacity = cap;
+    }
+    if (!t->inline_slot_used) {
+        t->inline_slot_used = true;
+        return &t->inline_slot;
+    }
+    return malloc(sizeof(rl_timer_slot));
+}
+
+static void free_slot(RLRunLoopTimerRef t, rl_timer_slot *slot) {
+    if (slot == &t->inline_slot) t->inline_slot_used = false;
+    else free(slot);
+}
+
 static void add_slot(rl_mode *m, RLRunLoopTimerRef t) {
     if (rl_timer_slot_for_mode(t, m)) return;
-    rl_timer_slot **grown = realloc(t->slots, (t->slot_count + 1) * sizeof *grown);
-    rl_timer_slot *slot = malloc(sizeof *slot);
-    if (grown) t->slots = grown;
-    if (!grown || !slot) {
-        free(slot);
-        return;
-    }
+    rl_timer_slot *slot = new_slot(t);
+    if (!slot) return;
     *slot = (rl_timer_slot){t, m, -1};
     if (!t->firing && !rl_heap_insert(&m->timers, slot, t->fire_ns, t->sequence)) {
-        free(slot);
+        free_slot(t, slot);
         return;
     }
     t->slots[t->slot_count++] = slot;
@@ -231,7 +250,8 @@ static bool remove_slot(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
         if (slot->mode != m) continue;
         if (slot->heap_index >= 0) rl_heap_remove(&m->timers, (size_t)slot->heap_index);
         t->slots[i] = t->slots[--t->slot_count];
-        free(slot);
+        free_slot(t, slot);
+        rl->removals++;
         m->timer_count--;
         if (t->tolerance > 0) m->tolerant_timers--;
         rl_mode_timers_changed(m);
@@ -333,24 +353,33 @@ void RLRunLoopTimerInvalidate(RLRunLoopTimerRef timer) {
 
 /* ---- firing -------------------------------------------------------------- */
 
+/* While the timer is in this loop, its membership fields change only under
+   the loop's lock, which the firing code holds: it reads them without the
+   timer's lock, and takes that lock only to write what other threads read. */
+
 /* Takes a due timer out of every heap for its callout; loop locked. */
 static void begin_firing(RLRunLoopTimerRef t) {
-    pthread_mutex_lock(&t->lock);
     t->firing = true;
     for (size_t i = 0; i < t->slot_count; i++) {
         rl_timer_slot *slot = t->slots[i];
         if (slot->heap_index >= 0) rl_heap_remove(&slot->mode->timers, (size_t)slot->heap_index);
     }
-    pthread_mutex_unlock(&t->lock);
 }
 
 /* After the callout: a repeating timer moves to the next point of its grid in
    the future (once, however late it was) unless the callout moved it later
-   itself, and goes back into its heaps. Loop locked. */
-static void end_firing(RLRunLoopTimerRef t, int64_t fired_ns) {
+   itself, and goes back into its heaps; an invalidated one leaves the loop.
+   Loop locked. */
+static void end_firing(RLRunLoopRef rl, RLRunLoopTimerRef t, int64_t fired_ns) {
     pthread_mutex_lock(&t->lock);
     t->firing = false;
-    if (atomic_load(&t->valid) && t->interval > 0 && t->fire_ns <= fired_ns) {
+    if (!atomic_load(&t->valid)) {
+        if (t->rl == rl) {
+            remove_from_common(rl, t);
+            while (t->slot_count) remove_slot(rl, t->slots[t->slot_count - 1]->mode, t);
+            unclaim_if_unused(t);
+        }
+    } else if (t->interval > 0 && t->fire_ns <= fired_ns) {
         int64_t now = rl_mono_now();
         int64_t steps = now >= t->fire_ns ? (now - t->fire_ns) / t->interval_ns + 1 : 1;
         t->fire_ns += steps * t->interval_ns;
@@ -365,21 +394,20 @@ static void end_firing(RLRunLoopTimerRef t, int64_t fired_ns) {
 
 static void fire(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
     /* Skipped if invalidated, or removed from this mode, by an earlier callout. */
-    pthread_mutex_lock(&t->lock);
     bool still_due = atomic_load(&t->valid) && t->rl == rl && rl_timer_slot_for_mode(t, m);
     int64_t fired_ns = t->fire_ns;
-    pthread_mutex_unlock(&t->lock);
     if (still_due) {
         void *info = t->context.info;
         if (t->context.retain && info) t->context.retain(info);
         rl_loop_unlock(rl);
         RL_IS_CALLING_OUT_TO_A_TIMER_CALLBACK_FUNCTION(t->callout, t, info);
-        /* CF: a one-shot timer is invalidated even if its callout re-dated it. */
-        if (t->interval <= 0) RLRunLoopTimerInvalidate(t);
+        /* CF: a one-shot timer is invalidated even if its callout re-dated
+           it. It leaves the loop in end_firing, under the lock taken anyway. */
+        if (t->interval <= 0 && atomic_exchange(&t->valid, false)) release_info(t);
         if (t->context.release && info) t->context.release(info);
-        rl_loop_lock(rl);
+        rl_loop_relock(rl);
     }
-    end_firing(t, fired_ns);
+    end_firing(rl, t, fired_ns);
 }
 
 /* __CFRunLoopDoTimers: every timer due now is collected before any fires, so
