@@ -276,12 +276,13 @@ public final class RunLoop: @unchecked Sendable {
     /// ``perform(_:)``.
     public func perform(inModes modes: [RunLoop.Mode], block: @escaping () -> Void) {
         let item = PerformItem(block)
-        var queued = Set<Mode>()
-        for mode in modes where !mode.rawValue.isEmpty && queued.insert(mode).inserted {
+        var queued = false
+        for (index, mode) in modes.enumerated() where !mode.rawValue.isEmpty && !modes[..<index].contains(mode) {
             let info = Unmanaged.passRetained(item).toOpaque()
             mode.withCName { RLRunLoopPerformFunction(ref, $0, performTrampoline, info) }
+            queued = true
         }
-        if !queued.isEmpty { RLRunLoopWakeUp(ref) }
+        if queued { RLRunLoopWakeUp(ref) }
     }
 
     // MARK: Timers
