@@ -134,6 +134,15 @@ final class ConcurrencyTests: XCTestCase {
         thread.stop()
     }
 
+    func test_run_loop_thread_stop_right_after_start_is_not_lost() {
+        for _ in 0..<50 {
+            let thread = RunLoopThread(name: "test.quickstop")
+            thread.stop()
+            thread.waitUntilExited()
+            XCTAssertTrue(thread.hasExited)
+        }
+    }
+
     func test_run_loop_thread_stops_from_its_own_thread() {
         let thread = RunLoopThread(name: "test.selfstop")
         let done = Semaphore()

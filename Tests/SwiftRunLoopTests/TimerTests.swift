@@ -124,6 +124,20 @@ final class TimerTests: XCTestCase {
         }
     }
 
+    func test_timers_with_the_same_fire_date_fire_in_the_order_added() {
+        onThread {
+            let loop = RunLoop.current
+            let order = Shared<[Int]>([])
+            let date = Date(timeIntervalSinceNow: 0.02)
+            for i in 0..<10 {
+                loop.add(Timer(fire: date, interval: 0, repeats: false) { _ in order.withLock { $0.append(i) } },
+                         forMode: .default)
+            }
+            loop.run(until: Date(timeIntervalSinceNow: 10))
+            XCTAssertEqual(order.current, Array(0..<10))
+        }
+    }
+
     func test_tolerance_round_trips_and_is_clamped() {
         let timer = Timer(timeInterval: 1, repeats: true) { _ in }
         XCTAssertEqual(timer.tolerance, 0)
