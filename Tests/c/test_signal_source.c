@@ -173,7 +173,7 @@ static void *other_thread(void *arg) {
     RLSignalSourceContext ctx = { 0, o, NULL, NULL, NULL };
     RLRunLoopSourceRef s = RLSignalSourceCreate(SIGUSR1, 0, other_cb, &ctx);
     RLRunLoopAddSource(RLRunLoopGetCurrent(), s, DEF);
-    o->rl = RLRunLoopGetCurrent();
+    o->rl = (RLRunLoopRef)RLRetain(RLRunLoopGetCurrent());   /* outlives this thread: main polls it */
     atomic_store(&o->ready, 1);
     RLRunLoopRunInMode(DEF, 10, false);
     unwatch(s);
@@ -191,6 +191,7 @@ static void sig_watchers_in_two_loops_on_two_threads_both_hear_it(void) {
     RL_ASSERT_EQ_INT(kill(getpid(), SIGUSR1), 0);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 5, false), kRLRunLoopRunStopped);
     pthread_join(th, NULL);
+    RLRelease(o.rl);
     RL_ASSERT_EQ_INT(p.calls, 1);
     RL_ASSERT_EQ_INT(atomic_load(&o.calls), 1);
     unwatch(s);
