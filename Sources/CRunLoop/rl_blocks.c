@@ -2,122 +2,121 @@
  * rl_blocks.c: work queued with RLRunLoopPerformFunction/Block
  * (__CFRunLoopDoBlocks).
  *
- * Invariants: one FIFO per loop; each item names one mode or the common
- * modes, counted in that mode's `pending_blocks` (or the loop's
- * `pending_common_blocks`) until it runs or is dropped. A pass detaches the
- * matching items before calling any, so work queued meanwhile waits for the
- * next block point. Spent nodes are kept for reuse, so steady-state queueing
- * does not allocate.
+ * Invariants: one FIFO per loop, an array; each item names one mode or the
+ * common modes, counted in that mode's `pending_blocks` (or the loop's
+ * `pending_common_blocks`) until it runs or is dropped. A pass takes the whole
+ * array, puts back the items for other modes in their order, and only then
+ * calls the matching ones, so work queued meanwhile lands behind them and
+ * waits for the next block point. The taken array is kept as a spare, so
+ * steady-state queueing allocates nothing.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
+#include <string.h>
 #include "rl_internal.h"
 
-#define MAX_SPARE_BLOCKS 1024
-
-static rl_block *take_node(RLRunLoopRef rl) {
-    rl_block *b = rl->spare_blocks;
-    if (b) {
-        rl->spare_blocks = b->next;
-        rl->spare_block_count--;
-        return b;
-    }
-    return malloc(sizeof *b);
+static bool queue_reserve(rl_block_queue *q, size_t capacity) {
+    if (capacity <= q->capacity) return true;
+    size_t cap = q->capacity ? q->capacity * 2 : 64;
+    while (cap < capacity) cap *= 2;
+    rl_block *grown = realloc(q->items, cap * sizeof *grown);
+    if (!grown) return false;
+    q->items = grown;
+    q->capacity = cap;
+    return true;
 }
 
-static void give_back_node(RLRunLoopRef rl, rl_block *b) {
-    if (rl->spare_block_count >= MAX_SPARE_BLOCKS) {
-        free(b);
-        return;
-    }
-    b->next = rl->spare_blocks;
-    rl->spare_blocks = b;
-    rl->spare_block_count++;
-}
-
-static void count_pending(RLRunLoopRef rl, rl_block *b, long delta) {
+static void count_pending(RLRunLoopRef rl, const rl_block *b, long delta) {
     if (b->mode) b->mode->pending_blocks += (size_t)delta;
     else rl->pending_common_blocks += (size_t)delta;
+}
+
+static rl_mode *mode_for_block(RLRunLoopRef rl, RLRunLoopMode mode) {
+    if (mode == kRLRunLoopDefaultMode && rl->mode_count) return rl->modes[0];   /* made first */
+    return rl_mode_find_or_create(rl, mode);
 }
 
 bool rl_enqueue_block(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *), void *info,
                       void (*dispose)(void *)) {
     if (!rl || !fn || !rl_mode_name_is_valid(mode)) return false;
     bool common = rl_mode_name_is_common(mode);
+    bool queued = false;
     rl_loop_lock(rl);
-    rl_mode *m = common || rl->dead ? NULL : rl_mode_find_or_create(rl, mode);
-    rl_block *b = (common || m) && !rl->dead ? take_node(rl) : NULL;
-    if (b) {
-        *b = (rl_block){NULL, m, fn, info, dispose};
-        if (rl->blocks_tail) rl->blocks_tail->next = b;
-        else rl->blocks_head = b;
-        rl->blocks_tail = b;
+    rl_mode *m = common || rl->dead ? NULL : mode_for_block(rl, mode);
+    if ((common || m) && !rl->dead && queue_reserve(&rl->blocks, rl->blocks.count + 1)) {
+        rl_block *b = &rl->blocks.items[rl->blocks.count++];
+        *b = (rl_block){m, fn, info, dispose};
         count_pending(rl, b, 1);
+        queued = true;
     }
     rl_loop_unlock(rl);
-    return b != NULL;
+    return queued;
 }
 
 void RLRunLoopPerformFunction(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *info), void *info) {
     rl_enqueue_block(rl, mode, fn, info, NULL);
 }
 
-static bool matches(RLRunLoopRef rl, const rl_block *b, const rl_mode *m) {
-    (void)rl;
+static bool matches(const rl_block *b, const rl_mode *m) {
     return b->mode ? b->mode == m : m->is_common;
+}
+
+/* Puts the finished batch's array aside for the next pass (the larger of the
+   two survives). Loop locked. */
+static void keep_as_spare(RLRunLoopRef rl, rl_block_queue batch) {
+    batch.count = 0;
+    if (batch.capacity > rl->spare_blocks.capacity) {
+        free(rl->spare_blocks.items);
+        rl->spare_blocks = batch;
+    } else {
+        free(batch.items);
+    }
 }
 
 /* __CFRunLoopDoBlocks */
 bool rl_do_blocks(RLRunLoopRef rl, rl_mode *m) {
-    if (!rl->blocks_head || !rl_mode_has_blocks(rl, m)) return false;
-    rl_block *run_head = NULL, **run_tail = &run_head;
-    rl_block *keep_head = NULL, **keep_tail = &keep_head, *keep_last = NULL;
-    for (rl_block *b = rl->blocks_head, *next; b; b = next) {
-        next = b->next;
-        b->next = NULL;
-        if (matches(rl, b, m)) {
+    if (!rl->blocks.count || !rl_mode_has_blocks(rl, m)) return false;
+    rl_block_queue batch = rl->blocks;
+    rl->blocks = rl->spare_blocks;
+    rl->spare_blocks = (rl_block_queue){0};
+    size_t run = 0;
+    for (size_t i = 0; i < batch.count; i++) {
+        rl_block *b = &batch.items[i];
+        if (matches(b, m)) {
             count_pending(rl, b, -1);
-            *run_tail = b;
-            run_tail = &b->next;
+            batch.items[run++] = *b;
+        } else if (queue_reserve(&rl->blocks, rl->blocks.count + 1)) {
+            rl->blocks.items[rl->blocks.count++] = *b;
         } else {
-            *keep_tail = b;
-            keep_tail = &b->next;
-            keep_last = b;
+            /* Out of memory: the item cannot be kept; release it unrun. */
+            count_pending(rl, b, -1);
+            if (b->dispose) b->dispose(b->info);
         }
     }
-    rl->blocks_head = keep_head;
-    rl->blocks_tail = keep_last;
-    if (!run_head) return false;
-    rl_loop_unlock(rl);
-    for (rl_block *b = run_head; b; b = b->next) {
-        RL_IS_CALLING_OUT_TO_A_BLOCK(b->fn, b->info);
-        if (b->dispose) b->dispose(b->info);
+    if (run) {
+        rl_loop_unlock(rl);
+        for (size_t i = 0; i < run; i++) {
+            RL_IS_CALLING_OUT_TO_A_BLOCK(batch.items[i].fn, batch.items[i].info);
+            if (batch.items[i].dispose) batch.items[i].dispose(batch.items[i].info);
+        }
+        rl_loop_relock(rl);
     }
-    rl_loop_relock(rl);
-    for (rl_block *b = run_head, *next; b; b = next) {
-        next = b->next;
-        give_back_node(rl, b);
-    }
-    return true;
+    keep_as_spare(rl, batch);
+    return run > 0;
 }
 
 /* Drops every queued item without calling it (the loop's thread exited).
    Loop locked; dispose functions only release block copies. */
 void rl_blocks_drop_all(RLRunLoopRef rl) {
-    for (rl_block *b = rl->blocks_head, *next; b; b = next) {
-        next = b->next;
-        count_pending(rl, b, -1);
-        if (b->dispose) b->dispose(b->info);
-        free(b);
+    for (size_t i = 0; i < rl->blocks.count; i++) {
+        count_pending(rl, &rl->blocks.items[i], -1);
+        if (rl->blocks.items[i].dispose) rl->blocks.items[i].dispose(rl->blocks.items[i].info);
     }
-    rl->blocks_head = rl->blocks_tail = NULL;
+    rl->blocks.count = 0;
 }
 
-void rl_blocks_free_spares(RLRunLoopRef rl) {
-    for (rl_block *b = rl->spare_blocks, *next; b; b = next) {
-        next = b->next;
-        free(b);
-    }
-    rl->spare_blocks = NULL;
-    rl->spare_block_count = 0;
+void rl_blocks_free(RLRunLoopRef rl) {
+    free(rl->blocks.items);
+    free(rl->spare_blocks.items);
+    rl->blocks = rl->spare_blocks = (rl_block_queue){0};
 }

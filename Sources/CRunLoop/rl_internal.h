@@ -90,12 +90,18 @@ struct rl_run {
 
 /* ---- queued functions and blocks ----------------------------------------- */
 struct rl_block {
-    rl_block *next;
     rl_mode  *mode;                 /* NULL: the common modes */
     void    (*fn)(void *info);
     void     *info;
     void    (*dispose)(void *info); /* for blocks: releases the copy */
 };
+
+/* A FIFO of blocks in one array: appending never allocates once it has grown. */
+typedef struct {
+    rl_block *items;
+    size_t    count;
+    size_t    capacity;
+} rl_block_queue;
 
 /* Per-depth scratch space, so a pass collects without allocating. */
 typedef struct {
@@ -122,11 +128,9 @@ struct __RLRunLoop {
     rl_ptr_array     common_sources;     /* retained */
     rl_ptr_array     common_observers;   /* retained */
     rl_ptr_array     common_timers;      /* retained */
-    rl_block        *blocks_head;
-    rl_block        *blocks_tail;
+    rl_block_queue   blocks;
+    rl_block_queue   spare_blocks;       /* an emptied queue kept for reuse */
     size_t           pending_common_blocks;
-    rl_block        *spare_blocks;
-    size_t           spare_block_count;
     rl_scratch      *scratch;
     size_t           scratch_depths;
     rl_object       *graveyard;          /* released under the lock, finalized after */
@@ -255,7 +259,7 @@ void rl_blocks_drop_all(RLRunLoopRef rl);
    caller's to call). dispose(info) runs after fn, or when the item is dropped. */
 bool rl_enqueue_block(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *), void *info,
                       void (*dispose)(void *));
-void rl_blocks_free_spares(RLRunLoopRef rl);
+void rl_blocks_free(RLRunLoopRef rl);
 
 /* The steps of a pass; loop locked on entry and exit. */
 void rl_do_observers(RLRunLoopRef rl, rl_mode *m, RLRunLoopActivity activity);  /* __CFRunLoopDoObservers */

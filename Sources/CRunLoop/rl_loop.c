@@ -69,7 +69,7 @@ static RLRunLoopRef create_loop(pthread_t thread) {
 static void finalize_loop(rl_object *obj) {
     RLRunLoopRef rl = (RLRunLoopRef)obj;
     rl_blocks_drop_all(rl);
-    rl_blocks_free_spares(rl);
+    rl_blocks_free(rl);
     for (size_t i = 0; i < rl->mode_count; i++) rl_mode_free(rl->modes[i]);
     free(rl->modes);
     for (size_t i = 0; i < rl->scratch_depths; i++) rl_ptr_array_free(&rl->scratch[i].items);

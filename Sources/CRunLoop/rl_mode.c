@@ -19,6 +19,7 @@ bool rl_mode_name_is_valid(RLRunLoopMode mode) {
 }
 
 bool rl_mode_name_is_common(RLRunLoopMode mode) {
+    if (mode == kRLRunLoopDefaultMode) return false;
     return mode == kRLRunLoopCommonModes || strcmp(mode, kRLRunLoopCommonModes) == 0;
 }
 
