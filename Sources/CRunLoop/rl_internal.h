@@ -141,7 +141,7 @@ struct __RLRunLoop {
 /* ---- sources ------------------------------------------------------------- */
 struct __RLRunLoopSource {
     rl_object       base;
-    pthread_mutex_t lock;
+    rl_item_lock    lock;
     RLIndex         order;
     _Atomic bool    valid;
     _Atomic bool    signalled;
@@ -156,7 +156,7 @@ struct __RLRunLoopSource {
 /* ---- observers ----------------------------------------------------------- */
 struct __RLRunLoopObserver {
     rl_object                 base;
-    pthread_mutex_t           lock;
+    rl_item_lock              lock;
     RLOptionFlags             activities;
     bool                      repeats;
     bool                      firing;          /* under the loop's lock */
@@ -179,7 +179,7 @@ typedef struct rl_timer_slot {
 
 struct __RLRunLoopTimer {
     rl_object              base;
-    pthread_mutex_t        lock;
+    rl_item_lock           lock;
     _Atomic bool           valid;
     bool                   firing;             /* under the loop's lock */
     bool                   info_released;

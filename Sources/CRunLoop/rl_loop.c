@@ -280,17 +280,17 @@ void rl_loop_remove_all_items(RLRunLoopRef rl, rl_callback_list *cancelled) {
     }
     while (rl->common_observers.count) {
         RLRunLoopObserverRef o = rl->common_observers.items[--rl->common_observers.count];
-        pthread_mutex_lock(&o->lock);
+        rl_item_lock_acquire(&o->lock);
         if (--o->memberships == 0) o->rl = NULL;
-        pthread_mutex_unlock(&o->lock);
+        rl_item_lock_release(&o->lock);
         rl_loop_release_locked(rl, o);
     }
     while (rl->common_timers.count) {
         RLRunLoopTimerRef t = rl->common_timers.items[--rl->common_timers.count];
-        pthread_mutex_lock(&t->lock);
+        rl_item_lock_acquire(&t->lock);
         t->in_common = false;
         if (t->slot_count == 0) t->rl = NULL;
-        pthread_mutex_unlock(&t->lock);
+        rl_item_lock_release(&t->lock);
         rl_loop_release_locked(rl, t);
     }
     for (size_t i = 0; i < rl->mode_count; i++) {

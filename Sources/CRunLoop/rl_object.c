@@ -4,6 +4,7 @@
  * exactly once, on the thread that dropped the last reference.
  */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,4 +53,14 @@ char *rl_strdup_printf(const char *fmt, ...) {
     if (vasprintf(&out, fmt, ap) < 0) out = NULL;
     va_end(ap);
     return out;
+}
+
+void rl_item_lock_slow(rl_item_lock *l) {
+    for (unsigned spins = 0;; spins++) {
+        if (atomic_load_explicit(&l->held, memory_order_relaxed) == 0 &&
+            !atomic_exchange_explicit(&l->held, 1, memory_order_acquire))
+            return;
+        /* The holder may have been preempted: give it the CPU. */
+        if (spins > 32) sched_yield();
+    }
 }

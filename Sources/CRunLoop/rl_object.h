@@ -42,6 +42,21 @@ extern const rl_class rl_source_class;
 extern const rl_class rl_observer_class;
 extern const rl_class rl_timer_class;
 
+/* The small lock of an item (source, observer, timer): 4 bytes, held only for
+   a few field updates, never across a callout or a system call. */
+typedef struct {
+    _Atomic int held;
+} rl_item_lock;
+
+void rl_item_lock_slow(rl_item_lock *l);
+static inline void rl_item_lock_init(rl_item_lock *l) { atomic_init(&l->held, 0); }
+static inline void rl_item_lock_acquire(rl_item_lock *l) {
+    if (atomic_exchange_explicit(&l->held, 1, memory_order_acquire)) rl_item_lock_slow(l);
+}
+static inline void rl_item_lock_release(rl_item_lock *l) {
+    atomic_store_explicit(&l->held, 0, memory_order_release);
+}
+
 /* printf into a new malloc'd string (NULL if out of memory). */
 char *rl_strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

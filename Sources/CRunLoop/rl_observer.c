@@ -19,7 +19,7 @@ RLRunLoopObserverRef RLRunLoopObserverCreate(RLOptionFlags activities, bool repe
     RLRunLoopObserverRef o = calloc(1, sizeof *o);
     if (!o) return NULL;
     rl_object_init(&o->base, &rl_observer_class);
-    pthread_mutex_init(&o->lock, NULL);
+    rl_item_lock_init(&o->lock);
     o->activities = activities;
     o->repeats = repeats;
     o->order = order;
@@ -33,17 +33,16 @@ RLRunLoopObserverRef RLRunLoopObserverCreate(RLOptionFlags activities, bool repe
 }
 
 static void release_info(RLRunLoopObserverRef o) {
-    pthread_mutex_lock(&o->lock);
+    rl_item_lock_acquire(&o->lock);
     bool release = !o->info_released;
     o->info_released = true;
-    pthread_mutex_unlock(&o->lock);
+    rl_item_lock_release(&o->lock);
     if (release && o->context.release && o->context.info) o->context.release(o->context.info);
 }
 
 static void finalize_observer(rl_object *obj) {
     RLRunLoopObserverRef o = (RLRunLoopObserverRef)obj;
     release_info(o);
-    pthread_mutex_destroy(&o->lock);
     free(o);
 }
 
@@ -71,20 +70,20 @@ void RLRunLoopObserverGetContext(RLRunLoopObserverRef observer, RLRunLoopObserve
 
 /* Claims the observer for `rl`; false if it is invalid or in another loop. */
 static bool claim(RLRunLoopRef rl, RLRunLoopObserverRef o) {
-    pthread_mutex_lock(&o->lock);
+    rl_item_lock_acquire(&o->lock);
     bool ok = atomic_load(&o->valid) && (o->rl == NULL || o->rl == rl);
     if (ok) {
         o->rl = rl;
         o->memberships++;
     }
-    pthread_mutex_unlock(&o->lock);
+    rl_item_lock_release(&o->lock);
     return ok;
 }
 
 static void unclaim(RLRunLoopObserverRef o) {
-    pthread_mutex_lock(&o->lock);
+    rl_item_lock_acquire(&o->lock);
     if (--o->memberships == 0) o->rl = NULL;
-    pthread_mutex_unlock(&o->lock);
+    rl_item_lock_release(&o->lock);
 }
 
 void rl_observer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopObserverRef o) {
@@ -166,11 +165,11 @@ bool RLRunLoopContainsObserver(RLRunLoopRef rl, RLRunLoopObserverRef observer, R
 void RLRunLoopObserverInvalidate(RLRunLoopObserverRef observer) {
     if (!observer) return;
     RLRetain(observer);
-    pthread_mutex_lock(&observer->lock);
+    rl_item_lock_acquire(&observer->lock);
     bool was_valid = atomic_exchange(&observer->valid, false);
     RLRunLoopRef rl = observer->rl;
     if (rl) RLRetain(rl);   /* alive: it holds the observer, see rl_internal.h */
-    pthread_mutex_unlock(&observer->lock);
+    rl_item_lock_release(&observer->lock);
     if (rl) {
         rl_loop_lock(rl);
         remove_common(rl, observer);

@@ -20,7 +20,7 @@ RLRunLoopSourceRef RLRunLoopSourceCreate(RLIndex order, RLRunLoopSourceContext *
     RLRunLoopSourceRef s = calloc(1, sizeof *s);
     if (!s) return NULL;
     rl_object_init(&s->base, &rl_source_class);
-    pthread_mutex_init(&s->lock, NULL);
+    rl_item_lock_init(&s->lock);
     s->order = order;
     s->version = context->version;
     if (s->version == 0) s->context.v0 = *context;
@@ -36,7 +36,6 @@ static void finalize_source(rl_object *obj) {
     RLRunLoopSourceRef s = (RLRunLoopSourceRef)obj;
     if (s->context.v0.release && s->context.v0.info) s->context.v0.release(s->context.v0.info);
     rl_ptr_array_free(&s->loops);
-    pthread_mutex_destroy(&s->lock);
     free(s);
 }
 
@@ -145,11 +144,11 @@ static bool add_source1(rl_mode *m, RLRunLoopSourceRef s) {
 
 void rl_source_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *scheduled) {
     if (mode_contains_source(m, s)) return;
-    pthread_mutex_lock(&s->lock);
+    rl_item_lock_acquire(&s->lock);
     bool ok = atomic_load(&s->valid) && rl_ptr_array_reserve(&s->loops, s->loops.count + 1);
     if (ok) ok = s->version == 0 ? add_source0(m, s) : add_source1(m, s);
     if (ok) rl_ptr_array_append(&s->loops, rl);
-    pthread_mutex_unlock(&s->lock);
+    rl_item_lock_release(&s->lock);
     if (!ok) return;
     RLRetain(s);
     if (s->version == 0 && scheduled) rl_callback_list_add(scheduled, m, s);
@@ -173,9 +172,9 @@ bool rl_source_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef 
     bool removed = s->version == 0 ? rl_ptr_array_remove(&m->sources0, s) : remove_source1(m, s);
     if (!removed) return false;
     rl->removals++;
-    pthread_mutex_lock(&s->lock);
+    rl_item_lock_acquire(&s->lock);
     rl_ptr_array_remove(&s->loops, rl);
-    pthread_mutex_unlock(&s->lock);
+    rl_item_lock_release(&s->lock);
     if (s->version == 0 && cancelled) rl_callback_list_add(cancelled, m, s);
     rl_loop_release_locked(rl, s);
     return true;
@@ -244,12 +243,12 @@ void RLRunLoopSourceInvalidate(RLRunLoopSourceRef source) {
     if (!source) return;
     RLRetain(source);
     for (;;) {
-        pthread_mutex_lock(&source->lock);
+        rl_item_lock_acquire(&source->lock);
         atomic_store(&source->valid, false);
         atomic_store(&source->signalled, false);
         RLRunLoopRef rl = source->loops.count ? source->loops.items[0] : NULL;
         if (rl) RLRetain(rl);   /* alive: it is listed, see rl_internal.h */
-        pthread_mutex_unlock(&source->lock);
+        rl_item_lock_release(&source->lock);
         if (!rl) break;
         rl_callback_list cancelled = {0};
         rl_loop_lock(rl);

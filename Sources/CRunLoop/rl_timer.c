@@ -44,7 +44,7 @@ RLRunLoopTimerRef RLRunLoopTimerCreate(RLAbsoluteTime fireDate, RLTimeInterval i
     RLRunLoopTimerRef t = calloc(1, sizeof *t);
     if (!t) return NULL;
     rl_object_init(&t->base, &rl_timer_class);
-    pthread_mutex_init(&t->lock, NULL);
+    rl_item_lock_init(&t->lock);
     atomic_init(&t->valid, true);
     t->order = order;
     t->interval = clamp_interval(interval);
@@ -62,10 +62,10 @@ RLRunLoopTimerRef RLRunLoopTimerCreate(RLAbsoluteTime fireDate, RLTimeInterval i
 }
 
 static void release_info(RLRunLoopTimerRef t) {
-    pthread_mutex_lock(&t->lock);
+    rl_item_lock_acquire(&t->lock);
     bool release = !t->info_released;
     t->info_released = true;
-    pthread_mutex_unlock(&t->lock);
+    rl_item_lock_release(&t->lock);
     if (release && t->context.release && t->context.info) t->context.release(t->context.info);
 }
 
@@ -73,7 +73,6 @@ static void finalize_timer(rl_object *obj) {
     RLRunLoopTimerRef t = (RLRunLoopTimerRef)obj;
     release_info(t);
     if (t->slots != t->inline_slot_list) free(t->slots);
-    pthread_mutex_destroy(&t->lock);
     free(t);
 }
 
@@ -99,42 +98,42 @@ void RLRunLoopTimerGetContext(RLRunLoopTimerRef timer, RLRunLoopTimerContext *co
 
 RLAbsoluteTime RLRunLoopTimerGetNextFireDate(RLRunLoopTimerRef timer) {
     if (!timer || !atomic_load(&timer->valid)) return 0;
-    pthread_mutex_lock(&timer->lock);
+    rl_item_lock_acquire(&timer->lock);
     RLAbsoluteTime date = timer->fire_date;
-    pthread_mutex_unlock(&timer->lock);
+    rl_item_lock_release(&timer->lock);
     return date;
 }
 
 RLTimeInterval RLRunLoopTimerGetTolerance(RLRunLoopTimerRef timer) {
     if (!timer) return 0;
-    pthread_mutex_lock(&timer->lock);
+    rl_item_lock_acquire(&timer->lock);
     RLTimeInterval tolerance = timer->tolerance;
-    pthread_mutex_unlock(&timer->lock);
+    rl_item_lock_release(&timer->lock);
     return tolerance;
 }
 
 /* Locks the loop the timer is in (if any) and the timer; returns the loop. */
 static RLRunLoopRef lock_timer_and_loop(RLRunLoopTimerRef t) {
     for (;;) {
-        pthread_mutex_lock(&t->lock);
+        rl_item_lock_acquire(&t->lock);
         RLRunLoopRef rl = t->rl;
         if (!rl) return NULL;
         RLRetain(rl);   /* alive: it holds the timer, see rl_internal.h */
-        pthread_mutex_unlock(&t->lock);
+        rl_item_lock_release(&t->lock);
         rl_loop_lock(rl);
-        pthread_mutex_lock(&t->lock);
+        rl_item_lock_acquire(&t->lock);
         if (t->rl == rl) {
             RLRelease(rl);   /* the timer's membership keeps it alive while locked */
             return rl;
         }
-        pthread_mutex_unlock(&t->lock);
+        rl_item_lock_release(&t->lock);
         rl_loop_unlock(rl);
         RLRelease(rl);
     }
 }
 
 static void unlock_timer_and_loop(RLRunLoopTimerRef t, RLRunLoopRef rl) {
-    pthread_mutex_unlock(&t->lock);
+    rl_item_lock_release(&t->lock);
     if (rl) rl_loop_unlock(rl);
 }
 
@@ -235,12 +234,12 @@ static void add_slot(rl_mode *m, RLRunLoopTimerRef t) {
 }
 
 void rl_timer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
-    pthread_mutex_lock(&t->lock);
+    rl_item_lock_acquire(&t->lock);
     if (claim(rl, t)) {
         add_slot(m, t);
         unclaim_if_unused(t);
     }
-    pthread_mutex_unlock(&t->lock);
+    rl_item_lock_release(&t->lock);
 }
 
 /* Timer locked. */
@@ -262,10 +261,10 @@ static bool remove_slot(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
 }
 
 bool rl_timer_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
-    pthread_mutex_lock(&t->lock);
+    rl_item_lock_acquire(&t->lock);
     bool removed = t->rl == rl && remove_slot(rl, m, t);
     if (removed) unclaim_if_unused(t);
-    pthread_mutex_unlock(&t->lock);
+    rl_item_lock_release(&t->lock);
     return removed;
 }
 
@@ -275,11 +274,11 @@ void RLRunLoopAddTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopMode m
     if (rl->dead) {
         /* nothing would ever fire it */
     } else if (rl_mode_name_is_common(mode)) {
-        pthread_mutex_lock(&timer->lock);
+        rl_item_lock_acquire(&timer->lock);
         bool added = !timer->in_common && claim(rl, timer) && rl_ptr_array_append(&rl->common_timers, timer);
         if (added) timer->in_common = true;
         unclaim_if_unused(timer);
-        pthread_mutex_unlock(&timer->lock);
+        rl_item_lock_release(&timer->lock);
         if (added) {
             RLRetain(timer);
             for (size_t i = 0; i < rl->mode_count; i++)
@@ -304,7 +303,7 @@ static void remove_from_common(RLRunLoopRef rl, RLRunLoopTimerRef t) {
 void RLRunLoopRemoveTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopMode mode) {
     if (!rl || !timer || !rl_mode_name_is_valid(mode)) return;
     rl_loop_lock(rl);
-    pthread_mutex_lock(&timer->lock);
+    rl_item_lock_acquire(&timer->lock);
     if (timer->rl == rl) {
         if (rl_mode_name_is_common(mode)) {
             remove_from_common(rl, timer);
@@ -314,7 +313,7 @@ void RLRunLoopRemoveTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopMod
         }
         unclaim_if_unused(timer);
     }
-    pthread_mutex_unlock(&timer->lock);
+    rl_item_lock_release(&timer->lock);
     rl_loop_unlock(rl);
 }
 
@@ -322,7 +321,7 @@ bool RLRunLoopContainsTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopM
     if (!rl || !timer || !rl_mode_name_is_valid(mode)) return false;
     bool found = false;
     rl_loop_lock(rl);
-    pthread_mutex_lock(&timer->lock);
+    rl_item_lock_acquire(&timer->lock);
     if (timer->rl == rl) {
         if (rl_mode_name_is_common(mode)) {
             found = timer->in_common;
@@ -331,7 +330,7 @@ bool RLRunLoopContainsTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopM
             found = m && rl_timer_slot_for_mode(timer, m);
         }
     }
-    pthread_mutex_unlock(&timer->lock);
+    rl_item_lock_release(&timer->lock);
     rl_loop_unlock(rl);
     return found;
 }
@@ -371,7 +370,7 @@ static void begin_firing(RLRunLoopTimerRef t) {
    itself, and goes back into its heaps; an invalidated one leaves the loop.
    Loop locked. */
 static void end_firing(RLRunLoopRef rl, RLRunLoopTimerRef t, int64_t fired_ns) {
-    pthread_mutex_lock(&t->lock);
+    rl_item_lock_acquire(&t->lock);
     t->firing = false;
     if (!atomic_load(&t->valid)) {
         if (t->rl == rl) {
@@ -389,7 +388,7 @@ static void end_firing(RLRunLoopRef rl, RLRunLoopTimerRef t, int64_t fired_ns) {
         rl_timer_slot *slot = t->slots[i];
         if (slot->heap_index < 0) rl_heap_insert(&slot->mode->timers, slot, t->fire_ns, t->sequence);
     }
-    pthread_mutex_unlock(&t->lock);
+    rl_item_lock_release(&t->lock);
 }
 
 static void fire(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
