@@ -77,11 +77,6 @@ class CallbackBox: @unchecked Sendable {
     /// The pointer to put in a C context's `info` (not retained: the C create
     /// function calls `retain`; keep the box alive across that call).
     var info: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
-
-    /// The box behind a C `info` pointer.
-    static func from(_ info: UnsafeRawPointer?) -> Self {
-        Unmanaged<Self>.fromOpaque(info!).takeUnretainedValue()
-    }
 }
 
 /// The lock pool of `CallbackBox.lock`.

@@ -154,7 +154,9 @@ public final class RunLoop: @unchecked Sendable {
     /// Foundation's `RunLoop.run(mode:before:)` (`-runMode:beforeDate:`), i.e.
     /// CF's `CFRunLoopRunInMode(mode, limitDate - now, true)`. Timers fire
     /// during the run but, as in CF, do not end it; blocks queued with
-    /// ``perform(_:)`` run but do not end it either.
+    /// ``perform(_:)`` run but do not end it either. The run also ends when
+    /// the mode is left empty (say, after its last one-shot timer fired) or
+    /// ``stop()`` is called.
     ///
     /// - Returns: `false` when the run could not start because `mode` has no
     ///   timers, sources or queued blocks (or is ``Mode/common``, or this is
