@@ -141,8 +141,7 @@ static char *w_describe(const void *info) {
     const watcher *w = info;
     char *inner = w->context.copyDescription ? w->context.copyDescription(w->context.info) : NULL;
     char *s = NULL;
-    if (asprintf(&s, "<RLSignalSource signo=%d (%s) context=%s>", w->signo, strsignal(w->signo),
-                 inner ? inner : "(none)") < 0)
+    if (asprintf(&s, "<RLSignalSource signo=%d context=%s>", w->signo, inner ? inner : "(none)") < 0)
         s = NULL;
     free(inner);
     return s;

@@ -33,9 +33,10 @@ extern "C" {
  * Wraps an fd. Each callback type (read, write) is enabled one-shot: when the
  * fd becomes ready for it the callback is called once with that type, and the
  * type is disabled; re-enable it (typically from inside the callback) to keep
- * watching. Readiness is poll()'s: end-of-file, a hang-up or an error on the
- * fd is reported as readiness (read for EOF/hang-up, read and write for
- * errors), so the callback's read()/write() sees the condition. An fd the
+ * watching. Readiness is poll()'s: end-of-file (or a peer's shutdown) is
+ * reported as read readiness, a hang-up or an error as readiness for every
+ * enabled type, so the callback's read()/write() sees the condition. When
+ * both types are ready at once, one callout reports both. An fd the
  * kernel cannot poll (a regular file) is always ready, as for poll(); an fd
  * that was closed behind the object's back is reported ready once per enable
  * (the callback's read() then fails with EBADF) and never makes a loop spin.
