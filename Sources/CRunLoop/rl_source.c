@@ -127,14 +127,13 @@ static bool add_source0(rl_mode *m, RLRunLoopSourceRef s) {
     return rl_ptr_array_insert(&m->sources0, at, s);
 }
 
-static bool add_source1(rl_mode *m, RLRunLoopSourceRef s) {
+static bool add_source1(rl_mode *m, RLRunLoopSourceRef s, int fd) {
     long index = v1_slot_take(m);
     if (index < 0) return false;
     rl_v1_slot *slot = &m->v1_slots[index];
     slot->source = s;
     slot->generation++;
     slot->fd = -1;
-    int fd = s->context.v1.getFileDescriptor ? s->context.v1.getFileDescriptor(s->context.v1.info) : -1;
     uint64_t token = ((uint64_t)slot->generation << 32) | (uint64_t)index;
     /* A bad fd leaves the source in the mode, unwatched: it never fires. */
     if (fd >= 0 && rl_wait_watch_fd(m->epoll_fd, fd, token) == 0) slot->fd = fd;
@@ -144,9 +143,12 @@ static bool add_source1(rl_mode *m, RLRunLoopSourceRef s) {
 
 void rl_source_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *scheduled) {
     if (mode_contains_source(m, s)) return;
+    /* Asked outside the source's lock: user code may call back into the API. */
+    int fd = -1;
+    if (s->version == 1 && s->context.v1.getFileDescriptor) fd = s->context.v1.getFileDescriptor(s->context.v1.info);
     rl_item_lock_acquire(&s->lock);
     bool ok = atomic_load(&s->valid) && rl_ptr_array_reserve(&s->loops, s->loops.count + 1);
-    if (ok) ok = s->version == 0 ? add_source0(m, s) : add_source1(m, s);
+    if (ok) ok = s->version == 0 ? add_source0(m, s) : add_source1(m, s, fd);
     if (ok) rl_ptr_array_append(&s->loops, rl);
     rl_item_lock_release(&s->lock);
     if (!ok) return;

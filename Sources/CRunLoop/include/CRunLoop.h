@@ -14,6 +14,15 @@
  * inside a callout of the loop it touches, except the run functions
  * (RLRunLoopRun, RLRunLoopRunInMode), which always run the calling thread's
  * own loop.
+ *
+ * Callouts (perform, observer and timer callbacks, queued functions, schedule
+ * and cancel) run with no lock held and may do anything: run the loop again,
+ * add, remove or invalidate any item, including the one being called out.
+ * The small context callbacks (retain, release, copyDescription, equal, hash,
+ * getFileDescriptor) may run while the loop's lock is held: they must only do
+ * their one job and must not call this library for the same loop.
+ * A callout that unwinds with longjmp or a C++ exception leaves the loop
+ * corrupted; that is not supported.
  */
 #ifndef CRUNLOOP_H
 #define CRUNLOOP_H
