@@ -34,8 +34,9 @@ $(BUILD)/libcrunloop.a: $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/libcrunloop.so: $(LIB_OBJS)
-	$(CC) -shared -Wl,-soname,libcrunloop.so.0 -o $@ $^ $(LDLIBS)
+$(BUILD)/libcrunloop.so: $(LIB_OBJS) Sources/CRunLoop/exports.map
+	$(CC) -shared -Wl,-soname,libcrunloop.so.0 -Wl,--version-script=Sources/CRunLoop/exports.map \
+	  -o $@ $(LIB_OBJS) $(LDLIBS)
 
 $(BUILD)/crunloop.pc: Makefile
 	@mkdir -p $(dir $@)
@@ -43,7 +44,7 @@ $(BUILD)/crunloop.pc: Makefile
 
 install: lib $(BUILD)/crunloop.pc
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 Sources/CRunLoop/include/CRunLoop.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 Sources/CRunLoop/include/*.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(BUILD)/libcrunloop.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/libcrunloop.so $(DESTDIR)$(PREFIX)/lib/libcrunloop.so.$(VERSION)
 	ln -sf libcrunloop.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libcrunloop.so.0

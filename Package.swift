@@ -11,6 +11,7 @@ let package = Package(
         .target(
             name: "CRunLoop",
             path: "Sources/CRunLoop",
+            exclude: ["exports.map"],
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]
         ),
         .target(
