@@ -11,6 +11,7 @@ with the reason its build left in build/<program>.missing. Python 3 stdlib only.
 import argparse
 import csv
 import datetime
+import json
 import math
 import os
 import platform
@@ -339,6 +340,7 @@ def main():
     g.add_argument("--quick", action="store_true")
     ap.add_argument("--runs", type=int)
     ap.add_argument("--only", help="comma-separated peers to run")
+    ap.add_argument("--render", metavar="RAW_JSON", help="re-render the tables from a saved build/raw-*.json, running nothing")
     args = ap.parse_args()
     cfg = QUICK if args.quick else FULL
     runs = args.runs or cfg["runs"]
@@ -364,7 +366,15 @@ def main():
     t_start = time.time()
     raw = {}       # (peer, wl, arg) -> list of dicts
     failed = {}    # (peer, wl, arg) -> reason
-    for r in range(runs):
+    strace = {}
+    if args.render:
+        with open(args.render) as f:
+            saved = json.load(f)
+        raw = {tuple(k): v for k, v in saved["raw"]}
+        failed = {tuple(k): v for k, v in saved["failed"]}
+        strace = saved.get("strace", {})
+        runs = saved.get("runs", runs)
+    for r in range(0 if args.render else runs):
         for idx, (wl, arg) in enumerate(cfg["items"]):
             # rotate the peer order every run and workload so drift hits all alike
             k = (r + idx) % len(present)
@@ -385,7 +395,7 @@ def main():
 
     # malloc counts: one run under the LD_PRELOAD counter (counts are deterministic enough)
     mc = os.path.join(BUILD, "malloc_count.so")
-    if os.path.exists(mc):
+    if os.path.exists(mc) and not args.render:
         env = dict(os.environ, LD_PRELOAD=mc)
         for wl, arg in cfg["malloc_items"]:
             for peer in present:
@@ -394,7 +404,12 @@ def main():
                     for k2 in ("mallocs_per_rt", "mallocs_per_add", "mallocs_per_block"):
                         if k2 in res:
                             raw.setdefault((peer, "w7", 0), [{}])[0][k2] = res[k2]
-    strace = strace_breakdown(present, cfg["strace_rt"]) if not args.quick else {}
+    if not args.quick and not args.render:
+        strace = strace_breakdown(present, cfg["strace_rt"])
+    if not args.render:
+        with open(os.path.join(BUILD, "raw-%s.json" % ("quick" if args.quick else "full")), "w") as f:
+            json.dump({"runs": runs, "raw": [[list(k), v] for k, v in raw.items()],
+                       "failed": [[list(k), v] for k, v in failed.items()], "strace": strace}, f)
 
     # medians
     medians = {}   # peer -> {(wl, arg, key): value}
@@ -482,6 +497,74 @@ def main():
             md.append("| %s | " % n + " | ".join(fmt(strace[p].get(n, 0.0)) for p in strace) + " |")
         md.append("| **total** | " + " | ".join(fmt(sum(strace[p].values())) for p in strace) + " |")
         md.append("\n(strace's counts include the traced threads only; Foundation's CFSocket thread is not in W1.)")
+
+    # ---- issue 5's targets, checked on this run's medians ----
+    def v(peer, wl, arg, key):
+        x = value(peer, wl, arg, key)
+        return x if isinstance(x, float) else None
+
+    def arg_of(wl, want=None):
+        a = [x for w, x in items if w == wl]
+        if want is not None and want in a:
+            return want
+        return a[-1] if a else None
+    checks = []
+
+    def check(name, ok, detail):
+        checks.append((name, "n/a" if ok is None else ("met" if ok else "**missed**"), detail))
+
+    def ge(a, b, f=1.0):
+        return None if a is None or b is None else a >= f * b
+    a1, a4, a5, a6, a3 = arg_of("w1"), arg_of("w4"), arg_of("w5"), arg_of("w6"), arg_of("w3")
+    c1, l1, f1 = v("core", "w1", a1, "rt_per_s"), v("libev", "w1", a1, "rt_per_s"), v("foundation", "w1", a1, "rt_per_s")
+    check("W1 C >= libev round trips/s", ge(c1, l1), "C %s vs libev %s (%s)" % (fmt(c1), fmt(l1), fmt_ratio(ratio(c1, l1))))
+    check("W1 C >= 2x Foundation", ge(c1, f1, 2), "%s" % fmt_ratio(ratio(c1, f1)))
+    cs, us = v("core", "w1", a1, "sc_per_rt"), v("libuv", "w1", a1, "sc_per_rt")
+    check("W1 C system calls per round trip <= libuv", None if cs is None or us is None else cs <= us,
+          "C %s vs libuv %s" % (fmt(cs), fmt(us)))
+    aw = v("core", "w7", arg_of("w7"), "sc_per_wake_awake")
+    check("W7 no system call to wake an awake loop", None if aw is None else aw == 0, "C %s per wake" % fmt(aw))
+    for n in [x for w, x in items if w == "w2"]:
+        add = v("core", "w2", n, "add_ns")
+        check("W2 N=%s adding <= 150 ns per timer" % fmt(float(n)), None if add is None else add <= 150, "C %s ns" % fmt(add))
+    big = max([x for w, x in items if w == "w2"] or [0])
+    cf_, lf_ = v("core", "w2", big, "all_fired_s"), v("libev", "w2", big, "all_fired_s")
+    check("W2 N=%s all fired no later than libev" % fmt(float(big)), None if cf_ is None or lf_ is None else cf_ <= lf_,
+          "C %s s vs libev %s s" % (fmt(cf_), fmt(lf_)))
+    fires, exp = v("core", "w3", a3, "fires"), v("core", "w3", a3, "expected")
+    check("W3 no missed grid point", None if fires is None or exp is None else fires >= exp,
+          "C %s fires of %s grid points" % (fmt(fires), fmt(exp)))
+    jp = v("core", "w3", a3, "jit_p99_us")
+    best = [v(p, "w3", a3, "jit_p99_us") for p in OTHERS]
+    best = min([b for b in best if b is not None] or [float("nan")])
+    check("W3 p99 jitter <= best peer", None if jp is None or math.isnan(best) else jp <= best,
+          "C %s us vs best peer %s us" % (fmt(jp), fmt(best)))
+    c4, f4 = v("core", "w4", a4, "blocks_per_s"), v("foundation", "w4", a4, "blocks_per_s")
+    check("W4 C >= 10M blocks/s", None if c4 is None else c4 >= 10e6, "C %s/s" % fmt(c4))
+    check("W4 C >= 30x Foundation", ge(c4, f4, 30), fmt_ratio(ratio(c4, f4)))
+    c5, l5 = v("core", "w5", a5, "rt_per_s"), v("libev", "w5", a5, "rt_per_s")
+    check("W5 C >= libev", ge(c5, l5), "C %s vs libev %s (%s)" % (fmt(c5), fmt(l5), fmt_ratio(ratio(c5, l5))))
+    c6, l6 = v("core", "w6", a6, "cpu_us"), v("libev", "w6", a6, "cpu_us")
+    t6, w6 = v("core", "w6", a6, "threads"), v("core", "w6", a6, "vcsw")
+    check("W6 C CPU <= libev", None if c6 is None or l6 is None else c6 <= l6, "C %s us vs libev %s us" % (fmt(c6), fmt(l6)))
+    check("W6 one thread, no wake-up", None if t6 is None else (t6 == 1 and (w6 or 0) <= 1),
+          "%s thread(s), %s voluntary switch(es) (1 = the end of the run)" % (fmt(t6), fmt(w6)))
+    s1, s4 = v("swift", "w1", a1, "rt_per_s"), v("swift", "w4", a4, "blocks_per_s")
+    check("Swift W1 within 1.3x of C", ge(s1, c1, 1 / 1.3), "Swift/C %s" % fmt_ratio(ratio(s1, c1)))
+    check("Swift W4 within 1.3x of C", ge(s4, c4, 1 / 1.3), "Swift/C %s" % fmt_ratio(ratio(s4, c4)))
+    check("Swift W1 >= 2x Foundation", ge(s1, f1, 2), fmt_ratio(ratio(s1, f1)))
+    n100 = 100000 if ("w2", 100000) in items else None
+    sa, fa = v("swift", "w2", n100, "add_ns"), v("foundation", "w2", n100, "add_ns")
+    check("Swift W2 adding 100k timers >= 20x Foundation", ge(fa, sa, 20), "Foundation/Swift %s" % fmt_ratio(ratio(fa, sa)))
+    check("Swift W4 >= 10x Foundation", ge(s4, f4, 10), fmt_ratio(ratio(s4, f4)))
+    md.append("\n## Issue 5 targets on this run\n")
+    md.append("| target | result | numbers |")
+    md.append("|---|---|---|")
+    for name, res, detail in checks:
+        md.append("| %s | %s | %s |" % (name, res, detail))
+    term.append("\n== Issue 5 targets")
+    for name, res, detail in checks:
+        term.append("  %-48s %-11s %s" % (name, res.strip("*"), detail))
 
     md.append("\n## How each peer does it\n")
     md.append("- **C core**: W1/W7 `RLRunLoopPerformFunction` + `RLRunLoopWakeUp`; W2 `RLRunLoopTimerCreate` + "
