@@ -57,6 +57,11 @@ void RLRunLoopPerformFunction(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(vo
     rl_enqueue_block(rl, mode, fn, info, NULL);
 }
 
+void RLRunLoopPerformFunctionWithRelease(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *info), void *info,
+                                         void (*release)(void *info)) {
+    if (!rl_enqueue_block(rl, mode, fn, info, release) && release) release(info);
+}
+
 static bool matches(const rl_block *b, const rl_mode *m) {
     return b->mode ? b->mode == m : m->is_common;
 }
@@ -105,14 +110,21 @@ bool rl_do_blocks(RLRunLoopRef rl, rl_mode *m) {
     return run > 0;
 }
 
-/* Drops every queued item without calling it (the loop's thread exited).
-   Loop locked; dispose functions only release block copies. */
-void rl_blocks_drop_all(RLRunLoopRef rl) {
-    for (size_t i = 0; i < rl->blocks.count; i++) {
-        count_pending(rl, &rl->blocks.items[i], -1);
-        if (rl->blocks.items[i].dispose) rl->blocks.items[i].dispose(rl->blocks.items[i].info);
-    }
-    rl->blocks.count = 0;
+/* Takes every queued item out without calling it (the loop's thread exited).
+   Loop locked; the caller disposes of them after unlocking, because dispose
+   functions are user code. */
+rl_block_queue rl_blocks_take_all(RLRunLoopRef rl) {
+    for (size_t i = 0; i < rl->blocks.count; i++) count_pending(rl, &rl->blocks.items[i], -1);
+    rl_block_queue taken = rl->blocks;
+    rl->blocks = (rl_block_queue){0};
+    return taken;
+}
+
+void rl_blocks_dispose(rl_block_queue *taken) {
+    for (size_t i = 0; i < taken->count; i++)
+        if (taken->items[i].dispose) taken->items[i].dispose(taken->items[i].info);
+    free(taken->items);
+    *taken = (rl_block_queue){0};
 }
 
 void rl_blocks_free(RLRunLoopRef rl) {

@@ -254,7 +254,8 @@ rl_timer_slot *rl_timer_slot_for_mode(RLRunLoopTimerRef t, rl_mode *m);
 
 /* Removes every item from the loop (thread exit). Loop locked. */
 void rl_loop_remove_all_items(RLRunLoopRef rl, rl_callback_list *cancelled);
-void rl_blocks_drop_all(RLRunLoopRef rl);
+rl_block_queue rl_blocks_take_all(RLRunLoopRef rl);
+void rl_blocks_dispose(rl_block_queue *taken);   /* unlocked */
 /* Queues fn(info) for `mode`; false if it was not queued (then dispose is the
    caller's to call). dispose(info) runs after fn, or when the item is dropped. */
 bool rl_enqueue_block(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *), void *info,

@@ -68,7 +68,8 @@ static RLRunLoopRef create_loop(pthread_t thread) {
 
 static void finalize_loop(rl_object *obj) {
     RLRunLoopRef rl = (RLRunLoopRef)obj;
-    rl_blocks_drop_all(rl);
+    rl_block_queue left = rl_blocks_take_all(rl);
+    rl_blocks_dispose(&left);
     rl_blocks_free(rl);
     for (size_t i = 0; i < rl->mode_count; i++) rl_mode_free(rl->modes[i]);
     free(rl->modes);
@@ -89,8 +90,9 @@ static void tear_down_loop(void *value) {
     rl_loop_lock(rl);
     rl->dead = true;
     rl_loop_remove_all_items(rl, &cancelled);
-    rl_blocks_drop_all(rl);
+    rl_block_queue dropped = rl_blocks_take_all(rl);
     rl_loop_unlock(rl);
+    rl_blocks_dispose(&dropped);
     rl_callback_list_run_cancel(rl, &cancelled);
     if (rl != main_loop) RLRelease(rl);
 }

@@ -262,10 +262,10 @@ public final class RunLoop: @unchecked Sendable {
     /// queued block counts as work, so the mode is not empty while it waits.
     /// A block queued while blocks run waits for the next point where the
     /// loop runs blocks. Blocks still queued when the loop's thread exits are
-    /// dropped without being run (and their captures are then never freed).
+    /// dropped without being run, and released.
     public func perform(_ block: @escaping () -> Void) {
         let info = Unmanaged.passRetained(PerformItem(block)).toOpaque()
-        RLRunLoopPerformFunction(ref, kRLRunLoopDefaultMode, performTrampoline, info)
+        RLRunLoopPerformFunctionWithRelease(ref, kRLRunLoopDefaultMode, performTrampoline, info, performRelease)
         RLRunLoopWakeUp(ref)
     }
 
@@ -281,7 +281,7 @@ public final class RunLoop: @unchecked Sendable {
         var queued = false
         for (index, mode) in modes.enumerated() where !mode.rawValue.isEmpty && !modes[..<index].contains(mode) {
             let info = Unmanaged.passRetained(item).toOpaque()
-            mode.withCName { RLRunLoopPerformFunction(ref, $0, performTrampoline, info) }
+            mode.withCName { RLRunLoopPerformFunctionWithRelease(ref, $0, performTrampoline, info, performRelease) }
             queued = true
         }
         if queued { RLRunLoopWakeUp(ref) }
@@ -442,8 +442,13 @@ private final class PerformItem: @unchecked Sendable {
 }
 
 private let performTrampoline: @convention(c) (UnsafeMutableRawPointer?) -> Void = { info in
-    let item = Unmanaged<PerformItem>.fromOpaque(info!).takeRetainedValue()
+    let item = Unmanaged<PerformItem>.fromOpaque(info!).takeUnretainedValue()
     guard let block = item.block else { return }
     item.block = nil
     block()
+}
+
+/// Drops the reference one queued copy held, whether it ran or was dropped.
+private let performRelease: @convention(c) (UnsafeMutableRawPointer?) -> Void = { info in
+    Unmanaged<PerformItem>.fromOpaque(info!).release()
 }

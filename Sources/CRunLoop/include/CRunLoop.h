@@ -135,6 +135,11 @@ void               RLRunLoopStop(RLRunLoopRef rl);
    waits for the next point. NULL rl, fn, or mode, or an empty mode: ignored
    (fn is not called). Dropped without a call if the loop's thread exits. */
 void               RLRunLoopPerformFunction(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *info), void *info);
+/* RLRunLoopPerformFunction that also owns `info`: release(info) (if not NULL)
+   is called exactly once, after fn(info) ran, or without fn when the item is
+   dropped (the loop's thread exited) or was not queued (bad input). */
+void               RLRunLoopPerformFunctionWithRelease(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *info),
+                                                       void *info, void (*release)(void *info));
 #if __BLOCKS__
 /* RLRunLoopPerformFunction for a block (copied, released after it ran or was dropped). */
 void               RLRunLoopPerformBlock(RLRunLoopRef rl, RLRunLoopMode mode, void (^block)(void));
