@@ -20,7 +20,7 @@ TEST_SRCS := $(sort $(wildcard Tests/c/test_*.c))
 TEST_HDRS := $(wildcard Tests/c/*.h)
 TEST_BINS := $(patsubst Tests/c/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 
-.PHONY: all lib install test test-c test-sanitize test-asan test-tsan test-valgrind test-swift \
+.PHONY: all lib install test test-c test-sanitize test-asan test-tsan test-valgrind test-swift test-swift-tsan \
         bench bench-quick clean
 
 all: lib
@@ -78,7 +78,11 @@ test-swift:
 	swift build --build-tests
 	swift test
 
-test: test-c test-sanitize test-valgrind test-swift
+# The Swift tests (and the C target under them) with ThreadSanitizer.
+test-swift-tsan:
+	swift test --sanitize=thread --scratch-path .build-tsan
+
+test: test-c test-sanitize test-valgrind test-swift test-swift-tsan
 
 # ---- benchmarks -------------------------------------------------------------
 bench: lib
@@ -87,5 +91,5 @@ bench-quick: lib
 	$(MAKE) --no-print-directory -C bench quick
 
 clean:
-	rm -rf build .build
+	rm -rf build .build .build-tsan
 	-$(MAKE) --no-print-directory -C bench clean
