@@ -71,6 +71,7 @@ test-tsan:
 test-sanitize: test-asan test-tsan
 
 test-valgrind: $(TEST_BINS)
+	@command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind; }
 	@RL_TEST_WRAPPER="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect" \
 	  RL_TEST_SLOW=8 sh Tests/run-c-tests.sh $(TEST_BINS)
 
