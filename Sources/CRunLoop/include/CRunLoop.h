@@ -294,5 +294,9 @@ void           RLRunLoopTimerGetContext(RLRunLoopTimerRef timer, RLRunLoopTimerC
 
 /* The Linux extras: file descriptors, UNIX signals, thread message ports. */
 #include "CRunLoopLinux.h"
+/* Run-loop threads and perform requests across threads. */
+#include "CRunLoopThread.h"
+/* The hang monitor and idle tasks. */
+#include "CRunLoopMonitor.h"
 
 #endif /* CRUNLOOP_H */
