@@ -42,7 +42,10 @@ static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, wait_result 
     if (!poll) {
         rl_mode_arm(m);
         atomic_store(&rl->sleeping, true);
-        if (atomic_load(&rl->wake_pending)) poll = true;
+        if (atomic_load(&rl->wake_pending)) {
+            poll = true;
+            atomic_store(&rl->sleeping, false);
+        }
     }
     rl_loop_unlock(rl);
     int n = epoll_wait(m->epoll_fd, out->events, MAX_EVENTS, poll ? 0 : -1);
@@ -140,6 +143,9 @@ static RLRunLoopRunResult run_specific(RLRunLoopRef rl, RLRunLoopMode mode, RLTi
     rl->current_run = &run;
     rl->depth++;
     rl->run_generation++;
+    /* Wake-ups sent before the run began are moot (CF ignores them while a
+       loop is not running): the first pass scans everything anyway. */
+    atomic_store(&rl->wake_pending, false);
 
     rl_do_observers(rl, m, kRLRunLoopEntry);
     RLRunLoopRunResult result = run_passes(rl, m, &run, stop_after_one);
