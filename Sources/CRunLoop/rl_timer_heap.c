@@ -59,16 +59,28 @@ bool rl_heap_insert(rl_timer_heap *h, struct rl_timer_slot *slot, int64_t deadli
     return true;
 }
 
+/* Removal moves the hole left at `index` down to a leaf along the earliest
+   children, then fills it with the last entry and sifts that up. The last
+   entry almost always belongs near the bottom, so this saves the comparisons
+   against it that a plain sift-down makes on every level (Floyd's trick). */
 void rl_heap_remove(rl_timer_heap *h, size_t index) {
     h->entries[index].slot->heap_index = -1;
     h->count--;
     if (index == h->count) return;
-    rl_heap_entry moved = h->entries[h->count];
-    h->entries[index] = moved;
-    if (index > 0 && before(&moved, &h->entries[(index - 1) / ARITY]))
-        sift_up(h, index);
-    else
-        sift_down(h, index);
+    rl_heap_entry last = h->entries[h->count];
+    size_t hole = index;
+    for (;;) {
+        size_t first = hole * ARITY + 1;
+        if (first >= h->count) break;
+        size_t end = first + ARITY < h->count ? first + ARITY : h->count;
+        size_t best = first;
+        for (size_t c = first + 1; c < end; c++)
+            if (before(&h->entries[c], &h->entries[best])) best = c;
+        place(h, hole, h->entries[best]);
+        hole = best;
+    }
+    h->entries[hole] = last;
+    sift_up(h, hole);
 }
 
 void rl_heap_update(rl_timer_heap *h, size_t index, int64_t deadline_ns) {
