@@ -114,6 +114,8 @@ struct __RLRunLoop {
     pthread_mutex_t  lock;
     pthread_t        thread;
     bool             is_main;
+    bool             main_queue_attached;
+    int64_t          main_queue_next_try_ns;  /* when to look for libdispatch again */
     bool             dead;               /* its thread has exited */
     _Atomic bool     sleeping;
     _Atomic bool     wake_pending;

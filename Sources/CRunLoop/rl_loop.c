@@ -108,7 +108,8 @@ static void make_main_loop(void) {
         abort();
     }
     main_loop->is_main = true;
-    rl_main_queue_install(main_loop);
+    main_loop->main_queue_attached = rl_main_queue_install(main_loop);
+    main_loop->main_queue_next_try_ns = rl_mono_now() + 1000000000;
 }
 
 RLRunLoopRef RLRunLoopGetMain(void) {

@@ -27,6 +27,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -38,13 +39,20 @@ typedef void (*callback_fn)(void *msg);
 static struct {
     int fd;
     callback_fn callback;
-} mq = { .fd = -1, .callback = NULL };
+    RLRunLoopSourceRef source;
+} mq = { .fd = -1, .callback = NULL, .source = NULL };
 
 static _Thread_local bool draining;   /* inside _dispatch_main_queue_callback_4CF */
 static _Thread_local bool owed;       /* a nested perform consumed a wake-up */
 
 static bool on_main_thread(void) {
-    return (pid_t)syscall(SYS_gettid) == getpid();
+    static _Thread_local int is_main = -1;   /* asked once per thread: gettid is a system call */
+    if (is_main < 0) is_main = (pid_t)syscall(SYS_gettid) == getpid();
+    return is_main;
+}
+
+bool rl_main_queue_source_is_inert(RLRunLoopSourceRef source) {
+    return draining && source && source == mq.source;
 }
 
 static void *find_symbol(const char *name) {
@@ -99,24 +107,34 @@ static void mq_perform(void *info) {
     }
 }
 
-void rl_main_queue_install(RLRunLoopRef main_loop) {
+bool rl_main_queue_install(RLRunLoopRef main_loop) {
     static atomic_bool installed = false;
-    if (!main_loop || atomic_exchange(&installed, true)) return;
-    get_handle_fn get_handle = (get_handle_fn)find_symbol("_dispatch_get_main_queue_handle_4CF");
-    callback_fn callback = (callback_fn)find_symbol("_dispatch_main_queue_callback_4CF");
-    if (!get_handle || !callback) return;
-    int fd = get_handle();
-    if (fd < 0) return;
-    mq.fd = fd;
-    mq.callback = callback;
-    RLRunLoopSourceContext1 ctx = {
-        .version = 1,
-        .copyDescription = mq_describe,
-        .getFileDescriptor = mq_fd,
-        .perform = mq_perform,
-    };
-    RLRunLoopSourceRef src = RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&ctx);
-    if (!src) return;
-    RLRunLoopAddSource(main_loop, src, kRLRunLoopCommonModes);
-    RLRelease(src);                  /* the loop keeps it */
+    static pthread_mutex_t installing = PTHREAD_MUTEX_INITIALIZER;
+    if (!main_loop) return false;
+    if (atomic_load(&installed)) return true;
+    pthread_mutex_lock(&installing);
+    if (!atomic_load(&installed)) {
+        get_handle_fn get_handle = (get_handle_fn)find_symbol("_dispatch_get_main_queue_handle_4CF");
+        callback_fn callback = (callback_fn)find_symbol("_dispatch_main_queue_callback_4CF");
+        int fd = get_handle && callback ? get_handle() : -1;
+        if (fd >= 0) {
+            mq.fd = fd;
+            mq.callback = callback;
+            RLRunLoopSourceContext1 ctx = {
+                .version = 1,
+                .copyDescription = mq_describe,
+                .getFileDescriptor = mq_fd,
+                .perform = mq_perform,
+            };
+            RLRunLoopSourceRef src = RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&ctx);
+            if (src) {
+                mq.source = src;     /* the loop keeps it for the life of the process */
+                RLRunLoopAddSource(main_loop, src, kRLRunLoopCommonModes);
+                RLRelease(src);
+                atomic_store(&installed, true);
+            }
+        }
+    }
+    pthread_mutex_unlock(&installing);
+    return atomic_load(&installed);
 }

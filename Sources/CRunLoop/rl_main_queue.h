@@ -1,6 +1,8 @@
 /*
  * rl_main_queue.h: the hook that lets the main run loop drain libdispatch's
- * main queue. The core calls it once, when the main thread's loop is made.
+ * main queue. The core calls the install when the main thread's loop is made,
+ * and again (at most once a second) when the main loop runs, until it finds
+ * libdispatch: a C program may load it late.
  */
 #ifndef RL_MAIN_QUEUE_H
 #define RL_MAIN_QUEUE_H
@@ -8,7 +10,12 @@
 #include "CRunLoop.h"
 
 /* Attaches DispatchQueue.main to `main_loop` if libdispatch is in the process
-   (found at run time). Called once with the main loop, on any thread. */
-void rl_main_queue_install(RLRunLoopRef main_loop);
+   (found at run time); true once attached. Idempotent, any thread. */
+bool rl_main_queue_install(RLRunLoopRef main_loop);
+
+/* True for the main-queue source while this thread is inside a main-queue
+   drain: CF then treats the queue as absent, so a nested run of the main loop
+   with nothing else to do finishes instead of waiting. */
+bool rl_main_queue_source_is_inert(RLRunLoopSourceRef source);
 
 #endif

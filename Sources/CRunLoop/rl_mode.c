@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "rl_internal.h"
+#include "rl_main_queue.h"
 
 bool rl_mode_name_is_valid(RLRunLoopMode mode) {
     return mode && mode[0] != '\0';
@@ -76,9 +77,19 @@ bool rl_mode_has_blocks(RLRunLoopRef rl, rl_mode *m) {
     return m->pending_blocks > 0 || (m->is_common && rl->pending_common_blocks > 0);
 }
 
+/* Version-1 sources that count: inside a main-queue drain the main queue's
+   own source does not (CF leaves its port out of the wait then). */
+static uint32_t live_source1_count(RLRunLoopRef rl, const rl_mode *m) {
+    if (!rl->is_main || m->v1_count == 0) return m->v1_count;
+    for (uint32_t i = 0; i < m->v1_capacity; i++)
+        if (rl_main_queue_source_is_inert(m->v1_slots[i].source)) return m->v1_count - 1;
+    return m->v1_count;
+}
+
 /* __CFRunLoopModeIsEmpty: observers do not count, queued work does. */
 bool rl_mode_is_empty(RLRunLoopRef rl, rl_mode *m) {
-    return m->sources0.count == 0 && m->v1_count == 0 && m->timer_count == 0 && !rl_mode_has_blocks(rl, m);
+    return m->sources0.count == 0 && m->timer_count == 0 && !rl_mode_has_blocks(rl, m) &&
+           live_source1_count(rl, m) == 0;
 }
 
 static int64_t slot_tolerance(const rl_timer_slot *slot) {

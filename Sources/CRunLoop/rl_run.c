@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include "rl_internal.h"
+#include "rl_main_queue.h"
 
 #define MAX_EVENTS 64
 
@@ -126,10 +127,21 @@ static RLRunLoopRunResult run_passes(RLRunLoopRef rl, rl_mode *m, rl_run *run, b
     }
 }
 
+/* libdispatch may be loaded after the main loop was made (dlopen): look for
+   it again, at most once a second, until it is found. */
+static void attach_main_queue_late(RLRunLoopRef rl) {
+    if (!rl->is_main || rl->main_queue_attached) return;
+    int64_t now = rl_mono_now();
+    if (now < rl->main_queue_next_try_ns) return;
+    rl->main_queue_next_try_ns = now + 1000000000;
+    rl->main_queue_attached = rl_main_queue_install(rl);
+}
+
 /* CFRunLoopRunSpecific */
 static RLRunLoopRunResult run_specific(RLRunLoopRef rl, RLRunLoopMode mode, RLTimeInterval seconds,
                                        bool stop_after_one) {
     if (!rl_mode_name_is_valid(mode) || rl_mode_name_is_common(mode)) return kRLRunLoopRunFinished;
+    attach_main_queue_late(rl);
     rl_loop_lock(rl);
     rl_mode *m = rl->dead ? NULL : rl_mode_find(rl, mode);
     if (!m || rl_mode_is_empty(rl, m)) {
