@@ -91,7 +91,10 @@ typedef enum {
  * functions are dropped without being called).
  */
 
-/* The calling thread's run loop (not retained: it lives as long as the thread). */
+/* The calling thread's run loop (not retained: it lives as long as the
+   thread). Another thread that may use it after this thread exits must
+   RLRetain it first; the object then outlives the thread, and adds, queued
+   work and runs on it are ignored once the thread has exited. */
 RLRunLoopRef       RLRunLoopGetCurrent(void);
 /* The process main thread's run loop, from any thread (not retained). */
 RLRunLoopRef       RLRunLoopGetMain(void);
