@@ -21,7 +21,7 @@ TEST_HDRS := $(wildcard Tests/c/*.h)
 TEST_BINS := $(patsubst Tests/c/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 
 .PHONY: all lib install test test-c test-sanitize test-asan test-tsan test-valgrind test-swift test-swift-tsan \
-        bench bench-quick examples demo clean
+        bench bench-quick examples demo fuzz clean
 
 all: lib
 lib: $(BUILD)/libcrunloop.a $(BUILD)/libcrunloop.so
@@ -84,6 +84,10 @@ test-swift-tsan:
 	swift test --sanitize=thread --scratch-path .build-tsan
 
 test: test-c test-sanitize test-valgrind test-swift test-swift-tsan
+
+# ---- fuzzing ----------------------------------------------------------------
+fuzz: lib
+	$(MAKE) --no-print-directory -C Tests/fuzz run FUZZ_SECONDS=$${FUZZ_SECONDS:-60}
 
 # ---- examples ---------------------------------------------------------------
 examples: lib
