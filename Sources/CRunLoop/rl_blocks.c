@@ -31,18 +31,13 @@ static void count_pending(RLRunLoopRef rl, const rl_block *b, long delta) {
     else rl->pending_common_blocks += (size_t)delta;
 }
 
-static rl_mode *mode_for_block(RLRunLoopRef rl, RLRunLoopMode mode) {
-    if (mode == kRLRunLoopDefaultMode && rl->mode_count) return rl->modes[0];   /* made first */
-    return rl_mode_find_or_create(rl, mode);
-}
-
 bool rl_enqueue_block(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *), void *info,
                       void (*dispose)(void *)) {
     if (!rl || !fn || !rl_mode_name_is_valid(mode)) return false;
     bool common = rl_mode_name_is_common(mode);
     bool queued = false;
     rl_loop_lock(rl);
-    rl_mode *m = common || rl->dead ? NULL : mode_for_block(rl, mode);
+    rl_mode *m = common || rl->dead ? NULL : rl_mode_find_or_create(rl, mode);
     if ((common || m) && !rl->dead && queue_reserve(&rl->blocks, rl->blocks.count + 1)) {
         rl_block *b = &rl->blocks.items[rl->blocks.count++];
         *b = (rl_block){m, fn, info, dispose};

@@ -59,10 +59,14 @@ static RLRunLoopRef create_loop(pthread_t thread) {
     rl->thread = thread;
     atomic_init(&rl->sleeping, false);
     atomic_init(&rl->wake_pending, false);
-    rl_loop_lock(rl);
+    /* The default mode is modes[0] for the loop's whole life (rl_mode_find
+       relies on it), and always common. */
     rl_mode *def = rl_mode_find_or_create(rl, kRLRunLoopDefaultMode);
-    if (def) def->is_common = true;
-    rl_loop_unlock(rl);
+    if (!def) {
+        RLRelease(rl);
+        return NULL;
+    }
+    def->is_common = true;
     return rl;
 }
 

@@ -25,6 +25,8 @@ bool rl_mode_name_is_common(RLRunLoopMode mode) {
 }
 
 rl_mode *rl_mode_find(RLRunLoopRef rl, RLRunLoopMode name) {
+    /* The default mode is made first, with the loop. */
+    if (name == kRLRunLoopDefaultMode && rl->mode_count) return rl->modes[0];
     for (size_t i = 0; i < rl->mode_count; i++) {
         rl_mode *m = rl->modes[i];
         if (m->name == name || strcmp(m->name, name) == 0) return m;

@@ -39,11 +39,16 @@ RLAbsoluteTime RLAbsoluteTimeGetCurrent(void) {
     return (double)((int64_t)ts.tv_sec - UNIX_TO_2001) + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Rounds to the nearest integer; |x| < 2^63 (llround is a libm call). */
+static inline int64_t round_to_int64(double x) {
+    return (int64_t)(x >= 0 ? x + 0.5 : x - 0.5);
+}
+
 int64_t rl_seconds_to_ns(double seconds) {
     if (isnan(seconds)) return 0;
     if (seconds >= 9.2e9) return RL_NEVER;
     if (seconds <= -9.2e9) return -RL_NEVER;
-    return (int64_t)llround(seconds * 1e9);
+    return round_to_int64(seconds * 1e9);
 }
 
 /* real - mono, never above the true offset: the wall clock read first, the
@@ -81,5 +86,5 @@ int64_t rl_deadline_for_date(RLAbsoluteTime date) {
     if (ahead < -RL_INTERVAL_LIMIT) return mono - rl_seconds_to_ns(RL_INTERVAL_LIMIT);
     /* From the date itself, not from `mono`, so that equal dates map to equal
        deadlines whenever they are converted. */
-    return (int64_t)llround(date * 1e9) - offset;
+    return round_to_int64(date * 1e9) - offset;
 }
