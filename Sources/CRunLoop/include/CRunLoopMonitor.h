@@ -181,8 +181,8 @@ const char *RLRunLoopActivityGetName(RLRunLoopActivity activity);
  * seconds <= 0), does not reach BeforeWaiting, so a source signalled every
  * pass starves the queue; the tasks run once the loop has a pass with nothing
  * else to do. Tasks run on the loop's thread, in submission order, with no
- * lock held; they may submit or cancel tasks (a task submitted by a task runs
- * on a later pass), run the loop, or invalidate the queue.
+ * lock held; they may submit or cancel tasks (a task submitted by a task is
+ * queued after the others), run the loop, or invalidate the queue.
  *
  * While tasks are pending the queue keeps a never-signalled version-0 source
  * in its mode, so the mode is not empty and a run does not return
