@@ -1,0 +1,94 @@
+/* test_fuzz_corpus.c: replays the fuzz target (Tests/fuzz/fuzz_runloop.c)
+   without libFuzzer, so `make test` checks its model under every sanitizer
+   and valgrind: every file of Tests/fuzz/corpus (the inputs kept from fuzz
+   runs, including any that once found a bug), then a fixed set of
+   pseudo-random inputs. Run from the repository root. */
+#include <CRunLoop.h>
+#include "rltest.h"
+
+#include <dirent.h>
+#include "../fuzz/fuzz_runloop.c"
+
+#define CORPUS_DIR "Tests/fuzz/corpus"
+
+static int by_name(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void replay_file(const char *path) {
+    FILE *f = fopen(path, "rb");
+    RL_ASSERT(f != NULL);
+    uint8_t *buf = malloc(1 << 16);
+    RL_ASSERT(buf != NULL);
+    size_t n = fread(buf, 1, 1 << 16, f);
+    fclose(f);
+    /* An exact-size copy, so ASan sees reads past the end. */
+    uint8_t *exact = malloc(n ? n : 1);
+    RL_ASSERT(exact != NULL);
+    memcpy(exact, buf, n);
+    free(buf);
+    LLVMFuzzerTestOneInput(exact, n);
+    free(exact);
+}
+
+static void every_corpus_file_replays_clean(void) {
+    DIR *d = opendir(CORPUS_DIR);
+    RL_ASSERT(d != NULL);
+    char **names = NULL;
+    size_t count = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        names = realloc(names, (count + 1) * sizeof *names);
+        RL_ASSERT(names != NULL);
+        names[count++] = strdup(e->d_name);
+    }
+    closedir(d);
+    RL_ASSERT(count > 0);
+    qsort(names, count, sizeof *names, by_name);
+    for (size_t i = 0; i < count; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", CORPUS_DIR, names[i]);
+        replay_file(path);
+        free(names[i]);
+    }
+    free(names);
+    printf("  replayed %zu corpus inputs\n", count);
+}
+
+/* Pseudo-random inputs of growing length, the same every run. */
+static void generated_inputs_replay_clean(void) {
+    uint64_t x = 0x9E3779B97F4A7C15ULL;
+    long n = rl_test_scaled(300);
+    uint8_t buf[512];
+    for (long i = 0; i < n; i++) {
+        size_t len = (size_t)(16 + (i * 7) % 480);
+        for (size_t j = 0; j < len; j++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            buf[j] = (uint8_t)x;
+        }
+        LLVMFuzzerTestOneInput(buf, len);
+    }
+    printf("  %ld inputs: %ld ops, %ld runs (finished %ld, stopped %ld, timed out %ld, handled %ld), "
+           "%ld performs, %ld timer fires, %ld observer calls, %ld functions\n",
+           fz_stats.inputs, fz_stats.ops, fz_stats.runs, fz_stats.results[1], fz_stats.results[2],
+           fz_stats.results[3], fz_stats.results[4], fz_stats.performs, fz_stats.fires, fz_stats.observed,
+           fz_stats.work_ran);
+}
+
+static void empty_and_tiny_inputs(void) {
+    LLVMFuzzerTestOneInput(NULL, 0);
+    const uint8_t one[] = { 17 };
+    LLVMFuzzerTestOneInput(one, 1);
+    const uint8_t run_default[] = { 0, 0, 1, 0, 4, 0, 17, 0x10 };
+    LLVMFuzzerTestOneInput(run_default, sizeof run_default);
+}
+
+int main(int argc, char **argv) {
+    static const rl_test tests[] = {
+        RL_TEST(empty_and_tiny_inputs),
+        RL_TEST(every_corpus_file_replays_clean),
+        RL_TEST(generated_inputs_replay_clean),
+    };
+    return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
+}

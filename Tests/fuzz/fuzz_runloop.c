@@ -1,0 +1,701 @@
+/*
+ * fuzz_runloop.c: a model-based fuzz target for the run loop (libFuzzer).
+ *
+ * Each input is decoded into a sequence of API calls on one loop: sources
+ * (version 0), timers, observers, signals, queued functions, nested runs with
+ * a zero or tiny timeout, stop, wake-up, common modes, and, when a callout
+ * runs, more calls from inside it (the input says how many). A small model
+ * mirrors what the calls should have done and every callout and every run
+ * result is checked against it:
+ *
+ *  - a source performs only if it is valid, in the running mode, and was
+ *    signalled since its last perform;
+ *  - a timer fires only if valid and in the running mode, never before its
+ *    date, a one-shot one at most once;
+ *  - an observer is called only for its activities, valid, in the running
+ *    mode, a non-repeating one once, observers of one activity in `order`;
+ *    the activities of each run follow CF's grammar (Entry, passes, Exit);
+ *  - a run returns Finished only when the model says its mode was empty,
+ *    HandledSource only with returnAfterSourceHandled and exactly one source
+ *    performed by that run (which then must return HandledSource), Stopped
+ *    only after a stop of that run;
+ *  - queued functions run once, in a mode they were queued for, FIFO, and
+ *    their release is called exactly once (dropped unrun only when the
+ *    loop's thread exits);
+ *  - at the end a polling drain of every mode must perform every signalled
+ *    source, fire every past-due one-shot timer and run every queued
+ *    function; schedule and cancel balance; every info is released (and
+ *    ASan's leak check sees nothing left).
+ *
+ * Every input runs on a fresh thread, so its loop is torn down (and checked)
+ * at the end, and inputs do not share modes. Built by Tests/fuzz/Makefile
+ * with libFuzzer; Tests/c/test_fuzz_corpus.c includes this file to replay the
+ * corpus without libFuzzer. On a broken invariant it prints the line and
+ * aborts.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <CRunLoop.h>
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define FZ_NMODES   3          /* default, "A", "B" */
+#define FZ_COMMON   3          /* index meaning kRLRunLoopCommonModes */
+#define FZ_NSRC     6
+#define FZ_NTIMER   6
+#define FZ_NOBS     4
+#define FZ_NWORK    96
+#define FZ_MAXDEPTH 4
+#define FZ_MAXOPS   400
+#define FZ_MAXRUNS  40
+#define FZ_DISP     64
+
+#define FZ_CHECK(c) do { if (!(c)) fz_fail(#c, __LINE__); } while (0)
+
+static void fz_fail(const char *what, int line) {
+    fprintf(stderr, "fuzz_runloop.c:%d: invariant broken: %s\n", line, what);
+    fflush(stderr);
+    abort();
+}
+
+static const char *const fz_mode_names[4] = { "kCFRunLoopDefaultMode", "A", "B", "kCFRunLoopCommonModes" };
+
+/* What the model knows of an item. `member` has one bit per mode. */
+typedef struct {
+    int      made;        /* created */
+    int      ref_gone;    /* our reference released: no more calls on it */
+    int      valid;
+    unsigned member;
+    int      in_common;
+    int      retains, releases;
+    /* sources */
+    int      signalled, performs, schedules, cancels, expected_schedules;
+    RLIndex  order;
+    /* timers */
+    double   not_before;  /* a lower bound of the next fire date */
+    double   interval;
+    int      fires;
+    /* observers */
+    RLOptionFlags activities;
+    int      repeats, calls;
+    void    *ref;
+} fz_item;
+
+typedef struct {
+    int    mode;
+    int    rash;               /* returnAfterSourceHandled */
+    int    stop_requested;
+    int    performed;          /* sources performed by this run itself */
+    unsigned long last_activity;
+    int    nonempty_at_entry;
+    int    nonempty_at_exit;
+} fz_frame;
+
+typedef struct {
+    int      target;           /* 0..2, or FZ_COMMON */
+    int      seq;
+    unsigned common_at_queue;
+    unsigned nest_epoch;
+    int      ran, released, must_drop;
+} fz_work;
+
+typedef struct {
+    unsigned long activity;
+    RLIndex       last_order;
+} fz_dispatch;
+
+static struct {
+    const uint8_t *data;
+    size_t size, pos;
+    int ops, runs;
+    int inert;                 /* callouts do nothing (final drain) */
+    int body_done;             /* the loop's thread is exiting */
+    int callout_depth;
+    int in_block;              /* queued functions on the stack */
+    unsigned nest_epoch;       /* runs started from inside a queued function */
+    unsigned common;           /* modes in the common set */
+    RLRunLoopRef rl;
+    fz_item src[FZ_NSRC], tm[FZ_NTIMER], obs[FZ_NOBS];
+    fz_work work[FZ_NWORK];
+    int nwork;
+    fz_frame frames[FZ_MAXDEPTH + 1];
+    int depth;
+    fz_dispatch disp[FZ_DISP];
+    int ndisp;
+    RLRunLoopObserverRef first_checker, last_checker;
+    int checker_calls;
+} fz;
+
+/* Totals over every input, for the replay's report. */
+static struct { long inputs, ops, runs, performs, fires, observed, work_ran, results[5]; } fz_stats;
+
+static unsigned fz_bit(int m) { return 1u << m; }
+
+static int fz_byte(void) {
+    if (fz.pos >= fz.size) return -1;
+    return fz.data[fz.pos++];
+}
+static int fz_arg(void) {
+    int b = fz_byte();
+    return b < 0 ? 0 : b;
+}
+
+static double fz_now(void) { return RLAbsoluteTimeGetCurrent(); }
+
+/* ---- the model's view of membership ---- */
+
+/* Returns the bits newly set. */
+static unsigned fz_add(fz_item *it, int m) {
+    if (!it->valid) return 0;
+    unsigned before = it->member;
+    if (m == FZ_COMMON) {
+        if (!it->in_common) {
+            it->in_common = 1;
+            it->member |= fz.common;
+        }
+    } else {
+        it->member |= fz_bit(m);
+    }
+    return it->member & ~before;
+}
+
+static void fz_remove(fz_item *it, int m) {
+    if (m == FZ_COMMON) {
+        if (it->in_common) {
+            it->in_common = 0;
+            it->member &= ~fz.common;
+        }
+    } else {
+        it->member &= ~fz_bit(m);
+    }
+}
+
+static void fz_invalidate(fz_item *it) {
+    it->valid = 0;
+    it->member = 0;
+    it->in_common = 0;
+    it->signalled = 0;
+}
+
+static int fz_popcount(unsigned v) {
+    int n = 0;
+    for (; v; v &= v - 1) n++;
+    return n;
+}
+
+/* Whether the mode certainly holds something that keeps a run going. */
+static int fz_nonempty(int m) {
+    for (int i = 0; i < FZ_NSRC; i++)
+        if (fz.src[i].valid && (fz.src[i].member & fz_bit(m))) return 1;
+    for (int i = 0; i < FZ_NTIMER; i++)
+        if (fz.tm[i].valid && (fz.tm[i].member & fz_bit(m))) return 1;
+    /* A batch of queued functions being run is out of the queue: count
+       queued work only when none is running. */
+    if (fz.in_block == 0)
+        for (int i = 0; i < fz.nwork; i++) {
+            fz_work *w = &fz.work[i];
+            if (w->ran || w->released) continue;
+            if (w->target == m || (w->target == FZ_COMMON && (fz.common & fz_bit(m)))) return 1;
+        }
+    return 0;
+}
+
+static fz_frame *fz_top(void) {
+    FZ_CHECK(fz.depth > 0);
+    return &fz.frames[fz.depth - 1];
+}
+
+/* ---- callbacks ---- */
+
+static void fz_ops_from_callout(void);
+
+static const void *fz_retain(const void *info) {
+    ((fz_item *)info)->retains++;
+    return info;
+}
+static void fz_release(const void *info) {
+    fz_item *it = (fz_item *)info;
+    it->releases++;
+    FZ_CHECK(it->releases <= it->retains);
+}
+
+static int fz_mode_index(RLRunLoopMode mode) {
+    for (int m = 0; m < FZ_NMODES; m++)
+        if (strcmp(mode, fz_mode_names[m]) == 0) return m;
+    return -1;
+}
+
+static void fz_schedule(void *info, RLRunLoopRef rl, RLRunLoopMode mode) {
+    fz_item *it = info;
+    FZ_CHECK(rl == fz.rl);
+    FZ_CHECK(fz_mode_index(mode) >= 0);
+    it->schedules++;
+}
+static void fz_cancel(void *info, RLRunLoopRef rl, RLRunLoopMode mode) {
+    fz_item *it = info;
+    FZ_CHECK(rl == fz.rl);
+    FZ_CHECK(fz_mode_index(mode) >= 0);
+    it->cancels++;
+    FZ_CHECK(it->cancels <= it->schedules);
+}
+
+static void fz_perform(void *info) {
+    fz_item *it = info;
+    fz_frame *f = fz_top();
+    FZ_CHECK(!fz.body_done);
+    FZ_CHECK(it->valid);
+    FZ_CHECK(it->signalled);
+    FZ_CHECK(it->member & fz_bit(f->mode));
+    it->signalled = 0;
+    it->performs++;
+    fz_stats.performs++;
+    f->performed++;
+    if (f->rash) FZ_CHECK(f->performed == 1);
+    fz_ops_from_callout();
+}
+
+static void fz_timer_fired(RLRunLoopTimerRef t, void *info) {
+    fz_item *it = info;
+    fz_frame *f = fz_top();
+    FZ_CHECK(!fz.body_done);
+    FZ_CHECK(t == it->ref);
+    FZ_CHECK(it->valid);
+    FZ_CHECK(it->member & fz_bit(f->mode));
+    FZ_CHECK(fz_now() >= it->not_before - 2e-6);
+    it->fires++;
+    fz_stats.fires++;
+    if (it->interval <= 0) {
+        FZ_CHECK(it->fires == 1);
+        fz_invalidate(it);          /* the loop invalidates it after this callout */
+    } else {
+        it->not_before += it->interval - 1e-6;
+    }
+    fz_ops_from_callout();
+}
+
+static void fz_observed(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    fz_item *it = info;
+    fz_frame *f = fz_top();
+    FZ_CHECK(!fz.body_done);
+    FZ_CHECK(o == it->ref);
+    FZ_CHECK(it->valid);
+    FZ_CHECK(it->member & fz_bit(f->mode));
+    FZ_CHECK(it->activities & (RLOptionFlags)a);
+    FZ_CHECK(fz.ndisp > 0);
+    fz_dispatch *d = &fz.disp[fz.ndisp - 1];
+    FZ_CHECK(d->activity == (unsigned long)a);
+    FZ_CHECK(it->order >= d->last_order);
+    d->last_order = it->order;
+    it->calls++;
+    fz_stats.observed++;
+    if (!it->repeats) {
+        FZ_CHECK(it->calls == 1);
+        fz_invalidate(it);
+    }
+    fz_ops_from_callout();
+}
+
+/* The first observer of every activity: checks the run's grammar. */
+static void fz_first_checker(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o; (void)info;
+    fz_frame *f = fz_top();
+    unsigned long last = f->last_activity;
+    switch (a) {
+    case kRLRunLoopEntry: FZ_CHECK(last == 0); break;
+    case kRLRunLoopBeforeTimers:
+        FZ_CHECK(last == kRLRunLoopEntry || last == kRLRunLoopBeforeSources || last == kRLRunLoopAfterWaiting);
+        break;
+    case kRLRunLoopBeforeSources: FZ_CHECK(last == kRLRunLoopBeforeTimers); break;
+    case kRLRunLoopBeforeWaiting: FZ_CHECK(last == kRLRunLoopBeforeSources); break;
+    case kRLRunLoopAfterWaiting: FZ_CHECK(last == kRLRunLoopBeforeWaiting); break;
+    case kRLRunLoopExit:
+        FZ_CHECK(last == kRLRunLoopEntry || last == kRLRunLoopBeforeSources || last == kRLRunLoopAfterWaiting);
+        f->nonempty_at_exit = fz_nonempty(f->mode);
+        break;
+    default: FZ_CHECK(!"unknown activity");
+    }
+    f->last_activity = (unsigned long)a;
+    char *cur = RLRunLoopCopyCurrentMode(fz.rl);
+    FZ_CHECK(cur && strcmp(cur, fz_mode_names[f->mode]) == 0);
+    free(cur);
+    FZ_CHECK(fz.ndisp < FZ_DISP);
+    fz.disp[fz.ndisp++] = (fz_dispatch){(unsigned long)a, -1000000};
+    fz.checker_calls++;
+}
+
+static void fz_last_checker(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o; (void)info;
+    FZ_CHECK(fz.ndisp > 0);
+    FZ_CHECK(fz.disp[fz.ndisp - 1].activity == (unsigned long)a);
+    fz.ndisp--;
+}
+
+static void fz_work_fn(void *info) {
+    fz_work *w = info;
+    fz_frame *f = fz_top();
+    FZ_CHECK(!fz.body_done);
+    FZ_CHECK(!w->ran && !w->released);
+    int m = f->mode;
+    FZ_CHECK(w->target == m || (w->target == FZ_COMMON && (fz.common & fz_bit(m))));
+    /* FIFO: nothing queued earlier for this mode may still wait, unless a
+       run nested in a queued function took newer work ahead of it (CF). */
+    for (int j = 0; j < w->seq; j++) {
+        fz_work *e = &fz.work[j];
+        if (e->ran || e->released || e->nest_epoch != fz.nest_epoch) continue;
+        FZ_CHECK(!(e->target == m || (e->target == FZ_COMMON && (e->common_at_queue & fz_bit(m)))));
+    }
+    w->ran = 1;
+    fz_stats.work_ran++;
+    fz.in_block++;
+    fz_ops_from_callout();
+    fz.in_block--;
+}
+
+static void fz_work_release(void *info) {
+    fz_work *w = info;
+    FZ_CHECK(!w->released);
+    if (!w->ran) FZ_CHECK(fz.body_done);   /* dropped only at thread exit */
+    if (w->must_drop) FZ_CHECK(!w->ran);
+    w->released = 1;
+}
+
+/* ---- operations ---- */
+
+static int fz_run(int m, double seconds, int rash);
+
+static fz_item *fz_pick(fz_item *items, int n, int b) {
+    fz_item *it = &items[b % n];
+    return it->made && !it->ref_gone ? it : NULL;
+}
+
+static void fz_make_source(int i, int b) {
+    fz_item *it = &fz.src[i];
+    if (it->made) return;
+    RLRunLoopSourceContext c;
+    memset(&c, 0, sizeof c);
+    c.info = it;
+    c.retain = fz_retain;
+    c.release = fz_release;
+    c.schedule = fz_schedule;
+    c.cancel = fz_cancel;
+    c.perform = fz_perform;
+    it->order = (RLIndex)(b % 5) - 2;
+    it->ref = RLRunLoopSourceCreate(it->order, &c);
+    FZ_CHECK(it->ref != NULL);
+    it->made = it->valid = 1;
+    FZ_CHECK(it->retains == 1);
+}
+
+static void fz_make_timer(int i, int b) {
+    static const double offsets[8] = { -0.01, -0.001, 0, 0.0002, 0.0005, 0.001, 0.003, 5.0 };
+    static const double intervals[8] = { 0, 0, 0, 0.0001, 0.0005, 1e-6, 0.002, 10 };
+    fz_item *it = &fz.tm[i];
+    if (it->made) return;
+    RLRunLoopTimerContext c = { 0, it, fz_retain, fz_release, NULL };
+    double date = fz_now() + offsets[b & 7];
+    it->interval = intervals[(b >> 3) & 7];
+    it->not_before = date;
+    it->ref = RLRunLoopTimerCreate(date, it->interval, 0, 0, fz_timer_fired, &c);
+    FZ_CHECK(it->ref != NULL);
+    it->made = it->valid = 1;
+    FZ_CHECK(RLRunLoopTimerGetInterval(it->ref) >= it->interval);
+    it->interval = RLRunLoopTimerGetInterval(it->ref);
+}
+
+static void fz_make_observer(int i, int b, int b2) {
+    fz_item *it = &fz.obs[i];
+    if (it->made) return;
+    RLRunLoopObserverContext c = { 0, it, fz_retain, fz_release, NULL };
+    it->activities = (RLOptionFlags)((b & 7) | ((b & 0x38) << 2));
+    it->repeats = (b & 0x40) != 0;
+    it->order = (RLIndex)(b2 % 7) - 3;
+    it->ref = RLRunLoopObserverCreate(it->activities, it->repeats, it->order, fz_observed, &c);
+    FZ_CHECK(it->ref != NULL);
+    it->made = it->valid = 1;
+}
+
+static void fz_queue(int m, int must_drop) {
+    if (fz.nwork >= FZ_NWORK) return;
+    fz_work *w = &fz.work[fz.nwork];
+    *w = (fz_work){m, fz.nwork, fz.common, fz.nest_epoch, 0, 0, must_drop};
+    fz.nwork++;
+    RLRunLoopPerformFunctionWithRelease(fz.rl, fz_mode_names[m], fz_work_fn, w, fz_work_release);
+}
+
+/* Contains and IsValid agree with the model (only where no callout of the
+   item is in progress: a firing one-shot is invalidated after its callout). */
+static void fz_query(void) {
+    if (fz.callout_depth > 0) return;
+    for (int m = 0; m <= FZ_COMMON; m++) {
+        for (int i = 0; i < FZ_NSRC; i++) {
+            fz_item *it = &fz.src[i];
+            if (!it->made || it->ref_gone) continue;
+            int want = m == FZ_COMMON ? it->in_common : (it->member & fz_bit(m)) != 0;
+            FZ_CHECK(RLRunLoopContainsSource(fz.rl, it->ref, fz_mode_names[m]) == want);
+            FZ_CHECK(RLRunLoopSourceIsValid(it->ref) == it->valid);
+        }
+        for (int i = 0; i < FZ_NTIMER; i++) {
+            fz_item *it = &fz.tm[i];
+            if (!it->made || it->ref_gone) continue;
+            int want = m == FZ_COMMON ? it->in_common : (it->member & fz_bit(m)) != 0;
+            FZ_CHECK(RLRunLoopContainsTimer(fz.rl, it->ref, fz_mode_names[m]) == want);
+            FZ_CHECK(RLRunLoopTimerIsValid(it->ref) == it->valid);
+        }
+        for (int i = 0; i < FZ_NOBS; i++) {
+            fz_item *it = &fz.obs[i];
+            if (!it->made || it->ref_gone) continue;
+            int want = m == FZ_COMMON ? it->in_common : (it->member & fz_bit(m)) != 0;
+            FZ_CHECK(RLRunLoopContainsObserver(fz.rl, it->ref, fz_mode_names[m]) == want);
+            FZ_CHECK(RLRunLoopObserverIsValid(it->ref) == it->valid);
+        }
+    }
+}
+
+/* One operation decoded from the input; false when the input is used up. */
+static int fz_op(void) {
+    int b = fz_byte();
+    if (b < 0 || fz.ops >= FZ_MAXOPS) return 0;
+    fz.ops++;
+    int a = fz_arg();
+    int m = (a >> 4) & 3;               /* a mode, or common */
+    fz_item *it;
+    switch (b % 22) {
+    case 0: fz_make_source(a % FZ_NSRC, a >> 3); break;
+    case 1:
+        if ((it = fz_pick(fz.src, FZ_NSRC, a))) {
+            unsigned added = fz_add(it, m);
+            it->expected_schedules += fz_popcount(added);
+            RLRunLoopAddSource(fz.rl, it->ref, fz_mode_names[m]);
+        }
+        break;
+    case 2:
+        if ((it = fz_pick(fz.src, FZ_NSRC, a))) {
+            fz_remove(it, m);
+            RLRunLoopRemoveSource(fz.rl, it->ref, fz_mode_names[m]);
+        }
+        break;
+    case 3:
+        if ((it = fz_pick(fz.src, FZ_NSRC, a))) {
+            fz_invalidate(it);
+            RLRunLoopSourceInvalidate(it->ref);
+        }
+        break;
+    case 4:
+    case 5:
+        if ((it = fz_pick(fz.src, FZ_NSRC, a))) {
+            if (it->valid) it->signalled = 1;
+            RLRunLoopSourceSignal(it->ref);
+        }
+        break;
+    case 6: fz_make_timer(a % FZ_NTIMER, a >> 3); break;
+    case 7:
+        if ((it = fz_pick(fz.tm, FZ_NTIMER, a))) {
+            fz_add(it, m);
+            RLRunLoopAddTimer(fz.rl, it->ref, fz_mode_names[m]);
+        }
+        break;
+    case 8:
+        if ((it = fz_pick(fz.tm, FZ_NTIMER, a))) {
+            fz_remove(it, m);
+            RLRunLoopRemoveTimer(fz.rl, it->ref, fz_mode_names[m]);
+        }
+        break;
+    case 9:
+        if ((it = fz_pick(fz.tm, FZ_NTIMER, a))) {
+            fz_invalidate(it);
+            RLRunLoopTimerInvalidate(it->ref);
+        }
+        break;
+    case 10:
+        if ((it = fz_pick(fz.tm, FZ_NTIMER, a))) {
+            static const double offsets[4] = { -0.002, 0, 0.0003, 0.001 };
+            double date = fz_now() + offsets[(a >> 4) & 3];
+            if (it->valid) it->not_before = date;
+            RLRunLoopTimerSetNextFireDate(it->ref, date);
+        }
+        break;
+    case 11: fz_make_observer(a % FZ_NOBS, fz_arg(), a >> 2); break;
+    case 12:
+        if ((it = fz_pick(fz.obs, FZ_NOBS, a))) {
+            fz_add(it, m);
+            RLRunLoopAddObserver(fz.rl, it->ref, fz_mode_names[m]);
+        }
+        break;
+    case 13:
+        if ((it = fz_pick(fz.obs, FZ_NOBS, a))) {
+            if (a & 0x40) {
+                fz_invalidate(it);
+                RLRunLoopObserverInvalidate(it->ref);
+            } else {
+                fz_remove(it, m);
+                RLRunLoopRemoveObserver(fz.rl, it->ref, fz_mode_names[m]);
+            }
+        }
+        break;
+    case 14: {
+        /* Release our reference to any kind of item: the loop may keep it. */
+        fz_item *kinds[3] = { fz.src, fz.tm, fz.obs };
+        int counts[3] = { FZ_NSRC, FZ_NTIMER, FZ_NOBS };
+        int k = (a >> 6) % 3;
+        if ((it = fz_pick(kinds[k], counts[k], a))) {
+            it->ref_gone = 1;
+            RLRelease(it->ref);
+        }
+        break;
+    }
+    case 15:
+    case 16: fz_queue(m, 0); break;
+    case 17: {
+        static const double secs[4] = { 0, 0, 0.0002, 0.001 };
+        fz_run(a % FZ_NMODES, secs[(a >> 2) & 3], (a >> 4) & 1);
+        break;
+    }
+    case 18:
+        if (fz.depth > 0) fz_top()->stop_requested = 1;
+        RLRunLoopStop(fz.rl);
+        break;
+    case 19: RLRunLoopWakeUp(fz.rl); break;
+    case 20: {
+        int cm = 1 + (a & 1);
+        if (!(fz.common & fz_bit(cm))) {
+            fz.common |= fz_bit(cm);
+            fz_item *kinds[3] = { fz.src, fz.tm, fz.obs };
+            int counts[3] = { FZ_NSRC, FZ_NTIMER, FZ_NOBS };
+            for (int k = 0; k < 3; k++)
+                for (int i = 0; i < counts[k]; i++) {
+                    fz_item *x = &kinds[k][i];
+                    if (x->valid && x->in_common && !(x->member & fz_bit(cm))) {
+                        x->member |= fz_bit(cm);
+                        if (k == 0) x->expected_schedules++;
+                    }
+                }
+        }
+        RLRunLoopAddCommonMode(fz.rl, fz_mode_names[cm]);
+        break;
+    }
+    case 21: fz_query(); break;
+    }
+    return 1;
+}
+
+static void fz_ops_from_callout(void) {
+    if (fz.inert) return;
+    int n = fz_arg() % 4;
+    fz.callout_depth++;
+    for (int i = 0; i < n && fz_op(); i++) {}
+    fz.callout_depth--;
+}
+
+static int fz_run(int m, double seconds, int rash) {
+    if (fz.depth >= FZ_MAXDEPTH || fz.runs >= FZ_MAXRUNS) return 0;
+    fz.runs++;
+    if (fz.in_block) fz.nest_epoch++;
+    fz_frame *f = &fz.frames[fz.depth++];
+    *f = (fz_frame){m, rash, 0, 0, 0, fz_nonempty(m), -1};
+    int ndisp = fz.ndisp;
+    RLRunLoopRunResult r = RLRunLoopRunInMode(fz_mode_names[m], seconds, rash);
+    FZ_CHECK(f == &fz.frames[fz.depth - 1]);
+    fz.depth--;
+    FZ_CHECK(fz.ndisp == ndisp);
+    FZ_CHECK(r >= kRLRunLoopRunFinished && r <= kRLRunLoopRunHandledSource);
+    fz_stats.runs++;
+    fz_stats.results[r]++;
+    if (f->last_activity == 0) {
+        /* No Entry: only an empty mode finishes at once. */
+        FZ_CHECK(r == kRLRunLoopRunFinished);
+        FZ_CHECK(!f->nonempty_at_entry);
+        FZ_CHECK(f->performed == 0);
+    } else {
+        FZ_CHECK(f->last_activity == kRLRunLoopExit);
+        if (r == kRLRunLoopRunFinished) FZ_CHECK(f->nonempty_at_exit == 0);
+        if (r == kRLRunLoopRunStopped) FZ_CHECK(f->stop_requested);
+        if (r == kRLRunLoopRunHandledSource) FZ_CHECK(rash && f->performed == 1);
+        if (rash && f->performed) FZ_CHECK(r == kRLRunLoopRunHandledSource);
+    }
+    return (int)r;
+}
+
+/* ---- one input ---- */
+
+static void *fz_body(void *arg) {
+    (void)arg;
+    fz.rl = RLRunLoopGetCurrent();
+    fz.common = fz_bit(0);
+    /* The grammar checkers: first and last observers of every activity in
+       every mode (observers do not keep a mode from being empty). */
+    fz.first_checker = RLRunLoopObserverCreate(kRLRunLoopAllActivities, true, -1000, fz_first_checker, NULL);
+    fz.last_checker = RLRunLoopObserverCreate(kRLRunLoopAllActivities, true, 1000, fz_last_checker, NULL);
+    for (int m = 0; m < FZ_NMODES; m++) {
+        RLRunLoopAddObserver(fz.rl, fz.first_checker, fz_mode_names[m]);
+        RLRunLoopAddObserver(fz.rl, fz.last_checker, fz_mode_names[m]);
+    }
+
+    while (fz_op()) {}
+    FZ_CHECK(fz.depth == 0 && fz.callout_depth == 0 && fz.in_block == 0);
+    fz_query();
+
+    /* Drain: one polling pass of each mode, callouts inert. */
+    fz.inert = 1;
+    fz.runs = 0;
+    double t0 = fz_now();
+    for (int m = 0; m < FZ_NMODES; m++) {
+        fz_run(m, 0, 0);
+        for (int i = 0; i < FZ_NSRC; i++) {
+            fz_item *it = &fz.src[i];
+            if (it->valid && (it->member & fz_bit(m))) FZ_CHECK(!it->signalled);
+        }
+        for (int i = 0; i < FZ_NTIMER; i++) {
+            fz_item *it = &fz.tm[i];
+            /* A one-shot timer well past its date fires in the drain. */
+            if (it->valid && (it->member & fz_bit(m)) && it->interval <= 0) FZ_CHECK(it->not_before > t0 - 0.005);
+        }
+    }
+    for (int i = 0; i < fz.nwork; i++) FZ_CHECK(fz.work[i].ran && fz.work[i].released);
+    fz_query();
+
+    /* Work that must be dropped, unrun, when the thread exits. */
+    fz_queue(2, 1);
+    fz.body_done = 1;
+    for (int i = 0; i < FZ_NSRC; i++)
+        if (fz.src[i].made && !fz.src[i].ref_gone) RLRelease(fz.src[i].ref);
+    for (int i = 0; i < FZ_NTIMER; i++)
+        if (fz.tm[i].made && !fz.tm[i].ref_gone) RLRelease(fz.tm[i].ref);
+    for (int i = 0; i < FZ_NOBS; i++)
+        if (fz.obs[i].made && !fz.obs[i].ref_gone) RLRelease(fz.obs[i].ref);
+    RLRelease(fz.first_checker);
+    RLRelease(fz.last_checker);
+    return NULL;   /* the loop is torn down now */
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    memset(&fz, 0, sizeof fz);
+    fz.data = data;
+    fz.size = size;
+    pthread_t th;
+    if (pthread_create(&th, NULL, fz_body, NULL) != 0) abort();
+    pthread_join(th, NULL);
+
+    /* The loop is gone: everything was released exactly once. */
+    for (int i = 0; i < FZ_NSRC; i++) {
+        fz_item *it = &fz.src[i];
+        if (!it->made) continue;
+        FZ_CHECK(it->releases == it->retains);
+        FZ_CHECK(it->schedules == it->cancels);
+        FZ_CHECK(it->schedules == it->expected_schedules);
+    }
+    for (int i = 0; i < FZ_NTIMER; i++)
+        if (fz.tm[i].made) FZ_CHECK(fz.tm[i].releases == fz.tm[i].retains);
+    for (int i = 0; i < FZ_NOBS; i++)
+        if (fz.obs[i].made) FZ_CHECK(fz.obs[i].releases == fz.obs[i].retains);
+    for (int i = 0; i < fz.nwork; i++) FZ_CHECK(fz.work[i].released);
+    fz_stats.inputs++;
+    fz_stats.ops += fz.ops;
+    return 0;
+}
