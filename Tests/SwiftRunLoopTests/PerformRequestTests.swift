@@ -135,8 +135,9 @@ final class PerformRequestTests: XCTestCase {
         let a = Canary(), b = Canary()
         let ran = Shared<[String]>([])
         let loop = thread.runLoop
-        loop.perform(after: 0.05, target: a) { ran.withLock { $0.append("a1") } }
-        loop.perform(after: 0.05, target: a) { ran.withLock { $0.append("a2") } }
+        // Long delays for `a`, so a stalled test machine cannot fire them before the cancel.
+        loop.perform(after: 60, target: a) { ran.withLock { $0.append("a1") } }
+        loop.perform(after: 60, target: a) { ran.withLock { $0.append("a2") } }
         loop.perform(after: 0.05, target: b) { ran.withLock { $0.append("b") } }
         loop.perform(inModes: [RunLoop.Mode("later")], waitUntilDone: false, target: a) {
             ran.withLock { $0.append("a3") }
