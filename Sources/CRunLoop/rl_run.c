@@ -40,6 +40,9 @@ static void set_deadline(rl_run *run, RLTimeInterval seconds) {
    Returns with `sleeping` off and pending wake-ups consumed (CF's
    SetIgnoreWakeUps: the next pass re-scans everything anyway). */
 static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, wait_result *out) {
+    /* A deadline that already passed (a loop behind a dense run of timers)
+       needs no timer programming and no sleep: poll, and fire it next. */
+    if (!poll && rl_mode_next_deadline(m) <= rl_mono_now()) poll = true;
     if (!poll) {
         rl_mode_arm(m);
         atomic_store(&rl->sleeping, true);
