@@ -1,0 +1,28 @@
+// The activities of a run loop, Entry ... Exit, in Swift: an observer of
+// every activity and a timer that fires twice, then stops the loop.
+
+import SwiftRunLoop
+import FoundationEssentials
+
+print("== Swift: activity trace (RunLoop.Observer of .allActivities, a timer every 50 ms) ==")
+let loop = RunLoop.current
+let names: [RunLoop.Activity: String] = [
+    .entry: "entry", .beforeTimers: "beforeTimers", .beforeSources: "beforeSources",
+    .beforeWaiting: "beforeWaiting (about to sleep)", .afterWaiting: "afterWaiting (woke up)", .exit: "exit",
+]
+let observer = RunLoop.Observer(activities: .allActivities) { activity in
+    print("  \(names[activity] ?? "?")")
+}
+loop.add(observer, forMode: .default)
+var fired = 0
+let timer = Timer(timeInterval: 0.05, repeats: true) { timer in
+    fired += 1
+    print("    -> timer fired (\(fired))")
+    if fired == 2 {
+        timer.invalidate()
+        RunLoop.current.stop()
+    }
+}
+loop.add(timer, forMode: .default)
+print("  run(mode:seconds:) returned \(loop.run(mode: .default, seconds: 5, returnAfterSourceHandled: false))\n")
+observer.invalidate()

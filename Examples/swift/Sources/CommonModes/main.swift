@@ -1,0 +1,27 @@
+// A timer in the common modes keeps firing while the loop runs a custom
+// "tracking" mode; a default-mode timer waits (seeds 001/002).
+
+import SwiftRunLoop
+import FoundationEssentials
+
+print("== Swift: a common-modes timer keeps firing in a tracking mode ==")
+let loop = RunLoop.current
+let tracking = RunLoop.Mode("UITrackingRunLoopMode")
+loop.addCommonMode(tracking)
+var counts = ["common": 0, "default": 0]
+func makeTimer(_ name: String) -> Timer {
+    Timer(timeInterval: 0.1, repeats: true) { _ in
+        counts[name, default: 0] += 1
+        print("  \(name == "common" ? "common-modes" : "default-mode") timer fired while running \(RunLoop.current.currentMode?.rawValue ?? "?")")
+    }
+}
+let common = makeTimer("common"), plain = makeTimer("default")
+loop.add(common, forMode: .common)
+loop.add(plain, forMode: .default)
+for (mode, seconds) in [(RunLoop.Mode.default, 0.25), (tracking, 0.3), (.default, 0.1)] {
+    print("-- running in \(mode.rawValue) for \(seconds) s")
+    _ = loop.run(mode: mode, seconds: seconds, returnAfterSourceHandled: false)
+}
+print("  common-modes timer fired \(counts["common"]!) times, default-mode timer \(counts["default"]!) times\n")
+common.invalidate()
+plain.invalidate()
