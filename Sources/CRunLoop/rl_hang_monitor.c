@@ -4,7 +4,8 @@
  *
  * Invariants:
  *  - `state` is the only thing the loop's thread writes per activity: one
- *    64-bit word (time since `epoch_ns` in 1024 ns units << 16 | mode index
+ *    64-bit word, read from `clock` (the coarse monotonic clock when its
+ *    tick is under threshold / 20), (time since `epoch_ns` in 1024 ns units << 16 | mode index
  *    << 4 | awake << 3 | activity bit index), stored seq_cst. The watchdog
  *    reads it; equal words mean "no activity since".
  *  - The watchdog sleeps on `cv` (CLOCK_MONOTONIC): timed while the loop is
@@ -61,6 +62,7 @@ struct __RLHangMonitor {
     RLRunLoopRef          rl;
     int64_t               epoch_ns;
     int64_t               threshold_ns;
+    clockid_t             clock;        /* CLOCK_MONOTONIC, or _COARSE when its tick is < threshold / 20 */
     RLHangMonitorCallBack callback;
     RLHangMonitorContext  context;
 
@@ -95,10 +97,14 @@ struct hang_mode {
 
 /* ---- time and words --------------------------------------------------------- */
 
-static int64_t mono_ns(void) {
+static int64_t clock_ns(clockid_t clock) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(clock, &ts);
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int64_t mono_ns(void) {
+    return clock_ns(CLOCK_MONOTONIC);
 }
 
 static int64_t word_time_ns(uint64_t w) {
@@ -183,7 +189,7 @@ static void observe(RLRunLoopObserverRef o, RLRunLoopActivity activity, void *in
     } else if (activity == kRLRunLoopBeforeWaiting) {
         awake = false;
     }
-    uint64_t units = (uint64_t)(mono_ns() - m->epoch_ns) >> TIME_UNIT_SHIFT;
+    uint64_t units = (uint64_t)(clock_ns(m->clock) - m->epoch_ns) >> TIME_UNIT_SHIFT;
     uint64_t w = (units << W_TIME_SHIFT) | ((uint64_t)hm->index << W_MODE_SHIFT) |
                  (awake ? W_AWAKE : 0) | activity_index(activity);
     atomic_store(&m->state, w);
@@ -455,7 +461,7 @@ static void *watchdog_main(void *arg) {
             due = m->epoch_ns + word_time_ns(w) + m->threshold_ns;
             report_number = 0;
         }
-        int64_t now = mono_ns();
+        int64_t now = clock_ns(m->clock);
         if (now < due) {
             timed_wait(m, due);
             continue;
@@ -496,8 +502,17 @@ RLHangMonitorRef RLHangMonitorCreate(RLRunLoopRef rl, RLTimeInterval threshold, 
     atomic_init(&m->refs, 1);
     atomic_init(&m->valid, true);
     m->rl = (RLRunLoopRef)RLRetain(rl);   /* its memory outlives its thread while we use it */
-    m->epoch_ns = mono_ns();
     m->threshold_ns = (int64_t)(threshold * 1e9);
+    /* The coarse clock costs a quarter of the precise one per activity; it
+       lags by at most one tick, which is fine when the tick is small beside
+       the threshold. Both are CLOCK_MONOTONIC's timebase, so the watchdog's
+       timed waits (on CLOCK_MONOTONIC) agree with it. */
+    struct timespec res;
+    m->clock = CLOCK_MONOTONIC;
+    if (clock_getres(CLOCK_MONOTONIC_COARSE, &res) == 0 &&
+        ((int64_t)res.tv_sec * 1000000000LL + res.tv_nsec) * 20 <= m->threshold_ns)
+        m->clock = CLOCK_MONOTONIC_COARSE;
+    m->epoch_ns = clock_ns(m->clock);
     m->callback = callback;
     if (context) {
         m->context = *context;
