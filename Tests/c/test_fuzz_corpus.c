@@ -31,7 +31,10 @@ static void replay_file(const char *path) {
     free(exact);
 }
 
-static void every_corpus_file_replays_clean(void) {
+/* Replays the corpus files whose name starts with `prefix` (or does not,
+   when `invert`), each in its own child process so that one broken
+   invariant does not hide the others; fails naming every failing file. */
+static void replay_corpus(const char *prefix, int invert) {
     DIR *d = opendir(CORPUS_DIR);
     RL_ASSERT(d != NULL);
     char **names = NULL;
@@ -39,6 +42,7 @@ static void every_corpus_file_replays_clean(void) {
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.') continue;
+        if ((strncmp(e->d_name, prefix, strlen(prefix)) == 0) == invert) continue;
         names = realloc(names, (count + 1) * sizeof *names);
         RL_ASSERT(names != NULL);
         names[count++] = strdup(e->d_name);
@@ -46,15 +50,36 @@ static void every_corpus_file_replays_clean(void) {
     closedir(d);
     RL_ASSERT(count > 0);
     qsort(names, count, sizeof *names, by_name);
+    int failed = 0;
     for (size_t i = 0; i < count; i++) {
         char path[512];
         snprintf(path, sizeof path, "%s/%s", CORPUS_DIR, names[i]);
-        replay_file(path);
+        fflush(stdout);
+        fflush(stderr);
+        pid_t pid = fork();
+        RL_ASSERT(pid >= 0);
+        if (pid == 0) {
+            replay_file(path);
+            fflush(stdout);
+            _exit(0);
+        }
+        int status = 0;
+        while (waitpid(pid, &status, 0) < 0) {}
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            fprintf(stderr, "  %s: broke an invariant or crashed\n", path);
+            failed++;
+        }
         free(names[i]);
     }
     free(names);
-    printf("  replayed %zu corpus inputs\n", count);
+    printf("  replayed %zu corpus inputs, %d failed\n", count, failed);
+    RL_ASSERT_EQ_INT(failed, 0);
 }
+
+/* Inputs that once found a bug (named bug-*): regressions. */
+static void corpus_bug_regressions_replay_clean(void) { replay_corpus("bug-", 0); }
+/* The rest: inputs kept from fuzz runs for their coverage. */
+static void corpus_coverage_inputs_replay_clean(void) { replay_corpus("bug-", 1); }
 
 /* Pseudo-random inputs of growing length, the same every run. */
 static void generated_inputs_replay_clean(void) {
@@ -87,7 +112,8 @@ static void empty_and_tiny_inputs(void) {
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(empty_and_tiny_inputs),
-        RL_TEST(every_corpus_file_replays_clean),
+        RL_TEST(corpus_bug_regressions_replay_clean),
+        RL_TEST(corpus_coverage_inputs_replay_clean),
         RL_TEST(generated_inputs_replay_clean),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
