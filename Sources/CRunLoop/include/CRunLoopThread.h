@@ -126,7 +126,10 @@ bool RLPerformRequestCancel(RLPerformRequestRef request);
    without a target cannot be cancelled by target). */
 RLIndex RLPerformRequestCancelWithTarget(const void *target, RLRunLoopRef rl);
 
-/* The request's state now (a snapshot from any thread). NULL: kRLPerformRequestInvalid. */
+/* The request's state now (a snapshot from any thread). A settled request's
+   final state is stored just after its release(info) returned (a request
+   whose fn returned reads kRLPerformRequestRunning until then). NULL:
+   kRLPerformRequestInvalid. */
 RLPerformRequestStatus RLPerformRequestGetStatus(RLPerformRequestRef request);
 
 /* Reference counting of requests (thread-safe). Retain(NULL) returns NULL;
