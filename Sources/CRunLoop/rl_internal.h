@@ -152,7 +152,7 @@ struct __RLRunLoopSource {
         RLRunLoopSourceContext  v0;
         RLRunLoopSourceContext1 v1;
     } context;
-    rl_ptr_array    loops;               /* one entry per mode membership (a bag) */
+    rl_ptr_array    loops;               /* one entry per membership: mode or common set (a bag) */
 };
 
 /* ---- observers ----------------------------------------------------------- */
@@ -248,6 +248,7 @@ void rl_callback_list_run_cancel(RLRunLoopRef rl, rl_callback_list *list);
 
 void rl_source_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *scheduled);
 bool rl_source_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *cancelled);
+bool rl_source_remove_common(RLRunLoopRef rl, RLRunLoopSourceRef s);
 void rl_observer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopObserverRef o);
 bool rl_observer_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopObserverRef o);
 void rl_timer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t);

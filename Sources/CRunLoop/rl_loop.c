@@ -280,11 +280,8 @@ RLAbsoluteTime RLRunLoopGetNextTimerFireDate(RLRunLoopRef rl, RLRunLoopMode mode
 }
 
 void rl_loop_remove_all_items(RLRunLoopRef rl, rl_callback_list *cancelled) {
-    while (rl->common_sources.count) {
-        RLRunLoopSourceRef s = rl->common_sources.items[rl->common_sources.count - 1];
-        rl->common_sources.count--;
-        rl_loop_release_locked(rl, s);
-    }
+    while (rl->common_sources.count)
+        rl_source_remove_common(rl, rl->common_sources.items[rl->common_sources.count - 1]);
     while (rl->common_observers.count) {
         RLRunLoopObserverRef o = rl->common_observers.items[--rl->common_observers.count];
         rl_item_lock_acquire(&o->lock);

@@ -4,7 +4,9 @@
  *
  * Invariants: a mode's sources0 array is sorted by order, ties in the order
  * added, and holds one reference per entry; a version-1 membership is one
- * v1_slot holding one reference. `loops` has one entry per mode membership.
+ * v1_slot holding one reference. `loops` has one entry per membership (each
+ * mode, and the loop's common items), changed only with `valid` checked under
+ * the source's lock.
  * schedule/cancel callouts run with no lock held.
  */
 #define _GNU_SOURCE
@@ -182,6 +184,31 @@ bool rl_source_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef 
     return true;
 }
 
+/* Joins the loop's common items; the membership is in the source's bag too,
+   checked against `valid` under the source's lock, so an invalidation racing
+   with this add either sees the loop or makes the add fail. Loop locked. */
+static bool add_common(RLRunLoopRef rl, RLRunLoopSourceRef s) {
+    if (rl_ptr_array_index_of(&rl->common_sources, s) >= 0) return false;
+    if (!rl_ptr_array_reserve(&rl->common_sources, rl->common_sources.count + 1)) return false;
+    rl_item_lock_acquire(&s->lock);
+    bool ok = atomic_load(&s->valid) && rl_ptr_array_append(&s->loops, rl);
+    rl_item_lock_release(&s->lock);
+    if (!ok) return false;
+    rl_ptr_array_append(&rl->common_sources, s);
+    RLRetain(s);
+    return true;
+}
+
+/* Leaves the loop's common items (not the modes). Loop locked. */
+bool rl_source_remove_common(RLRunLoopRef rl, RLRunLoopSourceRef s) {
+    if (!rl_ptr_array_remove(&rl->common_sources, s)) return false;
+    rl_item_lock_acquire(&s->lock);
+    rl_ptr_array_remove(&s->loops, rl);
+    rl_item_lock_release(&s->lock);
+    rl_loop_release_locked(rl, s);
+    return true;
+}
+
 void RLRunLoopAddSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RLRunLoopMode mode) {
     if (!rl || !source || !rl_mode_name_is_valid(mode) || !atomic_load(&source->valid)) return;
     rl_callback_list scheduled = {0};
@@ -189,9 +216,7 @@ void RLRunLoopAddSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RLRunLoopMod
     if (rl->dead) {
         /* its thread is gone: nothing would ever service the source */
     } else if (rl_mode_name_is_common(mode)) {
-        if (rl_ptr_array_index_of(&rl->common_sources, source) < 0 &&
-            rl_ptr_array_append(&rl->common_sources, source)) {
-            RLRetain(source);
+        if (add_common(rl, source)) {
             for (size_t i = 0; i < rl->mode_count; i++)
                 if (rl->modes[i]->is_common) rl_source_add_to_mode(rl, rl->modes[i], source, &scheduled);
         }
@@ -208,10 +233,9 @@ void RLRunLoopRemoveSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RLRunLoop
     rl_callback_list cancelled = {0};
     rl_loop_lock(rl);
     if (rl_mode_name_is_common(mode)) {
-        if (rl_ptr_array_remove(&rl->common_sources, source)) {
+        if (rl_source_remove_common(rl, source)) {
             for (size_t i = 0; i < rl->mode_count; i++)
                 if (rl->modes[i]->is_common) rl_source_remove_from_mode(rl, rl->modes[i], source, &cancelled);
-            rl_loop_release_locked(rl, source);
         }
     } else {
         rl_mode *m = rl_mode_find(rl, mode);
@@ -237,7 +261,7 @@ bool RLRunLoopContainsSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RLRunLo
 
 /* Removes the source from every mode of one loop; loop locked. */
 static void remove_from_loop(RLRunLoopRef rl, RLRunLoopSourceRef s, rl_callback_list *cancelled) {
-    if (rl_ptr_array_remove(&rl->common_sources, s)) rl_loop_release_locked(rl, s);
+    rl_source_remove_common(rl, s);
     for (size_t i = 0; i < rl->mode_count; i++) rl_source_remove_from_mode(rl, rl->modes[i], s, cancelled);
 }
 

@@ -365,6 +365,15 @@ static void begin_firing(RLRunLoopTimerRef t) {
     }
 }
 
+/* The date `steps` intervals on: exact on the date's own grid, unless that
+   grid has drifted from the deadline's (a date clamped at creation, or the
+   wall clock stepped), and then derived from the deadline. */
+static RLAbsoluteTime next_grid_date(RLRunLoopTimerRef t, int64_t steps, int64_t now) {
+    RLAbsoluteTime on_grid = t->fire_date + (double)steps * t->interval;
+    RLAbsoluteTime from_deadline = RLAbsoluteTimeGetCurrent() + (double)(t->fire_ns - now) * 1e-9;
+    return fabs(on_grid - from_deadline) > 1.0 ? from_deadline : on_grid;
+}
+
 /* After the callout: a repeating timer moves to the next point of its grid in
    the future (once, however late it was) unless the callout moved it later
    itself, and goes back into its heaps; an invalidated one leaves the loop.
@@ -382,7 +391,7 @@ static void end_firing(RLRunLoopRef rl, RLRunLoopTimerRef t, int64_t fired_ns) {
         int64_t now = rl_mono_now();
         int64_t steps = now >= t->fire_ns ? (now - t->fire_ns) / t->interval_ns + 1 : 1;
         t->fire_ns += steps * t->interval_ns;
-        t->fire_date += (double)steps * t->interval;
+        t->fire_date = next_grid_date(t, steps, now);
     }
     for (size_t i = 0; i < t->slot_count; i++) {
         rl_timer_slot *slot = t->slots[i];
@@ -391,9 +400,10 @@ static void end_firing(RLRunLoopRef rl, RLRunLoopTimerRef t, int64_t fired_ns) {
     rl_item_lock_release(&t->lock);
 }
 
-static void fire(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
-    /* Skipped if invalidated, or removed from this mode, by an earlier callout. */
-    bool still_due = atomic_load(&t->valid) && t->rl == rl && rl_timer_slot_for_mode(t, m);
+static void fire(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t, int64_t now) {
+    /* Skipped if invalidated, removed from this mode or re-dated to the
+       future by an earlier callout of the pass. */
+    bool still_due = atomic_load(&t->valid) && t->rl == rl && t->fire_ns <= now && rl_timer_slot_for_mode(t, m);
     int64_t fired_ns = t->fire_ns;
     if (still_due) {
         void *info = t->context.info;
@@ -427,7 +437,7 @@ bool rl_do_timers(RLRunLoopRef rl, rl_mode *m) {
     /* Nested runs may move the per-depth table but never this depth's buffer. */
     void **items = due->items;
     size_t count = due->count;
-    for (size_t i = 0; i < count; i++) fire(rl, m, items[i]);
+    for (size_t i = 0; i < count; i++) fire(rl, m, items[i], now);
     for (size_t i = 0; i < count; i++) rl_loop_release_locked(rl, items[i]);
     return count > 0;
 }
