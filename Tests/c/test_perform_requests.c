@@ -111,9 +111,10 @@ typedef struct {
     atomic_int go;          /* 1: run the loop briefly then exit; 2: exit at once */
 } idle_thread;
 
-/* Makes this thread's loop before another thread's loop can be torn down:
-   the core reads its main-loop pointer unsynchronized at thread exit while
-   the main thread may be making it (a TSan report, see the issue-8 notes). */
+/* Makes this thread's loop before another thread's loop can be torn down.
+   tear_down_loop used to read the `main_loop` global unsynchronized while the
+   main thread could be making it in pthread_once (a TSan report); the core
+   is moving to `rl->is_main`. Harmless either way. */
 static void make_own_loop_first(void) {
     RLRunLoopGetCurrent();
 }
