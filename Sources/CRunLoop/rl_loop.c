@@ -98,7 +98,7 @@ static void tear_down_loop(void *value) {
     rl_loop_unlock(rl);
     rl_blocks_dispose(&dropped);
     rl_callback_list_run_cancel(rl, &cancelled);
-    if (rl != main_loop) RLRelease(rl);
+    if (!rl->is_main) RLRelease(rl);   /* the main loop lives as long as the process */
 }
 
 static void make_current_loop_key(void) {
