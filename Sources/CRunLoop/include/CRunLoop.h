@@ -135,7 +135,9 @@ void               RLRunLoopStop(RLRunLoopRef rl);
 /* Queues fn(info) to run once, FIFO, the next time the loop runs its queued
    work in `mode` (or in any common mode for kRLRunLoopCommonModes). Does not
    wake the loop (call RLRunLoopWakeUp). Work queued while queued work runs
-   waits for the next point. NULL rl, fn, or mode, or an empty mode: ignored
+   waits for the next point. FIFO holds per loop, with one exception CF
+   shares: a run nested inside a queued function may run work queued after the
+   rest of the outer batch. NULL rl, fn, or mode, or an empty mode: ignored
    (fn is not called). Dropped without a call if the loop's thread exits. */
 void               RLRunLoopPerformFunction(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *info), void *info);
 /* RLRunLoopPerformFunction that also owns `info`: release(info) (if not NULL)
@@ -199,9 +201,12 @@ typedef struct {
 /* Creates a source; the context is copied and retain(info) called. A version 1
    context is passed cast. NULL context, or a version other than 0 or 1:
    returns NULL. A version-1 source's fd is asked for (getFileDescriptor) each
-   time it is added to a mode; a negative, closed or invalid fd leaves it in
-   the mode but unwatched (it never fires). The same fd in two sources of one
-   mode: only the first is watched. */
+   time it is added to a mode, and the loop watches the file that fd named
+   then: if the number is later closed and reused, remove and re-add the
+   source to watch the new file. A negative, closed or invalid fd (or a NULL
+   getFileDescriptor) leaves it in the mode but unwatched (it never fires).
+   The same fd in two sources of one mode: only the first is watched. A NULL
+   perform is allowed: the source is still handled (and counts as such). */
 RLRunLoopSourceRef RLRunLoopSourceCreate(RLIndex order, RLRunLoopSourceContext *context);
 RLIndex RLRunLoopSourceGetOrder(RLRunLoopSourceRef source);           /* 0 for NULL */
 /* Removes the source from every mode of every loop (cancel is called for each
@@ -261,8 +266,10 @@ typedef void (*RLRunLoopTimerCallBack)(RLRunLoopTimerRef timer, void *info);
 
 /* Creates a timer that fires at `fireDate`, then every `interval` seconds on
    the grid fireDate + k * interval (interval <= 0: fires once). Bad input is
-   clamped: a NaN fire date means now, and fire dates beyond year 2129 are
-   clamped there; NaN or negative interval means 0 (one-shot); a positive
+   clamped: a NaN fire date means now; fire dates beyond year 2129 or before
+   1873 are clamped there; a date more than ~16 years away is scheduled 16
+   years away (in the past: due at once, and a repeating timer's next date is
+   then taken from its actual schedule); NaN or negative interval means 0 (one-shot); a positive
    interval is clamped to [1e-6, 504911232] seconds. `flags` is ignored, as in
    CF; `order` is kept but does not affect firing. NULL callout: returns NULL. */
 RLRunLoopTimerRef RLRunLoopTimerCreate(RLAbsoluteTime fireDate, RLTimeInterval interval, RLOptionFlags flags,
