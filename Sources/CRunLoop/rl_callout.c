@@ -39,3 +39,8 @@ RL_CALLOUT void RL_IS_CALLING_OUT_TO_A_BLOCK(void (*fn)(void *), void *info) {
     fn(info);
     __asm__ volatile("");
 }
+
+RL_CALLOUT void RL_IS_SERVICING_THE_MAIN_DISPATCH_QUEUE(void (*drain)(void *), void *msg) {
+    drain(msg);
+    __asm__ volatile("");
+}

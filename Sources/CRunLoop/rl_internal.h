@@ -279,6 +279,7 @@ void RL_IS_CALLING_OUT_TO_A_TIMER_CALLBACK_FUNCTION(RLRunLoopTimerCallBack fn, R
 void RL_IS_CALLING_OUT_TO_A_SOURCE0_PERFORM_FUNCTION(void (*perform)(void *), void *info);
 void RL_IS_CALLING_OUT_TO_A_SOURCE1_PERFORM_FUNCTION(void (*perform)(void *), void *info);
 void RL_IS_CALLING_OUT_TO_A_BLOCK(void (*fn)(void *), void *info);
+void RL_IS_SERVICING_THE_MAIN_DISPATCH_QUEUE(void (*drain)(void *), void *msg);
 
 /* Descriptions of the parts of a loop. */
 char *rl_source_copy_description(const rl_object *obj);

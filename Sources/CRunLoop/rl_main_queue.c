@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #endif
 #include "rl_main_queue.h"
+#include "rl_internal.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -99,7 +100,7 @@ static void mq_perform(void *info) {
         return;
     }
     draining = true;
-    mq.callback(NULL);
+    RL_IS_SERVICING_THE_MAIN_DISPATCH_QUEUE(mq.callback, NULL);
     draining = false;
     if (owed) {
         owed = false;
