@@ -285,9 +285,8 @@ func runW4(_ arg: Double) {
     emit("w4")
 }
 
-// MARK: - W5 socketpair ping-pong (Foundation: CFSocket; ours: no fd source in the Swift API yet)
+// MARK: - W5 socketpair ping-pong (Foundation: CFSocket; ours: RunLoop.FileDescriptor)
 
-#if !OURS
 nonisolated(unsafe) var w5Sv: [Int32] = [0, 0]
 nonisolated(unsafe) var w5N = 0
 nonisolated(unsafe) var w5I = 0
@@ -295,11 +294,49 @@ nonisolated(unsafe) var w5Rtt: [Double] = []
 nonisolated(unsafe) var w5Send: UInt64 = 0
 nonisolated(unsafe) var w5A: Loop!
 
+#if OURS
+/// Keeps the descriptors' wrappers alive for the whole run.
+nonisolated(unsafe) var w5Watchers: [RunLoop.FileDescriptor] = []
+let w5WatchersLock = Mutex(())
+
+/// Calls `onReadable` on `loop`'s thread each time `fd` becomes readable.
+func addSocket(_ fd: Int32, _ loop: Loop, _ onReadable: @escaping () -> Void) {
+    guard let f = RunLoop.FileDescriptor(fileDescriptor: fd, handler: { f, _ in
+        onReadable()
+        f.enableCallBacks(.read)
+    }) else { fatalError("RunLoop.FileDescriptor") }
+    f.enableCallBacks(.read)
+    f.schedule(in: loop.rl, forMode: .default)
+    w5WatchersLock.withLock { _ in w5Watchers.append(f) }
+}
+#else
+/// Calls `cb` (a CFSocket read callback) each time `fd` becomes readable.
 func addSocket(_ fd: Int32, _ loop: Loop, _ cb: CFSocketCallBack) {
     var ctx = CFSocketContext(version: 0, info: nil, retain: nil, release: nil, copyDescription: nil)
     let s = CFSocketCreateWithNative(nil, fd, CFSocketCallBackType.readCallBack.rawValue, cb, &ctx)
     let src = CFSocketCreateRunLoopSource(nil, s, 0)
     CFRunLoopAddSource(loop.cf, src, kCFRunLoopDefaultMode)
+}
+#endif
+
+/// The two ends' handlers, shared by both implementations.
+func w5PingerReadable() {
+    var c = [UInt8](repeating: 0, count: 64)
+    let r = read(w5Sv[0], &c, 64)
+    if r <= 0 { return }
+    w5Rtt.append(Double(now() - w5Send) / 1e3)
+    w5I += 1
+    if w5I >= w5N { w5A.stop(); return }
+    w5Send = now()
+    var x: UInt8 = 120
+    _ = write(w5Sv[0], &x, 1)
+}
+
+func w5EchoReadable() {
+    var c = [UInt8](repeating: 0, count: 64)
+    let r = read(w5Sv[1], &c, 64)
+    var x: UInt8 = 120
+    if r > 0 { for _ in 0..<r { _ = write(w5Sv[1], &x, 1) } }
 }
 
 func runW5(_ arg: Double) {
@@ -310,25 +347,13 @@ func runW5(_ arg: Double) {
     w5Sv = sv
     w5A = Loop.current
     w5A.keepAlive()
-    addSocket(sv[0], w5A) { _, _, _, _, _ in
-        var c = [UInt8](repeating: 0, count: 64)
-        let r = read(w5Sv[0], &c, 64)
-        if r <= 0 { return }
-        w5Rtt.append(Double(now() - w5Send) / 1e3)
-        w5I += 1
-        if w5I >= w5N { w5A.stop(); return }
-        w5Send = now()
-        var x: UInt8 = 120
-        _ = write(w5Sv[0], &x, 1)
-    }
-    let b = PeerThread { l in
-        addSocket(w5Sv[1], l) { _, _, _, _, _ in
-            var c = [UInt8](repeating: 0, count: 64)
-            let r = read(w5Sv[1], &c, 64)
-            var x: UInt8 = 120
-            if r > 0 { for _ in 0..<r { _ = write(w5Sv[1], &x, 1) } }
-        }
-    }
+    #if OURS
+    addSocket(sv[0], w5A) { w5PingerReadable() }
+    let b = PeerThread { l in addSocket(w5Sv[1], l) { w5EchoReadable() } }
+    #else
+    addSocket(sv[0], w5A) { _, _, _, _, _ in w5PingerReadable() }
+    let b = PeerThread { l in addSocket(w5Sv[1], l) { _, _, _, _, _ in w5EchoReadable() } }
+    #endif
     let fd = bl_sc_open()
     let s0 = bl_sc_read(fd)
     let t0 = now()
@@ -346,7 +371,6 @@ func runW5(_ arg: Double) {
     if s0 >= 0 && b.sc >= 0 { result("sc_per_rt", Double(s1 - s0 + b.sc) / Double(w5N)) }
     emit("w5")
 }
-#endif
 
 // MARK: - W6 idle loop
 
@@ -426,9 +450,7 @@ case "w1": runW1(arg == 0 ? 100_000 : arg)
 case "w2": runW2(arg == 0 ? 100_000 : arg)
 case "w3": runW3(arg == 0 ? 2 : arg)
 case "w4": runW4(arg == 0 ? 1_000_000 : arg)
-#if !OURS
 case "w5": runW5(arg == 0 ? 100_000 : arg)
-#endif
 case "w6": runW6(arg == 0 ? 2 : arg)
 case "w7": runW7(arg == 0 ? 20_000 : arg)
 default:
