@@ -137,6 +137,8 @@ struct __RLRunLoop {
     size_t           scratch_depths;
     rl_object       *graveyard;          /* released under the lock, finalized after */
     _Atomic unsigned lock_waiters;       /* API callers waiting for `lock` */
+    bool             multiprocessor;     /* spinning can help: another CPU may answer */
+    int64_t          last_sleep_ns;      /* how long the last sleep lasted, if a wake-up ended it */
     uint64_t         removals;           /* bumped when any item leaves any mode */
 };
 
@@ -226,6 +228,14 @@ void     rl_loop_lock(RLRunLoopRef rl);
    first lets any other thread waiting for the lock have it, so a busy loop
    cannot starve callers of the API (glibc mutexes are not fair). */
 void     rl_loop_relock(RLRunLoopRef rl);
+/* A pause instruction for spin-waits. */
+static inline void rl_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ volatile("pause" ::: "memory");
+#elif defined(__aarch64__)
+    __asm__ volatile("yield" ::: "memory");
+#endif
+}
 /* Unlocks, then finalizes whatever died under the lock. */
 void     rl_loop_unlock(RLRunLoopRef rl);
 /* Releases obj while holding rl's lock: finalization waits for the unlock. */

@@ -57,6 +57,8 @@ static RLRunLoopRef create_loop(pthread_t thread) {
     rl_object_init(&rl->base, &rl_run_loop_class);
     pthread_mutex_init(&rl->lock, NULL);
     rl->thread = thread;
+    rl->multiprocessor = sysconf(_SC_NPROCESSORS_ONLN) > 1;
+    rl->last_sleep_ns = RL_NEVER;
     atomic_init(&rl->sleeping, false);
     atomic_init(&rl->wake_pending, false);
     /* The default mode is modes[0] for the loop's whole life (rl_mode_find
@@ -149,18 +151,10 @@ void rl_loop_lock(RLRunLoopRef rl) {
     atomic_fetch_sub_explicit(&rl->lock_waiters, 1, memory_order_relaxed);
 }
 
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __asm__ volatile("pause" ::: "memory");
-#elif defined(__aarch64__)
-    __asm__ volatile("yield" ::: "memory");
-#endif
-}
-
 void rl_loop_relock(RLRunLoopRef rl) {
     /* Bounded: a waiter that does not show up in ~50 us does not stall the loop. */
     for (int spin = 0; spin < 100 && atomic_load_explicit(&rl->lock_waiters, memory_order_relaxed); spin++) {
-        if (spin < 20) cpu_relax();
+        if (spin < 20) rl_cpu_relax();
         else sched_yield();
     }
     pthread_mutex_lock(&rl->lock);

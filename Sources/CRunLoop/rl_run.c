@@ -36,13 +36,52 @@ static void set_deadline(rl_run *run, RLTimeInterval seconds) {
     }
 }
 
+static bool woken_by_wake_up(const struct epoll_event *events, int n) {
+    for (int i = 0; i < n; i++)
+        if (events[i].data.u64 == RL_EVENT_WAKE) return true;
+    return false;
+}
+
+/* Adaptive spinning: a loop whose last sleep was ended by a wake-up within
+   a few microseconds (a conversation with another thread) first waits a
+   little awake, with `sleeping` off, so the answer costs neither thread a
+   system call nor a context switch. Loops that sleep longer never spin, so
+   an idle or timer-driven loop costs nothing more; a single CPU never spins. */
+#define SPIN_IF_LAST_SLEEP_NS  50000
+#define SPIN_FOR_NS            20000
+
+static bool spin_for_wake_up(RLRunLoopRef rl, int64_t deadline) {
+    int64_t start = rl_mono_now();
+    int64_t until = start + SPIN_FOR_NS < deadline ? start + SPIN_FOR_NS : deadline;
+    for (unsigned i = 1;; i++) {
+        if (atomic_load_explicit(&rl->wake_pending, memory_order_acquire)) return true;
+        if ((i & 63) == 0 && rl_mono_now() >= until) return false;
+        rl_cpu_relax();
+    }
+}
+
+static bool should_spin(RLRunLoopRef rl) {
+    return rl->multiprocessor && rl->last_sleep_ns < SPIN_IF_LAST_SLEEP_NS;
+}
+
 /* __CFRunLoopServiceMachPort: sleeps (or polls) on the mode's epoll set.
    Returns with `sleeping` off and pending wake-ups consumed (CF's
    SetIgnoreWakeUps: the next pass re-scans everything anyway). */
 static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, wait_result *out) {
     /* A deadline that already passed (a loop behind a dense run of timers)
        needs no timer programming and no sleep: poll, and fire it next. */
-    if (!poll && rl_mode_next_deadline(m) <= rl_mono_now()) poll = true;
+    int64_t deadline = rl_mode_next_deadline(m);
+    if (!poll && deadline <= rl_mono_now()) poll = true;
+    if (!poll && should_spin(rl)) {
+        rl_loop_unlock(rl);
+        bool woken = spin_for_wake_up(rl, deadline);
+        rl_loop_relock(rl);
+        /* Woken: poll the fds once, then run the pass. Not woken: the
+           conversation is over; sleep, and do not spin again until a sleep
+           is short once more. */
+        if (woken) poll = true;
+        else rl->last_sleep_ns = RL_NEVER;
+    }
     if (!poll) {
         rl_mode_arm(m);
         atomic_store(&rl->sleeping, true);
@@ -52,11 +91,13 @@ static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, wait_result 
         }
     }
     rl_loop_unlock(rl);
+    int64_t slept_at = poll ? 0 : rl_mono_now();
     int n = epoll_wait(m->epoll_fd, out->events, MAX_EVENTS, poll ? 0 : -1);
     if (n < 0) {
         if (errno != EINTR) fprintf(stderr, "CRunLoop: epoll_wait: %s\n", strerror(errno));
         n = 0;
     }
+    if (!poll) rl->last_sleep_ns = woken_by_wake_up(out->events, n) ? rl_mono_now() - slept_at : RL_NEVER;
     rl_loop_relock(rl);
     atomic_store(&rl->sleeping, false);
     atomic_store(&rl->wake_pending, false);
