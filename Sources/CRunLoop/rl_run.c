@@ -22,7 +22,6 @@
 typedef struct {
     struct epoll_event events[MAX_EVENTS];
     int  count;
-    bool timer_fired;
 } wait_result;
 
 static void set_deadline(rl_run *run, RLTimeInterval seconds) {
@@ -97,18 +96,14 @@ static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, wait_result 
         if (errno != EINTR) fprintf(stderr, "CRunLoop: epoll_wait: %s\n", strerror(errno));
         n = 0;
     }
-    if (!poll) rl->last_sleep_ns = woken_by_wake_up(out->events, n) ? rl_mono_now() - slept_at : RL_NEVER;
+    int64_t woke_at = poll ? 0 : rl_mono_now();
     rl_loop_relock(rl);
     atomic_store(&rl->sleeping, false);
     atomic_store(&rl->wake_pending, false);
+    if (!poll) rl->last_sleep_ns = woken_by_wake_up(out->events, n) ? woke_at - slept_at : RL_NEVER;
     out->count = n;
-    out->timer_fired = false;
-    for (int i = 0; i < n; i++) {
-        if (out->events[i].data.u64 == RL_EVENT_TIMER) {
-            out->timer_fired = true;
-            m->armed_ns = RL_NEVER;
-        }
-    }
+    for (int i = 0; i < n; i++)
+        if (out->events[i].data.u64 == RL_EVENT_TIMER) m->armed_ns = RL_NEVER;   /* it expired */
 }
 
 /* The version-1 sources that ended the sleep. With returnAfterSourceHandled
