@@ -130,3 +130,12 @@ void rl_mode_timers_changed(rl_mode *m) {
     RLRunLoopRef rl = m->rl;
     if (rl->current_run && rl->current_run->mode == m && !rl_loop_is_current_thread(rl)) rl_mode_arm(m);
 }
+
+bool RLRunLoopModeIsEmpty(RLRunLoopRef rl, RLRunLoopMode mode) {
+    if (!rl || !rl_mode_name_is_valid(mode) || rl_mode_name_is_common(mode)) return true;
+    rl_loop_lock(rl);
+    rl_mode *m = rl->dead ? NULL : rl_mode_find(rl, mode);
+    bool empty = !m || rl_mode_is_empty(rl, m);
+    rl_loop_unlock(rl);
+    return empty;
+}

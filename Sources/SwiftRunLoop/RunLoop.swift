@@ -47,23 +47,12 @@ public final class RunLoop: @unchecked Sendable {
     /// The C run loop (one reference owned).
     let ref: OpaquePointer
 
-    /// Counts the Entry callouts of this loop, to tell a run that returned
-    /// "finished" because the mode was empty from one that ran (see
-    /// `runCounted`). Only touched on the loop's thread.
-    private let entryCounter = EntryCounter()
-    /// The observer feeding `entryCounter`, made on first use on the loop's thread.
-    private var entryObserver: OpaquePointer?
-
     private init(retaining ref: OpaquePointer) {
         self.ref = ref
         _ = RLRetain(UnsafeRawPointer(ref))
     }
 
     deinit {
-        if let entryObserver {
-            RLRunLoopObserverInvalidate(entryObserver)
-            RLRelease(UnsafeRawPointer(entryObserver))
-        }
         RLRelease(UnsafeRawPointer(ref))
     }
 
@@ -164,9 +153,9 @@ public final class RunLoop: @unchecked Sendable {
     ///   when the mode became empty during the run.
     @discardableResult
     public func run(mode: RunLoop.Mode, before limitDate: Date) -> Bool {
-        guard isCurrent else { return false }
-        let (result, entered) = runCounted(mode, seconds: limitDate.timeIntervalSinceNow, returnAfterSourceHandled: true)
-        return result != .finished || entered
+        guard isCurrent, !isEmpty(mode) else { return false }
+        _ = run(mode, seconds: limitDate.timeIntervalSinceNow)
+        return true
     }
 
     /// Runs one polling pass of the loop in `mode` and returns when its next
@@ -179,9 +168,8 @@ public final class RunLoop: @unchecked Sendable {
     ///   when it has sources but no timers; `nil` when the mode is empty or
     ///   this is not the calling thread's loop.
     public func limitDate(forMode mode: RunLoop.Mode) -> Date? {
-        guard isCurrent else { return nil }
-        let (result, _) = runCounted(mode, seconds: 0, returnAfterSourceHandled: true)
-        if result == .finished { return nil }
+        guard isCurrent, !isEmpty(mode) else { return nil }
+        if run(mode, seconds: 0) == .finished { return nil }
         let next = mode.withCName { RLRunLoopGetNextTimerFireDate(ref, $0) }
         return next == 0 ? .distantFuture : Date(absoluteTime: next)
     }
@@ -194,7 +182,7 @@ public final class RunLoop: @unchecked Sendable {
     /// loop's thread or when the mode is empty.
     public func acceptInput(forMode mode: RunLoop.Mode, before limitDate: Date) {
         guard isCurrent else { return }
-        _ = runCounted(mode, seconds: limitDate.timeIntervalSinceNow, returnAfterSourceHandled: true)
+        _ = run(mode, seconds: limitDate.timeIntervalSinceNow)
     }
 
     // MARK: Running (CoreFoundation level)
@@ -369,25 +357,14 @@ public final class RunLoop: @unchecked Sendable {
 
     /// Runs `RLRunLoopRunInMode` and tells whether the run got past its start
     /// (an Entry callout happened), which "finished" alone does not say.
-    private func runCounted(_ mode: Mode, seconds: TimeInterval,
-                            returnAfterSourceHandled: Bool) -> (RunResult, entered: Bool) {
-        let observer = entryObserverForCurrentThread()
-        let before = entryCounter.entries
-        let result = mode.withCName { name in
-            RLRunLoopAddObserver(ref, observer, name)
-            return RLRunLoopRunInMode(name, seconds, returnAfterSourceHandled)
-        }
-        return (RunResult(result), entryCounter.entries != before)
+    /// Whether running `mode` now would finish at once (CF's `_CFRunLoopFinished`).
+    private func isEmpty(_ mode: Mode) -> Bool {
+        mode.withCName { RLRunLoopModeIsEmpty(ref, $0) }
     }
 
-    private func entryObserverForCurrentThread() -> OpaquePointer {
-        if let entryObserver { return entryObserver }
-        var context = RLRunLoopObserverContext(version: 0, info: entryCounter.info, retain: callbackBoxRetain,
-                                               release: callbackBoxRelease, copyDescription: nil)
-        let observer = RLRunLoopObserverCreate(RLOptionFlags(kRLRunLoopEntry.rawValue), true, Int.min,
-                                               entryTrampoline, &context)!
-        entryObserver = observer
-        return observer
+    /// One `CFRunLoopRunInMode(mode, seconds, true)`, as Foundation's run methods do.
+    private func run(_ mode: Mode, seconds: TimeInterval) -> RunResult {
+        RunResult(mode.withCName { RLRunLoopRunInMode($0, seconds, true) })
     }
 }
 
@@ -424,15 +401,6 @@ private let currentRunLoopKey: pthread_key_t = {
     precondition(rc == 0, "pthread_key_create failed")
     return key
 }()
-
-/// The info of the Entry observer behind `RunLoop.runCounted`.
-private final class EntryCounter: CallbackBox, @unchecked Sendable {
-    var entries = 0
-}
-
-private let entryTrampoline: RLRunLoopObserverCallBack = { _, _, info in
-    Unmanaged<EntryCounter>.fromOpaque(info!).takeUnretainedValue().entries &+= 1
-}
 
 /// One block queued with `perform`; queued once per mode, run at most once.
 /// Every queued copy holds a reference; the loop's thread alone touches `block`.

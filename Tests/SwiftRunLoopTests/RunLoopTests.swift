@@ -50,6 +50,8 @@ final class RunLoopTests: XCTestCase {
             XCTAssertLessThan(monotonicNow() - start, 2.5)
             XCTAssertEqual(loop.run(mode: .default, seconds: 5, returnAfterSourceHandled: false), .finished)
             XCTAssertNil(loop.limitDate(forMode: .default))
+            // Running a mode nobody named does not make it exist.
+            XCTAssertFalse(loop.allModes.contains(RunLoop.Mode("never.used")))
         }
     }
 

@@ -77,6 +77,43 @@ static void pending_work_makes_a_mode_non_empty(void) {
     RLRelease(o);
 }
 
+/* RLRunLoopModeIsEmpty answers exactly when a run would finish at once. */
+static void mode_is_empty_agrees_with_finished_runs(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    char **before = RLRunLoopCopyAllModes(rl);
+    RL_ASSERT(RLRunLoopModeIsEmpty(rl, "never-named"));
+    RL_ASSERT(RLRunLoopModeIsEmpty(rl, kRLRunLoopCommonModes));
+    RL_ASSERT(RLRunLoopModeIsEmpty(rl, NULL));
+    RL_ASSERT(RLRunLoopModeIsEmpty(rl, ""));
+    RL_ASSERT(RLRunLoopModeIsEmpty(NULL, kRLRunLoopDefaultMode));
+    RL_ASSERT(RLRunLoopModeIsEmpty(rl, kRLRunLoopDefaultMode));
+    /* Asking creates no mode. */
+    char **after = RLRunLoopCopyAllModes(rl);
+    int n_before = 0, n_after = 0;
+    while (before[n_before]) n_before++;
+    while (after[n_after]) n_after++;
+    RL_ASSERT_EQ_INT(n_after, n_before);
+    RL_ASSERT(!rl_test_list_has(after, "never-named"));
+    rl_test_free_list(before);
+    rl_test_free_list(after);
+    /* Observers do not count; queued work and sources do. */
+    RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopAllActivities, 0, &g_log);
+    RLRunLoopAddObserver(rl, o, "m");
+    RL_ASSERT(RLRunLoopModeIsEmpty(rl, "m"));
+    RLRunLoopPerformFunction(rl, "m", count_perform, NULL);
+    RL_ASSERT(!RLRunLoopModeIsEmpty(rl, "m"));
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode("m", 0, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT(RLRunLoopModeIsEmpty(rl, "m"));
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode("m", 0, false), kRLRunLoopRunFinished);
+    RLRunLoopSourceRef s = rl_test_keep_mode(rl, kRLRunLoopCommonModes);
+    RL_ASSERT(!RLRunLoopModeIsEmpty(rl, kRLRunLoopDefaultMode));
+    RLRunLoopSourceInvalidate(s);
+    RLRelease(s);
+    RL_ASSERT(RLRunLoopModeIsEmpty(rl, kRLRunLoopDefaultMode));
+    RLRunLoopObserverInvalidate(o);
+    RLRelease(o);
+}
+
 static void handled_source_after_exactly_one_of_three_signalled(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef s3 = rl_test_source0(3, log_perform, (void *)3);
@@ -294,6 +331,7 @@ int main(int argc, char **argv) {
         RL_TEST(unknown_null_empty_and_common_mode_finish_without_entry_or_exit),
         RL_TEST(observers_do_not_make_a_mode_non_empty),
         RL_TEST(pending_work_makes_a_mode_non_empty),
+        RL_TEST(mode_is_empty_agrees_with_finished_runs),
         RL_TEST(handled_source_after_exactly_one_of_three_signalled),
         RL_TEST(without_return_after_source_all_signalled_run_in_one_poll),
         RL_TEST(timed_out_after_the_given_seconds),

@@ -113,6 +113,12 @@ void               RLRunLoopAddCommonMode(RLRunLoopRef rl, RLRunLoopMode mode);
    kRLRunLoopCommonModes: in any common mode); 0 when there is none, or for a
    NULL rl or unknown mode. */
 RLAbsoluteTime     RLRunLoopGetNextTimerFireDate(RLRunLoopRef rl, RLRunLoopMode mode);
+/* True when running `mode` on `rl` now would return kRLRunLoopRunFinished at
+   once: the mode is unknown, empty (no sources, no timers, no queued work for
+   it) or kRLRunLoopCommonModes (CF's private _CFRunLoopFinished). Foundation's
+   -runMode:beforeDate: answers NO exactly then. NULL rl or mode, or an empty
+   name: true. Asking never creates the mode. */
+bool               RLRunLoopModeIsEmpty(RLRunLoopRef rl, RLRunLoopMode mode);
 /* Runs the current thread's loop in the default mode until it is stopped or
    the default mode is empty. */
 void               RLRunLoopRun(void);
