@@ -241,6 +241,9 @@ void     rl_loop_unlock(RLRunLoopRef rl);
 /* Releases obj while holding rl's lock: finalization waits for the unlock. */
 void     rl_loop_release_locked(RLRunLoopRef rl, const void *obj);
 bool     rl_loop_is_current_thread(RLRunLoopRef rl);
+/* Whether the calling thread is the process's main thread (gettid == getpid),
+   asked of the kernel once per thread. */
+bool     rl_on_process_main_thread(void);
 rl_ptr_array *rl_loop_scratch(RLRunLoopRef rl);
 
 /* Membership changes of one item in one mode; loop locked. */

@@ -34,12 +34,14 @@ static bool            main_thread_known;
 static void finalize_loop(rl_object *obj);
 const rl_class rl_run_loop_class = {"RLRunLoop", finalize_loop, rl_loop_copy_description};
 
-static bool on_process_main_thread(void) {
-    return (pid_t)syscall(SYS_gettid) == getpid();
+bool rl_on_process_main_thread(void) {
+    static _Thread_local int is_main = -1;   /* asked once per thread: gettid is a system call */
+    if (is_main < 0) is_main = (pid_t)syscall(SYS_gettid) == getpid();
+    return is_main;
 }
 
 __attribute__((constructor)) static void remember_main_thread(void) {
-    if (on_process_main_thread()) {
+    if (rl_on_process_main_thread()) {
         main_thread = pthread_self();
         main_thread_known = true;
     }
@@ -127,7 +129,7 @@ RLRunLoopRef RLRunLoopGetCurrent(void) {
     pthread_once(&current_loop_key_once, make_current_loop_key);
     RLRunLoopRef rl = pthread_getspecific(current_loop_key);
     if (rl) return rl;
-    bool is_main = main_thread_known ? pthread_equal(pthread_self(), main_thread) : on_process_main_thread();
+    bool is_main = main_thread_known ? pthread_equal(pthread_self(), main_thread) : rl_on_process_main_thread();
     if (is_main) {
         rl = RLRunLoopGetMain();
         rl->thread = pthread_self();

@@ -31,7 +31,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 typedef int (*get_handle_fn)(void);
@@ -45,12 +44,6 @@ static struct {
 
 static _Thread_local bool draining;   /* inside _dispatch_main_queue_callback_4CF */
 static _Thread_local bool owed;       /* a nested perform consumed a wake-up */
-
-static bool on_main_thread(void) {
-    static _Thread_local int is_main = -1;   /* asked once per thread: gettid is a system call */
-    if (is_main < 0) is_main = (pid_t)syscall(SYS_gettid) == getpid();
-    return is_main;
-}
 
 bool rl_main_queue_source_is_inert(RLRunLoopSourceRef source) {
     return draining && source && source == mq.source;
@@ -92,7 +85,7 @@ static char *mq_describe(const void *info) {
 /* __CFRunLoopRun's dispatchPort branch: _dispatch_main_queue_callback_4CF. */
 static void mq_perform(void *info) {
     (void)info;
-    if (!on_main_thread()) return;   /* cannot happen: only the main loop has the source */
+    if (!rl_on_process_main_thread()) return;   /* cannot happen: only the main loop has the source */
     uint64_t v;
     while (read(mq.fd, &v, sizeof v) < 0 && errno == EINTR) {}
     if (draining) {
