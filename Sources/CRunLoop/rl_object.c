@@ -64,3 +64,11 @@ void rl_item_lock_slow(rl_item_lock *l) {
         if (spins > 32) sched_yield();
     }
 }
+
+void rl_release_info_once(rl_item_lock *lock, bool *released, void (*release)(const void *info), void *info) {
+    rl_item_lock_acquire(lock);
+    bool first = !*released;
+    *released = true;
+    rl_item_lock_release(lock);
+    if (first && release && info) release(info);
+}

@@ -57,6 +57,11 @@ static inline void rl_item_lock_release(rl_item_lock *l) {
     atomic_store_explicit(&l->held, 0, memory_order_release);
 }
 
+/* Calls release(info) the first time it is asked for an item whose context
+   info may be released both at invalidation and at finalization;
+   `*released` (guarded by `lock`) remembers that it happened. */
+void rl_release_info_once(rl_item_lock *lock, bool *released, void (*release)(const void *info), void *info);
+
 /* printf into a new malloc'd string (NULL if out of memory). */
 char *rl_strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -33,11 +33,7 @@ RLRunLoopObserverRef RLRunLoopObserverCreate(RLOptionFlags activities, bool repe
 }
 
 static void release_info(RLRunLoopObserverRef o) {
-    rl_item_lock_acquire(&o->lock);
-    bool release = !o->info_released;
-    o->info_released = true;
-    rl_item_lock_release(&o->lock);
-    if (release && o->context.release && o->context.info) o->context.release(o->context.info);
+    rl_release_info_once(&o->lock, &o->info_released, o->context.release, o->context.info);
 }
 
 static void finalize_observer(rl_object *obj) {

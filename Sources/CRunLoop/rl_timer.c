@@ -62,11 +62,7 @@ RLRunLoopTimerRef RLRunLoopTimerCreate(RLAbsoluteTime fireDate, RLTimeInterval i
 }
 
 static void release_info(RLRunLoopTimerRef t) {
-    rl_item_lock_acquire(&t->lock);
-    bool release = !t->info_released;
-    t->info_released = true;
-    rl_item_lock_release(&t->lock);
-    if (release && t->context.release && t->context.info) t->context.release(t->context.info);
+    rl_release_info_once(&t->lock, &t->info_released, t->context.release, t->context.info);
 }
 
 static void finalize_timer(rl_object *obj) {
