@@ -216,8 +216,8 @@ rl_mode *rl_mode_find_or_create(RLRunLoopRef rl, RLRunLoopMode name);
 void     rl_mode_free(rl_mode *m);
 bool     rl_mode_is_empty(RLRunLoopRef rl, rl_mode *m);
 bool     rl_mode_has_blocks(RLRunLoopRef rl, rl_mode *m);
-/* Arms the mode's timerfd for its next deadline if that changed. */
-void     rl_mode_arm(rl_mode *m);
+/* Arms the mode's timerfd for `deadline` (its rl_mode_next_deadline) if that changed. */
+void     rl_mode_arm(rl_mode *m, int64_t deadline);
 /* The timers of a mode changed: re-arm now if another thread is changing the
    mode the loop is running in (its own thread re-arms before it sleeps). */
 void     rl_mode_timers_changed(rl_mode *m);

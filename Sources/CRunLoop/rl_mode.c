@@ -111,8 +111,7 @@ int64_t rl_mode_next_deadline(rl_mode *m) {
     return deadline;
 }
 
-void rl_mode_arm(rl_mode *m) {
-    int64_t deadline = rl_mode_next_deadline(m);
+void rl_mode_arm(rl_mode *m, int64_t deadline) {
     if (deadline == m->armed_ns) return;
     if (m->timer_fd < 0) {
         if (deadline == RL_NEVER) return;
@@ -128,7 +127,8 @@ void rl_mode_arm(rl_mode *m) {
 
 void rl_mode_timers_changed(rl_mode *m) {
     RLRunLoopRef rl = m->rl;
-    if (rl->current_run && rl->current_run->mode == m && !rl_loop_is_current_thread(rl)) rl_mode_arm(m);
+    if (rl->current_run && rl->current_run->mode == m && !rl_loop_is_current_thread(rl))
+        rl_mode_arm(m, rl_mode_next_deadline(m));
 }
 
 bool RLRunLoopModeIsEmpty(RLRunLoopRef rl, RLRunLoopMode mode) {

@@ -77,12 +77,14 @@ static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, wait_result 
         rl_loop_relock(rl);
         /* Woken: poll the fds once, then run the pass. Not woken: the
            conversation is over; sleep, and do not spin again until a sleep
-           is short once more. */
+           is short once more. Other threads may have changed the timers
+           while the lock was free. */
         if (woken) poll = true;
         else rl->last_sleep_ns = RL_NEVER;
+        deadline = rl_mode_next_deadline(m);
     }
     if (!poll) {
-        rl_mode_arm(m);
+        rl_mode_arm(m, deadline);
         atomic_store(&rl->sleeping, true);
         if (atomic_load(&rl->wake_pending)) {
             poll = true;
