@@ -90,6 +90,26 @@ static void release_info_locked(RLMessagePortRef p, void (**rel)(const void *), 
     }
 }
 
+/* Pins the port and its info for a call outside the lock. Locked. */
+static void begin_callout(RLMessagePortRef p) {
+    p->callouts++;
+    RLRetain(p);
+}
+
+/* Ends a callout begun with begin_callout, counting `delivered` messages;
+   releases info if the port was invalidated meanwhile. Unlocked. */
+static void end_callout(RLMessagePortRef p, size_t delivered) {
+    pthread_mutex_lock(&p->lock);
+    p->callouts--;
+    p->delivered += delivered;
+    void (*rel)(const void *) = NULL;
+    void *relinfo = NULL;
+    if (!atomic_load(&p->valid)) release_info_locked(p, &rel, &relinfo);
+    pthread_mutex_unlock(&p->lock);
+    if (rel) rel(relinfo);
+    RLRelease(p);
+}
+
 /* Empties the queue (under the lock); the caller frees `out` entries. */
 static void clear_locked(RLMessagePortRef p) {
     while (p->count) {
@@ -119,23 +139,11 @@ static char *port_describe(const rl_object *obj) {
     char *(*describe)(const void *) = p->context.copyDescription;
     void *info = p->context.info;
     bool pinned = describe && !p->info_released;
-    if (pinned) {
-        p->callouts++;
-        RLRetain(p);
-    }
+    if (pinned) begin_callout(p);
     pthread_mutex_unlock(&p->lock);
 
     char *inner = pinned ? describe(info) : NULL;
-    if (pinned) {
-        pthread_mutex_lock(&p->lock);
-        p->callouts--;
-        void (*rel)(const void *) = NULL;
-        void *relinfo = NULL;
-        if (!atomic_load(&p->valid)) release_info_locked(p, &rel, &relinfo);
-        pthread_mutex_unlock(&p->lock);
-        if (rel) rel(relinfo);
-        RLRelease(p);
-    }
+    if (pinned) end_callout(p, 0);
     char *s = NULL;
     if (asprintf(&s, "<RLMessagePort %p [%s] queued=%zu/%zu sent=%llu delivered=%llu context=%s>", (void *)p,
                  valid ? "valid" : "invalid", count, cap, (unsigned long long)sent, (unsigned long long)delivered,
@@ -241,8 +249,7 @@ static void src_perform(void *info) {
     if (p->count == 0) efd_drain(p->efd);
     RLMessagePortCallBack cb = p->callout;
     void *cbinfo = p->context.info;
-    p->callouts++;
-    RLRetain(p);
+    begin_callout(p);
     pthread_mutex_unlock(&p->lock);
 
     size_t i = 0;
@@ -251,16 +258,7 @@ static void src_perform(void *info) {
         msg_free(&batch[i]);
     }
     for (; i < n; i++) msg_free(&batch[i]);   /* invalidated by a callout: dropped */
-
-    pthread_mutex_lock(&p->lock);
-    p->callouts--;
-    p->delivered += n;
-    void (*rel)(const void *) = NULL;
-    void *relinfo = NULL;
-    if (!atomic_load(&p->valid)) release_info_locked(p, &rel, &relinfo);
-    pthread_mutex_unlock(&p->lock);
-    if (rel) rel(relinfo);
-    RLRelease(p);
+    end_callout(p, n);
 }
 
 RLRunLoopSourceRef RLMessagePortCreateRunLoopSource(RLMessagePortRef p, RLIndex order) {
