@@ -34,7 +34,7 @@
 #define _GNU_SOURCE
 #endif
 #include "CRunLoop.h"
-#include "rl_object.h"
+#include "rl_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -426,17 +426,13 @@ static void src_perform(void *info) {
     end_callout(f);
 }
 
+static bool fd_is_valid(const void *owner) {
+    return ((RLFileDescriptorRef)owner)->valid;
+}
+
 RLRunLoopSourceRef RLFileDescriptorCreateRunLoopSource(RLFileDescriptorRef f, RLIndex order) {
     if (!f) return NULL;
-    pthread_mutex_lock(&f->lock);
-    RLRunLoopSourceRef s = f->valid ? f->source : NULL;
-    if (s) RLRetain(s);
-    bool valid = f->valid;
-    pthread_mutex_unlock(&f->lock);
-    if (s || !valid) return s;
-
-    /* Made outside the lock: the core never runs with f->lock held. */
-    RLRunLoopSourceContext1 ctx = {
+    const RLRunLoopSourceContext1 ctx = {
         .version = 1,
         .info = f,
         .retain = src_retain,
@@ -445,19 +441,5 @@ RLRunLoopSourceRef RLFileDescriptorCreateRunLoopSource(RLFileDescriptorRef f, RL
         .getFileDescriptor = src_fd,
         .perform = src_perform,
     };
-    RLRunLoopSourceRef made = RLRunLoopSourceCreate(order, (RLRunLoopSourceContext *)&ctx);
-    if (!made) return NULL;
-    pthread_mutex_lock(&f->lock);
-    if (f->valid && !f->source) {
-        f->source = made;
-        made = NULL;
-    }
-    s = f->valid ? f->source : NULL;
-    if (s) RLRetain(s);
-    pthread_mutex_unlock(&f->lock);
-    if (made) {                    /* lost a race with another call or with invalidation */
-        RLRunLoopSourceInvalidate(made);
-        RLRelease(made);
-    }
-    return s;
+    return rl_cached_source_copy(&f->lock, &f->source, fd_is_valid, f, order, &ctx);
 }

@@ -262,6 +262,14 @@ void rl_callback_list_run_cancel(RLRunLoopRef rl, rl_callback_list *list);
 void rl_source_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *scheduled);
 bool rl_source_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *cancelled);
 bool rl_source_remove_common(RLRunLoopRef rl, RLRunLoopSourceRef s);
+
+/* The version-1 source an object (a file descriptor, a message port) makes
+   once and hands to every caller, retained: made from `context` on first
+   use, outside `lock`, and kept in `*cache` (guarded by `lock`) while
+   is_valid(owner), which is called with `lock` held. NULL once invalid. */
+RLRunLoopSourceRef rl_cached_source_copy(pthread_mutex_t *lock, RLRunLoopSourceRef *cache,
+                                         bool (*is_valid)(const void *owner), const void *owner, RLIndex order,
+                                         const RLRunLoopSourceContext1 *context);
 void rl_observer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopObserverRef o);
 bool rl_observer_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopObserverRef o);
 void rl_timer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t);

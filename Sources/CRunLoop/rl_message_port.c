@@ -20,7 +20,7 @@
 #define _GNU_SOURCE
 #endif
 #include "CRunLoop.h"
-#include "rl_object.h"
+#include "rl_internal.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -261,16 +261,13 @@ static void src_perform(void *info) {
     end_callout(p, n);
 }
 
+static bool port_is_valid(const void *owner) {
+    return atomic_load(&((RLMessagePortRef)owner)->valid);
+}
+
 RLRunLoopSourceRef RLMessagePortCreateRunLoopSource(RLMessagePortRef p, RLIndex order) {
     if (!p) return NULL;
-    pthread_mutex_lock(&p->lock);
-    bool valid = atomic_load(&p->valid);
-    RLRunLoopSourceRef s = valid ? p->source : NULL;
-    if (s) RLRetain(s);
-    pthread_mutex_unlock(&p->lock);
-    if (s || !valid) return s;
-
-    RLRunLoopSourceContext1 ctx = {
+    const RLRunLoopSourceContext1 ctx = {
         .version = 1,
         .info = p,
         .retain = src_retain,
@@ -279,21 +276,7 @@ RLRunLoopSourceRef RLMessagePortCreateRunLoopSource(RLMessagePortRef p, RLIndex 
         .getFileDescriptor = src_fd,
         .perform = src_perform,
     };
-    RLRunLoopSourceRef made = RLRunLoopSourceCreate(order, (RLRunLoopSourceContext *)&ctx);
-    if (!made) return NULL;
-    pthread_mutex_lock(&p->lock);
-    if (atomic_load(&p->valid) && !p->source) {
-        p->source = made;
-        made = NULL;
-    }
-    s = atomic_load(&p->valid) ? p->source : NULL;
-    if (s) RLRetain(s);
-    pthread_mutex_unlock(&p->lock);
-    if (made) {                    /* lost a race with another call or with invalidation */
-        RLRunLoopSourceInvalidate(made);
-        RLRelease(made);
-    }
-    return s;
+    return rl_cached_source_copy(&p->lock, &p->source, port_is_valid, p, order, &ctx);
 }
 
 void RLMessagePortInvalidate(RLMessagePortRef p) {

@@ -346,3 +346,34 @@ bool rl_do_source1(RLRunLoopRef rl, rl_mode *m, uint64_t token) {
     rl_loop_release_locked(rl, s);
     return true;
 }
+
+/* ---- a source an object makes once ---------------------------------------- */
+
+RLRunLoopSourceRef rl_cached_source_copy(pthread_mutex_t *lock, RLRunLoopSourceRef *cache,
+                                         bool (*is_valid)(const void *owner), const void *owner, RLIndex order,
+                                         const RLRunLoopSourceContext1 *context) {
+    pthread_mutex_lock(lock);
+    bool valid = is_valid(owner);
+    RLRunLoopSourceRef s = valid ? *cache : NULL;
+    if (s) RLRetain(s);
+    pthread_mutex_unlock(lock);
+    if (s || !valid) return s;
+
+    /* Made outside the owner's lock: the core never runs with it held. */
+    RLRunLoopSourceContext1 copy = *context;
+    RLRunLoopSourceRef made = RLRunLoopSourceCreate(order, (RLRunLoopSourceContext *)&copy);
+    if (!made) return NULL;
+    pthread_mutex_lock(lock);
+    if (is_valid(owner) && !*cache) {
+        *cache = made;
+        made = NULL;
+    }
+    s = is_valid(owner) ? *cache : NULL;
+    if (s) RLRetain(s);
+    pthread_mutex_unlock(lock);
+    if (made) {                    /* lost a race with another call or with invalidation */
+        RLRunLoopSourceInvalidate(made);
+        RLRelease(made);
+    }
+    return s;
+}
