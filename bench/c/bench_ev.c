@@ -121,16 +121,7 @@ static void run_w1(double arg)
     peer_stop(&w1.b);
     bl_sc_close(sc);
     double secs = (double)(t1 - t0) / 1e9;
-    bl_result_begin("w1");
-    bl_result("rt", (double)w1.n);
-    bl_result("rt_per_s", (double)w1.n / secs);
-    bl_result("rtt_p99_us", bl_percentile(w1.rtt, w1.n, 99));
-    bl_result("rtt_med_us", bl_median(w1.rtt, w1.n));
-    bl_result("cpu_us_per_rt", (u1.cpu_us - u0.cpu_us) / (double)w1.n);
-    bl_result("csw_per_rt", (double)(u1.vcsw - u0.vcsw + u1.ivcsw - u0.ivcsw) / (double)w1.n);
-    if (sc0 >= 0 && w1.b.sc >= 0) bl_result("sc_per_rt", (double)(sc1 - sc0 + w1.b.sc) / (double)w1.n);
-    if (m0 >= 0) bl_result("mallocs_per_rt", (double)(m1 - m0) / (double)w1.n);
-    bl_result_end();
+    bl_report_w1(w1.n, secs, w1.rtt, u0, u1, m0, m1, sc0, sc1, w1.b.sc);
 }
 
 /* ---- W2 ---------------------------------------------------------------------- */
@@ -166,16 +157,7 @@ static void run_w2(double arg)
     long long m1 = bl_mallocs();
     ev_run(loop, 0);
     bl_usage u1 = bl_usage_now(false);
-    bl_result_begin("w2");
-    bl_result("n", (double)w2.n);
-    bl_result("add_ns", (double)(t_added - w2.t0) / (double)w2.n);
-    bl_result("fired", (double)w2.fired);
-    bl_result("all_fired_s", (double)(w2.t_last - w2.t0) / 1e9);
-    bl_result("cpu_ms", (u1.cpu_us - u0.cpu_us) / 1e3);
-    bl_result("late_mean_us", bl_mean(w2.late, w2.fired));
-    bl_result("late_p99_us", bl_percentile(w2.late, w2.n, 99));
-    if (m0 >= 0) bl_result("mallocs_per_add", (double)(m1 - m0) / (double)w2.n);
-    bl_result_end();
+    bl_report_w2(w2.n, w2.t0, t_added, w2.t_last, w2.fired, w2.late, u0, u1, m0, m1);
 }
 
 /* ---- W3 ---------------------------------------------------------------------- */

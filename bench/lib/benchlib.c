@@ -225,3 +225,33 @@ int bl_main(int argc, char **argv, const bl_workload *wl, int nwl, int runs)
     }
     return 0;
 }
+
+void bl_report_w1(long n, double secs, double *rtt, bl_usage u0, bl_usage u1, long long m0, long long m1,
+                  long long sc0, long long sc1, long long peer_sc)
+{
+    bl_result_begin("w1");
+    bl_result("rt", (double)n);
+    bl_result("rt_per_s", (double)n / secs);
+    bl_result("rtt_p99_us", bl_percentile(rtt, n, 99));
+    bl_result("rtt_med_us", bl_median(rtt, n));
+    bl_result("cpu_us_per_rt", (u1.cpu_us - u0.cpu_us) / (double)n);
+    bl_result("csw_per_rt", (double)(u1.vcsw - u0.vcsw + u1.ivcsw - u0.ivcsw) / (double)n);
+    if (sc0 >= 0 && peer_sc >= 0) bl_result("sc_per_rt", (double)(sc1 - sc0 + peer_sc) / (double)n);
+    if (m0 >= 0) bl_result("mallocs_per_rt", (double)(m1 - m0) / (double)n);
+    bl_result_end();
+}
+
+void bl_report_w2(long n, uint64_t t0, uint64_t t_added, uint64_t t_last, long fired, double *late, bl_usage u0,
+                  bl_usage u1, long long m0, long long m1)
+{
+    bl_result_begin("w2");
+    bl_result("n", (double)n);
+    bl_result("add_ns", (double)(t_added - t0) / (double)n);
+    bl_result("fired", (double)fired);
+    bl_result("all_fired_s", (double)(t_last - t0) / 1e9);
+    bl_result("cpu_ms", (u1.cpu_us - u0.cpu_us) / 1e3);
+    bl_result("late_mean_us", bl_mean(late, fired));
+    bl_result("late_p99_us", bl_percentile(late, n, 99));
+    if (m0 >= 0) bl_result("mallocs_per_add", (double)(m1 - m0) / (double)n);
+    bl_result_end();
+}

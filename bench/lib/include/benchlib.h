@@ -47,6 +47,18 @@ void bl_result_begin(const char *workload);
 void bl_result(const char *key, double value);
 void bl_result_end(void);
 
+/* The reports every peer shares, so each metric is computed the same way for
+   all of them. */
+/* W1: n round trips in `secs`, their RTTs (us), the thread's usage and
+   malloc counts around them, and system calls (this thread: sc0..sc1, plus
+   the peer thread's; negative when not countable). */
+void bl_report_w1(long n, double secs, double *rtt, bl_usage u0, bl_usage u1, long long m0, long long m1,
+                  long long sc0, long long sc1, long long peer_sc);
+/* W2: n timers added from t0 to t_added, `fired` of them, the last at t_last,
+   their lateness (us), usage and malloc counts around the adding. */
+void bl_report_w2(long n, uint64_t t0, uint64_t t_added, uint64_t t_last, long fired, double *late, bl_usage u0,
+                  bl_usage u1, long long m0, long long m1);
+
 /* Busy-wait helpers. */
 void bl_spin_pause(void);
 void bl_sleep_us(long us);
