@@ -34,8 +34,6 @@ extension RunLoop {
 
         let object: CObject
         let box: FileDescriptorBox
-        /// The run-loop source, made on first use.
-        private let source = Locked<CObject?>(nil)
 
         init(retaining ref: OpaquePointer, box: FileDescriptorBox) {
             self.object = CObject(retaining: ref)
@@ -119,13 +117,9 @@ extension RunLoop {
             RLFileDescriptorIsValid(object.pointer)
         }
 
+        /// The descriptor's run-loop source (the C object makes it once and keeps it).
         private func runLoopSource() -> CObject? {
-            source.withLock { source in
-                if source == nil, let ref = RLFileDescriptorCreateRunLoopSource(object.pointer, 0) {
-                    source = CObject(adopting: ref)
-                }
-                return source
-            }
+            RLFileDescriptorCreateRunLoopSource(object.pointer, 0).map { CObject(adopting: $0) }
         }
     }
 }

@@ -63,7 +63,6 @@ public final class MessagePort {
 
     let object: CObject
     let box: HandlerBox<Message>
-    private let source = Locked<CObject?>(nil)
 
     /// Makes a port whose queue holds up to `capacity` messages, delivering
     /// each to `handler` on the servicing loop's thread.
@@ -135,13 +134,9 @@ public final class MessagePort {
         RLMessagePortGetCapacity(object.pointer)
     }
 
+    /// The port's run-loop source (the C object makes it once and keeps it).
     private func runLoopSource() -> CObject? {
-        source.withLock { source in
-            if source == nil, let ref = RLMessagePortCreateRunLoopSource(object.pointer, 0) {
-                source = CObject(adopting: ref)
-            }
-            return source
-        }
+        RLMessagePortCreateRunLoopSource(object.pointer, 0).map { CObject(adopting: $0) }
     }
 
     private static func send(_ port: OpaquePointer, id: Int32, data: Data) throws(SendError) {
