@@ -10,6 +10,9 @@
  *    So a sleeping loop wakes for the first message of a burst only, and a
  *    perform that stopped at RL_MESSAGE_PORT_BATCH leaves it readable (the
  *    loop comes back after servicing its other sources).
+ *  - A message leaves the queue only under the lock, while the port is
+ *    valid, right before its own callback; `callouts` counts callbacks whose
+ *    message has left and that have not returned yet.
  *  - After invalidation the queue is empty, sends fail with -EPIPE, and no
  *    callout starts; info is released once, after the last callout in
  *    progress (`callouts`).
@@ -55,6 +58,7 @@ struct __RLMessagePort {
     message *ring;
     uint64_t sent;                 /* statistics, for the description */
     uint64_t delivered;
+    uint64_t taken;                /* messages ever taken out for delivery */
     RLMessagePortCallBack callout;
     RLMessagePortContext context;
     RLRunLoopSourceRef source;     /* strong; cleared at invalidation */
@@ -230,35 +234,43 @@ static int src_fd(void *info) {
     return ((RLMessagePortRef)info)->efd;
 }
 
-/* Delivers up to RL_MESSAGE_PORT_BATCH messages, oldest first. */
+/* Takes the oldest message out for delivery, if the port is valid and it is
+   one of those queued before `end` (a count of messages taken out), and pins
+   the port for its callout. Locked. */
+static bool take_next_locked(RLMessagePortRef p, uint64_t end, message *out) {
+    if (!atomic_load(&p->valid) || p->count == 0 || p->taken >= end) return false;
+    *out = p->ring[p->head];
+    p->taken++;
+    p->head = (p->head + 1) % p->capacity;
+    if (--p->count == 0) efd_drain(p->efd);
+    begin_callout(p);
+    return true;
+}
+
+/* Delivers up to RL_MESSAGE_PORT_BATCH messages, oldest first, one at a
+   time: each message leaves the queue, under the lock and only while the
+   port is valid, just before its own callback. So a callback that runs the
+   loop re-entrantly sees the next messages delivered in send order, and an
+   invalidation stops delivery at the next message, whichever thread made it.
+   Messages sent after the perform began (by its callbacks, say) wait for a
+   later perform, so a callback that sends to its own port cannot keep the
+   loop in one perform. */
 static void src_perform(void *info) {
     RLMessagePortRef p = info;
-    message batch[RL_MESSAGE_PORT_BATCH];
-    size_t n = 0;
-
     pthread_mutex_lock(&p->lock);
-    if (!atomic_load(&p->valid)) {
+    uint64_t end = p->taken + (p->count < RL_MESSAGE_PORT_BATCH ? p->count : RL_MESSAGE_PORT_BATCH);
+    for (;;) {
+        message m;
+        if (!take_next_locked(p, end, &m)) break;
+        RLMessagePortCallBack cb = p->callout;
+        void *cbinfo = p->context.info;
         pthread_mutex_unlock(&p->lock);
-        return;
+        cb(p, m.msgid, msg_bytes(&m), m.len, cbinfo);
+        msg_free(&m);
+        end_callout(p, 1);
+        pthread_mutex_lock(&p->lock);
     }
-    while (n < RL_MESSAGE_PORT_BATCH && p->count) {
-        batch[n++] = p->ring[p->head];
-        p->head = (p->head + 1) % p->capacity;
-        p->count--;
-    }
-    if (p->count == 0) efd_drain(p->efd);
-    RLMessagePortCallBack cb = p->callout;
-    void *cbinfo = p->context.info;
-    begin_callout(p);
     pthread_mutex_unlock(&p->lock);
-
-    size_t i = 0;
-    for (; i < n && atomic_load_explicit(&p->valid, memory_order_acquire); i++) {
-        cb(p, batch[i].msgid, msg_bytes(&batch[i]), batch[i].len, cbinfo);
-        msg_free(&batch[i]);
-    }
-    for (; i < n; i++) msg_free(&batch[i]);   /* invalidated by a callout: dropped */
-    end_callout(p, n);
 }
 
 static bool port_is_valid(const void *owner) {

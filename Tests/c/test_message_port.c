@@ -413,6 +413,161 @@ static void port_senders_racing_with_invalidation(void) {
     RLRelease(a.port);
 }
 
+
+/* ---- send order under re-entrant runs, and invalidation ------------------ */
+
+typedef struct {
+    long calls;
+    int32_t ids[512];
+    int nested_runs;       /* passes the first callback runs the loop for */
+} nesting_probe;
+
+static void nesting_cb(RLMessagePortRef port, int32_t msgid, const void *bytes, size_t len, void *info) {
+    (void)port; (void)bytes; (void)len;
+    nesting_probe *p = info;
+    if (p->calls < 512) p->ids[p->calls] = msgid;
+    p->calls++;
+    if (p->calls == 1)
+        for (int i = 0; i < p->nested_runs; i++) RLRunLoopRunInMode(DEF, 0, true);
+}
+
+static void port_reentrant_run_from_callback_keeps_send_order(void) {
+    nesting_probe p = { .nested_runs = 3 };
+    RLMessagePortContext ctx = { 0, &p, NULL, NULL, NULL };
+    RLMessagePortRef port = RLMessagePortCreate(nesting_cb, &ctx, 0);
+    RLRunLoopSourceRef s = RLMessagePortCreateRunLoopSource(port, 0);
+    RLRunLoopAddSource(RLRunLoopGetCurrent(), s, DEF);
+    RLRelease(s);
+    for (int i = 0; i < 300; i++) RL_ASSERT_EQ_INT(RLMessagePortSend(port, i, NULL, 0), 0);
+    while (p.calls < 300) RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 2, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(p.calls, 300);
+    for (int i = 0; i < 300; i++) RL_ASSERT_EQ_INT(p.ids[i], i);
+    done(port);
+}
+
+/* Invalidation on the loop's own thread, from a version-0 source performed
+   in a run nested inside the port's first callback: no callback after it
+   returns, neither in the nested run nor back in the outer perform. */
+typedef struct {
+    RLMessagePortRef port;
+    RLRunLoopSourceRef trigger;
+    bool invalidated;
+    long calls, late;
+} inval_probe;
+
+static void inval_cb(RLMessagePortRef port, int32_t msgid, const void *bytes, size_t len, void *info) {
+    (void)port; (void)msgid; (void)bytes; (void)len;
+    inval_probe *p = info;
+    p->calls++;
+    if (p->invalidated) p->late++;
+    if (p->calls == 20) {
+        RLRunLoopSourceSignal(p->trigger);
+        RLRunLoopWakeUp(RLRunLoopGetCurrent());
+    }
+    if (p->calls == 1)
+        for (int i = 0; i < 5; i++) RLRunLoopRunInMode(DEF, 0, true);
+}
+
+static void inval_perform(void *info) {
+    inval_probe *p = info;
+    RLMessagePortInvalidate(p->port);
+    p->invalidated = true;
+}
+
+static void port_invalidate_on_loop_thread_in_nested_run_stops_callbacks(void) {
+    inval_probe p = {0};
+    RLMessagePortContext ctx = { 0, &p, NULL, NULL, NULL };
+    p.port = RLMessagePortCreate(inval_cb, &ctx, 0);
+    RLRunLoopSourceRef s = RLMessagePortCreateRunLoopSource(p.port, 0);
+    RLRunLoopAddSource(RLRunLoopGetCurrent(), s, DEF);
+    RLRelease(s);
+    RLRunLoopSourceContext sctx = { .info = &p, .perform = inval_perform };
+    p.trigger = RLRunLoopSourceCreate(0, &sctx);
+    RLRunLoopAddSource(RLRunLoopGetCurrent(), p.trigger, DEF);
+    for (int i = 0; i < 500; i++) RL_ASSERT_EQ_INT(RLMessagePortSend(p.port, i, NULL, 0), 0);
+    RLRunLoopRunInMode(DEF, 0.3, false);
+    RL_ASSERT(p.invalidated);
+    RL_ASSERT_GE_INT(p.calls, 20);
+    RL_ASSERT_LE_INT(p.calls, 20 + RL_MESSAGE_PORT_BATCH);
+    RL_ASSERT_EQ_INT(p.late, 0);
+    RLRunLoopSourceInvalidate(p.trigger);
+    RLRelease(p.trigger);
+    RLRelease(p.port);
+}
+
+/* Invalidation from another thread while the loop's thread is delivering a
+   steady stream: at most the delivery already under way (its message taken
+   out of the queue) starts after RLMessagePortInvalidate returns, messages
+   arrive in send order without gaps, and the context is released once,
+   after the last callback. */
+typedef struct {
+    RLMessagePortRef port;
+    _Atomic long started;
+    _Atomic bool returned;
+    _Atomic long late;
+    _Atomic long released;
+    _Atomic long after_release;
+    long next_id;
+    long out_of_order;
+    _Atomic bool stop;
+} cross_probe;
+
+static void cross_cb(RLMessagePortRef port, int32_t msgid, const void *bytes, size_t len, void *info) {
+    (void)port; (void)bytes; (void)len;
+    cross_probe *p = info;
+    atomic_fetch_add(&p->started, 1);
+    if (atomic_load(&p->returned)) atomic_fetch_add(&p->late, 1);
+    if (atomic_load(&p->released)) atomic_fetch_add(&p->after_release, 1);
+    if (msgid != p->next_id) p->out_of_order++;
+    p->next_id = msgid + 1;
+}
+
+static void cross_release(const void *info) {
+    cross_probe *p = (cross_probe *)info;
+    atomic_fetch_add(&p->released, 1);
+}
+
+static void *cross_loop(void *arg) {
+    cross_probe *p = arg;
+    RLRunLoopSourceRef s = RLMessagePortCreateRunLoopSource(p->port, 0);
+    if (s) {
+        RLRunLoopAddSource(RLRunLoopGetCurrent(), s, DEF);
+        RLRelease(s);
+    }
+    while (!atomic_load(&p->stop)) RLRunLoopRunInMode(DEF, 0.01, false);
+    return NULL;
+}
+
+static void port_invalidate_from_another_thread_stress_counts(void) {
+    for (int round = 0; round < 60; round++) {
+        cross_probe p = { .next_id = 0 };
+        RLMessagePortContext ctx = { 0, &p, NULL, cross_release, NULL };
+        p.port = RLMessagePortCreate(cross_cb, &ctx, 4096);
+        pthread_t th;
+        pthread_create(&th, NULL, cross_loop, &p);
+        int32_t sent = 0;
+        long target = 200 + (round % 7) * 150;
+        while (atomic_load(&p.started) < target) {
+            int rc = RLMessagePortSend(p.port, sent, NULL, 0);
+            if (rc == 0) sent++;
+            else sched_yield();
+        }
+        RLMessagePortInvalidate(p.port);
+        atomic_store(&p.returned, true);
+        long at_return = atomic_load(&p.started);
+        atomic_store(&p.stop, true);
+        pthread_join(th, NULL);
+        RL_ASSERT_LE_INT(atomic_load(&p.started) - at_return, 1);
+        RL_ASSERT_LE_INT(atomic_load(&p.late), 1);
+        RL_ASSERT_EQ_INT(p.out_of_order, 0);
+        RL_ASSERT_LE_INT(atomic_load(&p.started), sent);
+        RL_ASSERT_EQ_INT(atomic_load(&p.released), 1);
+        RL_ASSERT_EQ_INT(atomic_load(&p.after_release), 0);
+        RL_ASSERT_EQ_INT(RLMessagePortSend(p.port, 0, NULL, 0), -EPIPE);
+        RLRelease(p.port);
+    }
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(port_delivers_in_fifo_order_with_bytes_intact),
@@ -427,6 +582,9 @@ int main(int argc, char **argv) {
         RL_TEST(port_keeps_a_worker_loop_alive_and_talks_to_it),
         RL_TEST(port_many_senders_stress_counts_in_order_per_sender),
         RL_TEST(port_senders_racing_with_invalidation),
+        RL_TEST(port_reentrant_run_from_callback_keeps_send_order),
+        RL_TEST(port_invalidate_on_loop_thread_in_nested_run_stops_callbacks),
+        RL_TEST(port_invalidate_from_another_thread_stress_counts),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }

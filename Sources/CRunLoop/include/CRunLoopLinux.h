@@ -154,9 +154,12 @@ int                RLSignalSourceGetSignal(RLRunLoopSourceRef source);
  * A bounded FIFO queue of messages (an int32 id and a copy of some bytes)
  * that any thread sends to and whose run-loop source delivers them, in the
  * order they were sent, to the callback on the thread of the loop that
- * services it. Each perform delivers at most RL_MESSAGE_PORT_BATCH messages,
- * then lets the loop service its other sources before delivering more, so a
- * busy port cannot starve a loop. Senders never block: when the queue holds
+ * services it. Each perform delivers at most RL_MESSAGE_PORT_BATCH messages
+ * (and none sent after it began), then lets the loop service its other
+ * sources before delivering more, so a busy port cannot starve a loop. Each
+ * message leaves the queue just before its own callback, so a callback that
+ * runs the loop re-entrantly sees the following messages delivered inside
+ * that run, still in send order. Senders never block: when the queue holds
  * `capacity` messages, RLMessagePortSend fails with -EAGAIN and the message
  * is not queued (the sender decides to drop, retry later or slow down);
  * messages already queued are never dropped until invalidation.
@@ -205,9 +208,16 @@ int              RLMessagePortSend(RLMessagePortRef port, int32_t msgid, const v
    or invalid ports. */
 RLRunLoopSourceRef RLMessagePortCreateRunLoopSource(RLMessagePortRef port, RLIndex order);
 /* Closes the port: later sends fail with -EPIPE, queued messages are dropped
-   undelivered, no callback starts after this returns, the source is
-   invalidated (removed from every loop) and the context's release is called.
-   Idempotent; safe from inside the callback. NULL: ignored. */
+   undelivered, the source is invalidated (removed from every loop) and the
+   context's release is called (after the last callback returns).
+   Callbacks after it returns: called on the thread of the loop that services
+   the port (from a callback, a nested run, any other callout there), none.
+   Called from another thread, none starts except the delivery that loop had
+   already begun (its message already out of the queue): at most one per loop
+   servicing the port, which may still be running or about to call back when
+   this returns. It does not wait for it (waiting could deadlock with a
+   callback that waits for the caller); the context's release tells when it
+   is done. Idempotent; safe from inside the callback. NULL: ignored. */
 void             RLMessagePortInvalidate(RLMessagePortRef port);
 /* false after invalidation and for NULL. */
 bool             RLMessagePortIsValid(RLMessagePortRef port);
