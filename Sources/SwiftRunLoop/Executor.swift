@@ -1,5 +1,7 @@
 // RunLoopSerialExecutor: Swift concurrency jobs run by a run loop.
 
+import CRunLoop
+
 /// An executor that runs jobs on a run loop's thread, so that an actor can be
 /// pinned to that thread.
 ///
@@ -29,25 +31,49 @@
 /// the loop yourself (queued jobs keep the mode from being empty, but an idle
 /// loop with nothing else in its mode returns from `run`). There is no
 /// Foundation equivalent; with Foundation you would hop with `perform`.
+///
+/// A job that the loop can never run, because the loop's thread has exited
+/// (it was enqueued afterwards, or was still queued when the thread
+/// exited), stops the process with a precondition failure naming the
+/// thread, instead of leaving its caller suspended forever. The executor of
+/// a ``RunLoopThread`` keeps that thread alive, so this happens only after
+/// an explicit ``RunLoopThread/stop()`` or when the loop's thread is your own.
 public final class RunLoopSerialExecutor: SerialExecutor, TaskExecutor, Sendable {
     /// The run loop whose thread runs the jobs.
     public let runLoop: RunLoop
     /// The modes the jobs are queued for.
     public let modes: [RunLoop.Mode]
+    /// The thread this executor keeps alive (for a ``RunLoopThread``'s).
+    private let thread: ThreadHandle?
+    /// How failure messages name the loop's thread.
+    private let label: String
 
     /// Makes an executor for `runLoop` whose jobs run when the loop runs in
-    /// any of `modes` (default: the common modes).
-    public init(runLoop: RunLoop, modes: [RunLoop.Mode] = [.common]) {
+    /// any of `modes` (default, or for an empty list: the common modes).
+    public convenience init(runLoop: RunLoop, modes: [RunLoop.Mode] = [.common]) {
+        self.init(runLoop: runLoop, modes: modes, thread: nil, label: "the thread of run loop \(runLoop.ref)")
+    }
+
+    init(runLoop: RunLoop, modes: [RunLoop.Mode], thread: ThreadHandle?, label: String) {
         self.runLoop = runLoop
-        self.modes = modes
+        let valid = modes.filter { !$0.rawValue.isEmpty }
+        self.modes = valid.isEmpty ? [.common] : valid
+        self.thread = thread
+        self.label = thread == nil ? label : "RunLoopThread \"\(label)\""
     }
 
     /// Queues `job` on the run loop and wakes it.
+    ///
+    /// If the loop's thread has exited (or exits before running the job), the
+    /// process stops with a precondition failure naming the thread.
     public func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        runLoop.perform(inModes: modes) { [self] in
-            job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
-        }
+        runLoop.enqueue(JobItem(UnownedJob(job), executor: self), inModes: modes)
+    }
+
+    /// A job that could not run: it is reported, never silently dropped.
+    fileprivate func jobDropped() -> Never {
+        preconditionFailure("RunLoopSerialExecutor: a job for \(label) was dropped because that thread has "
+            + "stopped (its run loop runs nothing more); an actor pinned to it was used after it stopped")
     }
 
     /// The executor as the runtime sees it, with complex equality so that
@@ -76,5 +102,32 @@ public final class RunLoopSerialExecutor: SerialExecutor, TaskExecutor, Sendable
     /// Whether the calling thread is the run loop's thread.
     public func isIsolatingCurrentContext() -> Bool? {
         runLoop.isCurrent
+    }
+}
+
+/// One job queued on the loop (once per mode; it runs at most once). Its
+/// last reference goes when every queued copy has run or was dropped: if
+/// none ran, the loop's thread exited with the job still queued (or before
+/// it was queued), and the job is reported.
+private final class JobItem: PerformItem, @unchecked Sendable {
+    private let job: UnownedJob
+    private let executor: RunLoopSerialExecutor
+    /// Touched only on the loop's thread (or, unqueued, by the last release).
+    private var started = false
+
+    init(_ job: UnownedJob, executor: RunLoopSerialExecutor) {
+        self.job = job
+        self.executor = executor
+    }
+
+    override func run() {
+        guard !started else { return }
+        started = true
+        job.runSynchronously(isolatedTo: executor.asUnownedSerialExecutor(),
+                             taskExecutor: executor.asUnownedTaskExecutor())
+    }
+
+    deinit {
+        if !started { executor.jobDropped() }
     }
 }

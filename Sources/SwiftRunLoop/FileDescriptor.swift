@@ -17,7 +17,10 @@ extension RunLoop {
     /// while it is scheduled, and it stays alive until ``invalidate()``:
     /// invalidate it when done (as with CF), which also releases the handler
     /// and closes the descriptor if `closeOnInvalidate` was set.
-    public final class FileDescriptor {
+    ///
+    /// `Sendable`: its handler is `@Sendable` (it runs on the loop's thread)
+    /// and its operations are safe from any thread.
+    public final class FileDescriptor: Sendable {
         /// The kinds of readiness a ``RunLoop/FileDescriptor`` reports.
         ///
         /// CF's `kCFFileDescriptorReadCallBack` and `kCFFileDescriptorWriteCallBack`.
@@ -52,7 +55,7 @@ extension RunLoop {
         /// - Returns: `nil` when `fileDescriptor` is not open, or when out of
         ///   descriptors or memory (the descriptor is then not closed).
         public init?(fileDescriptor: Int32, closeOnInvalidate: Bool = false,
-                     handler: @escaping (RunLoop.FileDescriptor, CallBackTypes) -> Void) {
+                     handler: @escaping @Sendable (RunLoop.FileDescriptor, CallBackTypes) -> Void) {
             let box = FileDescriptorBox(handler)
             var context = RLFileDescriptorContext(version: 0, info: box.info, retain: callbackBoxRetain,
                                                   release: callbackBoxRelease, copyDescription: nil)
@@ -163,7 +166,7 @@ extension RunLoop.FileDescriptor {
 /// The C descriptor's info: the handler, stream listeners, and a weak way
 /// back to the Swift wrapper (made afresh for a callout if it is gone).
 final class FileDescriptorBox: CallbackBox, @unchecked Sendable {
-    typealias Handler = (RunLoop.FileDescriptor, RunLoop.FileDescriptor.CallBackTypes) -> Void
+    typealias Handler = @Sendable (RunLoop.FileDescriptor, RunLoop.FileDescriptor.CallBackTypes) -> Void
     typealias Listener = (fire: @Sendable (RunLoop.FileDescriptor.CallBackTypes) -> Void, end: @Sendable () -> Void)
 
     private var handler: Handler?

@@ -75,7 +75,7 @@ extension RunLoop {
         ///   - handler: Called on the monitor's own thread (never the loop's)
         ///     for each report; `nil` writes each report to standard error.
         /// - Returns: `nil` when `threshold` is not a positive number.
-        public init?(runLoop: RunLoop, threshold: TimeInterval, handler: ((Report) -> Void)? = nil) {
+        public init?(runLoop: RunLoop, threshold: TimeInterval, handler: (@Sendable (Report) -> Void)? = nil) {
             var made: OpaquePointer?
             var box: HandlerBox<Report>?
             if let handler {

@@ -57,7 +57,7 @@ extension RunLoop {
         /// - Returns: A token for ``cancel(_:)``, or `nil` when the queue was
         ///   invalidated (the task is then dropped).
         @discardableResult
-        public func submit(_ task: @escaping () -> Void) -> Token? {
+        public func submit(_ task: @escaping @Sendable () -> Void) -> Token? {
             let info = Unmanaged.passRetained(IdleTask(task)).toOpaque()
             let token = RLIdleQueueSubmit(ref, idleTaskTrampoline, info, idleTaskRelease)
             return token == 0 ? nil : Token(rawValue: token)
@@ -97,8 +97,8 @@ extension RunLoop {
 }
 
 private final class IdleTask: @unchecked Sendable {
-    var task: (() -> Void)?
-    init(_ task: @escaping () -> Void) { self.task = task }
+    var task: (@Sendable () -> Void)?
+    init(_ task: @escaping @Sendable () -> Void) { self.task = task }
 }
 
 private let idleTaskTrampoline: @convention(c) (UnsafeMutableRawPointer?) -> Void = { info in

@@ -85,9 +85,9 @@ private let boxLocks: [Lock] = (0..<64).map { _ in Lock() }
 /// A box for one closure taking `Argument`: what a source, observer or
 /// signal source's C info points at.
 final class HandlerBox<Argument>: CallbackBox, @unchecked Sendable {
-    private var handler: ((Argument) -> Void)?
+    private var handler: (@Sendable (Argument) -> Void)?
 
-    init(_ handler: @escaping (Argument) -> Void) {
+    init(_ handler: @escaping @Sendable (Argument) -> Void) {
         self.handler = handler
     }
 
@@ -99,7 +99,7 @@ final class HandlerBox<Argument>: CallbackBox, @unchecked Sendable {
     }
 
     override func dropCallbacks() {
-        let handler = lock.withLock { () -> ((Argument) -> Void)? in
+        let handler = lock.withLock { () -> (@Sendable (Argument) -> Void)? in
             defer { self.handler = nil }
             return self.handler
         }

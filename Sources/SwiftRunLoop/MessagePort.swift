@@ -22,9 +22,10 @@ import Musl
 ///
 /// Schedule the port with ``schedule(in:forMode:)``. A scheduled port is kept
 /// alive by its loop until ``invalidate()``; invalidate it when done (which
-/// drops queued messages and releases the handler). The type is not
-/// `Sendable` (its handler is not); hand other threads its ``sender``.
-public final class MessagePort {
+/// drops queued messages and releases the handler). The type is `Sendable`:
+/// its handler is `@Sendable` and its operations are safe from any thread. To
+/// hand out the right to send only, pass its ``sender``.
+public final class MessagePort: Sendable {
     /// One message: an application-defined id and a copy of some bytes.
     public struct Message: Sendable, Hashable {
         /// The id given to ``MessagePort/send(id:data:)``.
@@ -71,7 +72,7 @@ public final class MessagePort {
     ///   - capacity: The queue's bound; 0 means 1024, values above 2^20 are
     ///     clamped.
     /// - Returns: `nil` for a negative capacity or when out of resources.
-    public init?(capacity: Int = 0, handler: @escaping (Message) -> Void) {
+    public init?(capacity: Int = 0, handler: @escaping @Sendable (Message) -> Void) {
         let box = HandlerBox<Message>(handler)
         var context = RLMessagePortContext(version: 0, info: box.info, retain: callbackBoxRetain,
                                            release: callbackBoxRelease, copyDescription: nil)

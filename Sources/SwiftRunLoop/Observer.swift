@@ -15,7 +15,10 @@ extension RunLoop {
     ///
     /// Invalidating the observer (or, for a non-repeating one, its first
     /// callout) removes it from its loop and releases the handler.
-    public final class Observer {
+    ///
+    /// `Sendable`: its handler is `@Sendable` (it runs on the loop's thread)
+    /// and its operations are safe from any thread.
+    public final class Observer: Sendable {
         let object: CObject
         let box: HandlerBox<Activity>
 
@@ -32,7 +35,7 @@ extension RunLoop {
         ///   - handler: Called on the run loop's thread with the one activity
         ///     that is happening.
         public init(activities: Activity, repeats: Bool = true, order: Int = 0,
-                    handler: @escaping (Activity) -> Void) {
+                    handler: @escaping @Sendable (Activity) -> Void) {
             let box = HandlerBox<Activity>(handler)
             var context = RLRunLoopObserverContext(version: 0, info: box.info, retain: callbackBoxRetain,
                                                    release: callbackBoxRelease, copyDescription: nil)

@@ -85,7 +85,7 @@ extension RunLoop {
     @discardableResult
     public func perform(inModes modes: [RunLoop.Mode] = [.common], waitUntilDone: Bool,
                         timeout: Duration? = nil, target: AnyObject? = nil,
-                        _ block: @escaping () -> Void) -> PerformStatus {
+                        _ block: @escaping @Sendable () -> Void) -> PerformStatus {
         let box = PerformBox(block, target: target)
         let info = Unmanaged.passRetained(box).toOpaque()
         let seconds = timeout.map(\.seconds) ?? .infinity
@@ -120,7 +120,7 @@ extension RunLoop {
     ///   ``PerformStatus/dropped`` when the loop's thread had exited.
     @discardableResult
     public func perform(after delay: TimeInterval, inModes modes: [RunLoop.Mode] = [.default],
-                        target: AnyObject? = nil, _ block: @escaping () -> Void) -> PerformRequest {
+                        target: AnyObject? = nil, _ block: @escaping @Sendable () -> Void) -> PerformRequest {
         let box = PerformBox(block, target: target)
         let info = Unmanaged.passRetained(box).toOpaque()
         let request = withCModes(modes) { names, count in
@@ -206,10 +206,10 @@ private final class CObjectReference: @unchecked Sendable {
 
 /// The closure (and target) of one request; the C request owns one reference.
 private final class PerformBox: @unchecked Sendable {
-    private var block: (() -> Void)?
+    private var block: (@Sendable () -> Void)?
     private let target: AnyObject?
 
-    init(_ block: @escaping () -> Void, target: AnyObject?) {
+    init(_ block: @escaping @Sendable () -> Void, target: AnyObject?) {
         self.block = block
         self.target = target
     }

@@ -7,6 +7,7 @@
 
 import CRunLoop
 import FoundationEssentials
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -35,8 +36,19 @@ import Musl
 /// That is why `RunLoop` is `Sendable`: its only state is the C run loop,
 /// whose API is thread-safe, and the thread-bound operations check their
 /// thread. Closures you hand it (blocks, timer and source handlers) run on
-/// the loop's thread; when that is not the thread that made them, making
-/// them safe to run there is up to you, exactly as with Foundation.
+/// the loop's thread, which is usually not the thread that made them, so
+/// they are `@Sendable`, as in Foundation: in Swift 6 mode the compiler
+/// rejects a block that mutates a captured variable or captures a
+/// non-`Sendable` value. Share state through `Sendable` values (a `Mutex`,
+/// an `Atomic`, an actor), or keep it on the loop's thread with an actor
+/// pinned to it (``RunLoopSerialExecutor``) and `assumeIsolated` in the
+/// callouts.
+///
+/// ``RunLoop/main`` is the exception to running off its thread quietly: its
+/// run methods called on another thread still return at once, but the first
+/// such call writes a diagnostic to standard error, because it is always a
+/// mistake, typically code after an `await` in an `async` main (which runs on
+/// a dispatch thread; see ``RunLoop/runMain(_:)``).
 ///
 /// ## Names
 /// The type's name equals Foundation's. In a file that also imports
@@ -80,6 +92,16 @@ public final class RunLoop: @unchecked Sendable {
     /// `DispatchQueue.main`, and so runs `@MainActor` jobs (use a synchronous
     /// `main`: an `async` main hands the main thread to `dispatchMain()`).
     public static let main = RunLoop(retaining: RLRunLoopGetMain()!)
+
+    /// The wrapper `RunLoop.current` returns on the thread of `ref`, a loop
+    /// whose thread is running it (asked of that thread, so that identity
+    /// holds: `thread.runLoop === RunLoop.current` there).
+    static func wrapper(forLoopOf ref: OpaquePointer) -> RunLoop {
+        let found = Mutex<RunLoop?>(nil)
+        let other = RunLoop(retaining: ref)
+        other.perform(waitUntilDone: true) { found.withLock { $0 = RunLoop.current } }
+        return found.withLock { $0 } ?? other
+    }
 
     /// Whether this is the calling thread's run loop.
     ///
@@ -153,7 +175,7 @@ public final class RunLoop: @unchecked Sendable {
     ///   when the mode became empty during the run.
     @discardableResult
     public func run(mode: RunLoop.Mode, before limitDate: Date) -> Bool {
-        guard isCurrent, !isEmpty(mode) else { return false }
+        guard isCurrentOrReport(), !isEmpty(mode) else { return false }
         _ = run(mode, seconds: limitDate.timeIntervalSinceNow)
         return true
     }
@@ -168,7 +190,7 @@ public final class RunLoop: @unchecked Sendable {
     ///   when it has sources but no timers; `nil` when the mode is empty or
     ///   this is not the calling thread's loop.
     public func limitDate(forMode mode: RunLoop.Mode) -> Date? {
-        guard isCurrent, !isEmpty(mode) else { return nil }
+        guard isCurrentOrReport(), !isEmpty(mode) else { return nil }
         if run(mode, seconds: 0) == .finished { return nil }
         let next = mode.withCName { RLRunLoopGetNextTimerFireDate(ref, $0) }
         return next == 0 ? .distantFuture : Date(absoluteTime: next)
@@ -181,7 +203,7 @@ public final class RunLoop: @unchecked Sendable {
     /// `CFRunLoopRunInMode(mode, limitDate - now, true)`. Does nothing off the
     /// loop's thread or when the mode is empty.
     public func acceptInput(forMode mode: RunLoop.Mode, before limitDate: Date) {
-        guard isCurrent else { return }
+        guard isCurrentOrReport() else { return }
         _ = run(mode, seconds: limitDate.timeIntervalSinceNow)
     }
 
@@ -201,7 +223,7 @@ public final class RunLoop: @unchecked Sendable {
     ///   ``RunResult/handledSource``.
     @discardableResult
     public func run(mode: RunLoop.Mode, seconds: TimeInterval, returnAfterSourceHandled: Bool) -> RunLoop.RunResult {
-        guard isCurrent else { return .finished }
+        guard isCurrentOrReport() else { return .finished }
         let result = mode.withCName { RLRunLoopRunInMode($0, seconds, returnAfterSourceHandled) }
         return RunResult(result)
     }
@@ -251,10 +273,8 @@ public final class RunLoop: @unchecked Sendable {
     /// A block queued while blocks run waits for the next point where the
     /// loop runs blocks. Blocks still queued when the loop's thread exits are
     /// dropped without being run, and released.
-    public func perform(_ block: @escaping () -> Void) {
-        let info = Unmanaged.passRetained(PerformItem(block)).toOpaque()
-        RLRunLoopPerformFunctionWithRelease(ref, kRLRunLoopDefaultMode, performTrampoline, info, performRelease)
-        RLRunLoopWakeUp(ref)
+    public func perform(_ block: @escaping @Sendable () -> Void) {
+        enqueue(BlockItem(block), inModes: [.default])
     }
 
     /// Queues `block` to run once on the loop's thread the next time the loop
@@ -264,8 +284,13 @@ public final class RunLoop: @unchecked Sendable {
     /// whichever of the modes the loop runs first (``Mode/common`` matches any
     /// common mode). An empty list does nothing. Wakes the loop, like
     /// ``perform(_:)``.
-    public func perform(inModes modes: [RunLoop.Mode], block: @escaping () -> Void) {
-        let item = PerformItem(block)
+    public func perform(inModes modes: [RunLoop.Mode], block: @escaping @Sendable () -> Void) {
+        enqueue(BlockItem(block), inModes: modes)
+    }
+
+    /// Queues `item` once per distinct, non-empty mode of `modes` (it runs at
+    /// most once) and wakes the loop if anything was queued.
+    func enqueue(_ item: PerformItem, inModes modes: [RunLoop.Mode]) {
         var queued = false
         for (index, mode) in modes.enumerated() where !mode.rawValue.isEmpty && !modes[..<index].contains(mode) {
             let info = Unmanaged.passRetained(item).toOpaque()
@@ -402,18 +427,27 @@ private let currentRunLoopKey: pthread_key_t = {
     return key
 }()
 
-/// One block queued with `perform`; queued once per mode, run at most once.
-/// Every queued copy holds a reference; the loop's thread alone touches `block`.
-private final class PerformItem: @unchecked Sendable {
-    var block: (() -> Void)?
-    init(_ block: @escaping () -> Void) { self.block = block }
+/// Work queued with `enqueue`; queued once per mode, run at most once.
+/// Every queued copy holds a reference; only the loop's thread calls `run`.
+class PerformItem: @unchecked Sendable {
+    /// Runs the work, the first time it is called.
+    func run() {}
+}
+
+/// A block queued with `perform`.
+private final class BlockItem: PerformItem, @unchecked Sendable {
+    private var block: (@Sendable () -> Void)?
+    init(_ block: @escaping @Sendable () -> Void) { self.block = block }
+
+    override func run() {
+        guard let block else { return }
+        self.block = nil
+        block()
+    }
 }
 
 private let performTrampoline: @convention(c) (UnsafeMutableRawPointer?) -> Void = { info in
-    let item = Unmanaged<PerformItem>.fromOpaque(info!).takeUnretainedValue()
-    guard let block = item.block else { return }
-    item.block = nil
-    block()
+    Unmanaged<PerformItem>.fromOpaque(info!).takeUnretainedValue().run()
 }
 
 /// Drops the reference one queued copy held, whether it ran or was dropped.

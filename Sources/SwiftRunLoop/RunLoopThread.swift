@@ -1,12 +1,13 @@
-// RunLoopThread: a thread that does nothing but run its loop.
+// RunLoopThread: a thread that does nothing but run its loop (the C core's
+// RLThread, which owns the pthread and joins it).
+//
+// Ownership: the C thread object is owned by a `ThreadHandle`; the
+// `RunLoopThread` and every executor it handed out hold that handle, so the
+// OS thread lives while any of them does, and the last one to go stops and
+// joins it (RLThreadRelease).
 
 import CRunLoop
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A dedicated thread that runs its run loop until stopped: a home for
 /// timers, sources and actors (through its ``executor``).
@@ -17,138 +18,86 @@ import Musl
 /// ``runLoop``. (Foundation's closest equivalent is a `Thread` whose `main`
 /// runs `RunLoop.current` with a dummy port.)
 ///
-/// Call ``stop()`` when done; the thread exits after its current callout,
-/// tearing its loop down (queued blocks are dropped).
+/// ## Lifetime
+/// The OS thread lives as long as this object or its ``executor`` (and so
+/// an actor pinned to it) is referenced. When the last of them goes, the
+/// thread is stopped and joined, so forgetting ``stop()`` leaks nothing; if
+/// that last reference is dropped on the thread itself (in one of its
+/// callouts), the thread is stopped and detached instead, and exits after
+/// that callout. Call ``stop()`` to end it earlier.
+///
+/// ## Actors on a stopped thread
+/// Once the thread has stopped, its loop runs nothing more. A job for an
+/// actor pinned to it (enqueued after the stop, or still queued when the
+/// thread exited) cannot run, and silently dropping it would leave its
+/// caller suspended forever; instead the process stops with a precondition
+/// failure that names the thread. Stop a thread only when its actors are
+/// done.
 public final class RunLoopThread: Sendable {
     /// The thread's run loop.
     public let runLoop: RunLoop
-    /// An executor running jobs on this thread, in its common modes.
+    /// An executor running jobs on this thread, in its common modes. It keeps
+    /// the thread alive.
     public let executor: RunLoopSerialExecutor
+    /// The name given at creation (the system shows its first 15 bytes).
+    public let name: String
 
-    private let state: ThreadState
-    private let stopSignaller: RunLoop.Source.Signaller
+    private let handle: ThreadHandle
 
     /// Starts a thread and returns once its run loop exists.
     ///
     /// - Parameter name: The thread's name as the system shows it (Linux keeps
     ///   the first 15 bytes).
     public init(name: String = "RunLoopThread") {
-        let state = ThreadState(name: name)
-        var thread = pthread_t()
-        let unmanaged = Unmanaged.passRetained(state)
-        let rc = pthread_create(&thread, nil, { arg in
-            let state = Unmanaged<ThreadState>.fromOpaque(arg!).takeRetainedValue()
-            state.main()
-            return nil
-        }, unmanaged.toOpaque())
-        precondition(rc == 0, "pthread_create failed: \(rc)")
-        pthread_detach(thread)
-        let (loop, signaller) = state.waitForRunLoop()
-        self.runLoop = loop
-        self.stopSignaller = signaller
-        self.executor = RunLoopSerialExecutor(runLoop: loop)
-        self.state = state
+        guard let thread = RLThreadCreate(name) else { fatalError("RunLoopThread: out of memory") }
+        let handle = ThreadHandle(adopting: thread)
+        precondition(RLThreadStart(thread), "RunLoopThread \"\(name)\": the thread could not be started")
+        let ref = RLThreadGetRunLoop(thread)!
+        self.runLoop = RunLoop.wrapper(forLoopOf: ref)
+        self.handle = handle
+        self.name = name
+        self.executor = RunLoopSerialExecutor(runLoop: runLoop, modes: [.common], thread: handle, label: name)
     }
 
-    /// Asks the thread to stop: its loop's current run ends and the thread
-    /// exits. From any thread, including the loop's own; idempotent.
+    /// Stops the thread: its loop's current run ends after the callout in
+    /// progress, the thread exits, and its loop is torn down (queued blocks
+    /// are dropped and released). Returns once the thread has exited, except
+    /// when called on the thread itself, where it only asks and returns at
+    /// once (the thread exits after the current callout). Idempotent; from
+    /// any thread.
+    ///
+    /// Actors pinned to the thread must be done by then (see the type's
+    /// documentation).
     public func stop() {
-        // The stop source calls stop() from inside a run, so a request made
-        // while the thread is between two runs is not lost.
-        state.stopRequested.store(true, ordering: .sequentiallyConsistent)
-        stopSignaller.signal(andWakeUp: runLoop)
+        RLThreadStop(handle.thread)
     }
 
     /// Blocks the calling thread until the thread has exited (after
     /// ``stop()``). Returns at once when called on the thread itself.
     public func waitUntilExited() {
         if runLoop.isCurrent { return }
-        state.waitForExit()
+        RLThreadStop(handle.thread)
     }
 
     /// Whether the thread has exited.
     public var hasExited: Bool {
-        state.exited.load(ordering: .sequentiallyConsistent)
+        RLThreadHasExited(handle.thread)
     }
 }
 
-private final class ThreadState: Sendable {
-    let name: String
-    let stopRequested = Atomic<Bool>(false)
-    let exited = Atomic<Bool>(false)
-    private let started = Mutex<(RunLoop, RunLoop.Source.Signaller)?>(nil)
-    private let semaphore = Semaphore()
-    private let exitSemaphore = Semaphore()
+/// Owns one reference to a C run-loop thread; the last release stops and
+/// joins it (or detaches it when that happens on the thread itself).
+final class ThreadHandle: @unchecked Sendable {
+    let thread: RLThreadRef
 
-    init(name: String) {
-        self.name = name
-    }
-
-    func main() {
-        _ = setThreadName(pthread_self(), String(decoding: name.utf8.prefix(15), as: UTF8.self))
-        let loop = RunLoop.current
-        // The stop source keeps the common modes non-empty until it is
-        // signalled by stop(), and then stops the run it is performed in.
-        let stopSource = RunLoop.Source { [self] in
-            if stopRequested.load(ordering: .sequentiallyConsistent) { loop.stop() }
-        }
-        loop.add(stopSource, forMode: .common)
-        started.withLock { $0 = (loop, stopSource.signaller) }
-        semaphore.signal()
-        while !stopRequested.load(ordering: .sequentiallyConsistent) {
-            loop.run(mode: .default, seconds: 1.0e10, returnAfterSourceHandled: false)
-        }
-        stopSource.invalidate()
-        exited.store(true, ordering: .sequentiallyConsistent)
-        exitSemaphore.signal()
-    }
-
-    func waitForRunLoop() -> (RunLoop, RunLoop.Source.Signaller) {
-        semaphore.wait()
-        return started.withLock { $0! }
-    }
-
-    func waitForExit() {
-        exitSemaphore.wait()
-        exitSemaphore.signal()  // let other waiters through
-    }
-}
-
-/// A counting semaphore on a pthread mutex and condition variable.
-final class Semaphore: @unchecked Sendable {
-    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var count = 0
-
-    init() {
-        lock.initialize(to: pthread_mutex_t())
-        condition.initialize(to: pthread_cond_t())
-        pthread_mutex_init(lock, nil)
-        pthread_cond_init(condition, nil)
+    init(adopting thread: RLThreadRef) {
+        self.thread = thread
     }
 
     deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(lock)
-        lock.deallocate()
-        condition.deallocate()
+        RLThreadRelease(thread)
     }
 
-    func signal() {
-        pthread_mutex_lock(lock)
-        count += 1
-        pthread_cond_signal(condition)
-        pthread_mutex_unlock(lock)
-    }
-
-    func wait() {
-        pthread_mutex_lock(lock)
-        while count == 0 { pthread_cond_wait(condition, lock) }
-        count -= 1
-        pthread_mutex_unlock(lock)
-    }
+    /// Whether the thread has exited (its loop runs nothing more).
+    var hasExited: Bool { RLThreadHasExited(thread) }
 }
-
-/// glibc's pthread_setname_np (declared only under _GNU_SOURCE, so not imported).
-@_silgen_name("pthread_setname_np")
-private func setThreadName(_ thread: pthread_t, _ name: UnsafePointer<CChar>) -> Int32

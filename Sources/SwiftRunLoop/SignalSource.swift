@@ -25,7 +25,7 @@ extension RunLoop.Source {
     /// - Returns: `nil` for a signal that cannot be caught (`SIGKILL`,
     ///   `SIGSTOP`, out of range, reserved by the C library), or when out of
     ///   descriptors.
-    public convenience init?(signal: Int32, order: Int = 0, handler: @escaping (_ count: UInt32) -> Void) {
+    public convenience init?(signal: Int32, order: Int = 0, handler: @escaping @Sendable (_ count: UInt32) -> Void) {
         let box = HandlerBox<UInt32>(handler)
         var context = RLSignalSourceContext(version: 0, info: box.info, retain: callbackBoxRetain,
                                             release: callbackBoxRelease, copyDescription: nil)

@@ -21,9 +21,11 @@ extension RunLoop {
     /// Invalidate a source when you are done with it: that removes it from
     /// every loop and releases `perform` (and what it captured). A source
     /// that is merely no longer referenced stays in the loops it was added to.
-    /// The type is not `Sendable`, because its closure is not; to signal it
-    /// from another thread, pass its ``signaller``.
-    public final class Source {
+    /// The type is `Sendable`: its closure is `@Sendable` (a source may be
+    /// added to loops of several threads), and its operations are safe from
+    /// any thread. To hand out the right to signal only, pass its
+    /// ``signaller``.
+    public final class Source: Sendable {
         /// The C source (one reference owned).
         let object: CObject
         /// The closure's box (nil for sources of descriptors and ports, whose
@@ -45,7 +47,7 @@ extension RunLoop {
         ///     pass (ascending; ties by signal time).
         ///   - perform: Called on the run loop's thread, once per signal that
         ///     the loop handles.
-        public init(order: Int = 0, perform: @escaping () -> Void) {
+        public init(order: Int = 0, perform: @escaping @Sendable () -> Void) {
             let box = HandlerBox<Void>({ _ in perform() })
             var context = RLRunLoopSourceContext(
                 version: 0, info: box.info, retain: callbackBoxRetain, release: callbackBoxRelease,

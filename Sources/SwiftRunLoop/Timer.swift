@@ -30,9 +30,12 @@ import FoundationEssentials
 /// alive through its block: the block receives the timer as its argument,
 /// so it need not capture it.
 ///
-/// A timer fires on its run loop's thread. Its methods may be called from any
-/// thread; the type is not `Sendable` because its block is not.
-public final class Timer {
+/// A timer fires on its run loop's thread. It is `Sendable`, as Foundation's
+/// is: every method and property may be used from any thread (its state is
+/// the thread-safe C timer), and its block is `@Sendable` because it runs on
+/// the loop's thread, not necessarily the one that made it. Timers are
+/// `Hashable` by identity, so they can be kept in a `Set`.
+public final class Timer: @unchecked Sendable {
     /// The C timer (one reference owned).
     let ref: OpaquePointer
     /// The block's box, shared with the C timer's context.
@@ -54,11 +57,17 @@ public final class Timer {
     /// becomes 0.1 ms, as on macOS; a non-repeating timer ignores it and its
     /// ``timeInterval`` is 0.
     ///
-    /// - Parameter block: Called on the run loop's thread each time the timer
-    ///   fires, with the timer.
-    public init(fire date: Date, interval: TimeInterval, repeats: Bool, block: @escaping (Timer) -> Void) {
+    /// - Parameters:
+    ///   - date: The first fire date.
+    ///   - interval: Seconds between fires of a repeating timer.
+    ///   - repeats: Whether the timer fires again after its first fire.
+    ///   - userInfo: Any value to keep with the timer (``userInfo``).
+    ///   - block: Called on the run loop's thread each time the timer fires,
+    ///     with the timer.
+    public init(fire date: Date, interval: TimeInterval, repeats: Bool, userInfo: (any Sendable)? = nil,
+                block: @escaping @Sendable (Timer) -> Void) {
         let interval = repeats ? (interval > 0 ? interval : 0.0001) : 0
-        let box = TimerBox(block)
+        let box = TimerBox(block, userInfo: userInfo)
         var context = RLRunLoopTimerContext(version: 0, info: box.info, retain: callbackBoxRetain,
                                             release: callbackBoxRelease, copyDescription: nil)
         let ref = withExtendedLifetime(box) {
@@ -75,9 +84,17 @@ public final class Timer {
     ///
     /// Foundation's `Timer(timeInterval:repeats:block:)`, with macOS's first
     /// fire date (now + `interval`), not Foundation-on-Linux's (now).
-    public convenience init(timeInterval: TimeInterval, repeats: Bool, block: @escaping (Timer) -> Void) {
+    ///
+    /// - Parameters:
+    ///   - timeInterval: Seconds until the first fire, and between fires.
+    ///   - repeats: Whether the timer fires again after its first fire.
+    ///   - userInfo: Any value to keep with the timer (``userInfo``).
+    ///   - block: Called on the run loop's thread each time the timer fires.
+    public convenience init(timeInterval: TimeInterval, repeats: Bool, userInfo: (any Sendable)? = nil,
+                            block: @escaping @Sendable (Timer) -> Void) {
         let delay = timeInterval > 0 ? timeInterval : 0
-        self.init(fire: Date(timeIntervalSinceNow: delay), interval: timeInterval, repeats: repeats, block: block)
+        self.init(fire: Date(timeIntervalSinceNow: delay), interval: timeInterval, repeats: repeats,
+                  userInfo: userInfo, block: block)
     }
 
     /// Makes a timer that first fires `interval` seconds from now and
@@ -85,10 +102,17 @@ public final class Timer {
     ///
     /// Foundation's `Timer.scheduledTimer(withTimeInterval:repeats:block:)`.
     /// The timer fires when that thread runs its loop in the default mode.
+    ///
+    /// - Parameters:
+    ///   - interval: Seconds until the first fire, and between fires.
+    ///   - repeats: Whether the timer fires again after its first fire.
+    ///   - userInfo: Any value to keep with the timer (``userInfo``).
+    ///   - block: Called on the current thread's loop each time the timer fires.
     @discardableResult
     public class func scheduledTimer(withTimeInterval interval: TimeInterval, repeats: Bool,
-                                     block: @escaping (Timer) -> Void) -> Timer {
-        let timer = Timer(timeInterval: interval, repeats: repeats, block: block)
+                                     userInfo: (any Sendable)? = nil,
+                                     block: @escaping @Sendable (Timer) -> Void) -> Timer {
+        let timer = Timer(timeInterval: interval, repeats: repeats, userInfo: userInfo, block: block)
         RunLoop.current.add(timer, forMode: .default)
         return timer
     }
@@ -139,6 +163,14 @@ public final class Timer {
         set { RLRunLoopTimerSetNextFireDate(ref, newValue.absoluteTime) }
     }
 
+    /// The value given at creation, kept for the timer's whole life (also after
+    /// it is invalidated).
+    ///
+    /// Foundation's `Timer.userInfo`; `Sendable`, since the timer is.
+    public var userInfo: (any Sendable)? {
+        box.userInfo
+    }
+
     /// The interval between fires of a repeating timer; 0 for a one-shot timer.
     ///
     /// Foundation's `Timer.timeInterval`.
@@ -158,6 +190,19 @@ public final class Timer {
     }
 }
 
+extension Timer: Hashable {
+    /// Whether two values are the same timer (identity, as for Foundation's
+    /// `NSObject`-based timers).
+    public static func == (lhs: Timer, rhs: Timer) -> Bool {
+        lhs.ref == rhs.ref
+    }
+
+    /// Hashes the timer's identity.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ref)
+    }
+}
+
 extension Timer: CustomStringConvertible {
     /// The C core's description of the timer (validity, next fire date,
     /// interval, tolerance, run loop).
@@ -166,15 +211,18 @@ extension Timer: CustomStringConvertible {
 
 /// The C timer's info: the block, and a weak way back to a Swift wrapper.
 final class TimerBox: CallbackBox, @unchecked Sendable {
-    private var block: ((Timer) -> Void)?
+    private var block: (@Sendable (Timer) -> Void)?
+    /// The timer's userInfo: immutable, so read without the lock.
+    let userInfo: (any Sendable)?
     private weak var wrapper: Timer?
     /// Tasks waiting in `Timer.nextFire()`, resumed after the next fire, or
     /// with `nil` when the block is dropped (invalidation).
     private var waiters: [Int: CheckedContinuation<Date?, Never>] = [:]
     private var nextWaiterID = 0
 
-    init(_ block: @escaping (Timer) -> Void) {
+    init(_ block: @escaping @Sendable (Timer) -> Void, userInfo: (any Sendable)?) {
         self.block = block
+        self.userInfo = userInfo
     }
 
     func setWrapper(_ timer: Timer) {
@@ -183,7 +231,7 @@ final class TimerBox: CallbackBox, @unchecked Sendable {
 
     /// A fire from the C core: finds or makes the wrapper, calls the block.
     func fire(_ ref: OpaquePointer) {
-        let (block, timer, waiters) = lock.withLock { () -> (((Timer) -> Void)?, Timer, [CheckedContinuation<Date?, Never>]) in
+        let (block, timer, waiters) = lock.withLock { () -> ((@Sendable (Timer) -> Void)?, Timer, [CheckedContinuation<Date?, Never>]) in
             let timer: Timer
             if let existing = wrapper {
                 timer = existing
@@ -207,7 +255,7 @@ final class TimerBox: CallbackBox, @unchecked Sendable {
     }
 
     override func dropCallbacks() {
-        let (block, waiters) = lock.withLock { () -> (((Timer) -> Void)?, [CheckedContinuation<Date?, Never>]) in
+        let (block, waiters) = lock.withLock { () -> ((@Sendable (Timer) -> Void)?, [CheckedContinuation<Date?, Never>]) in
             defer { self.block = nil; self.waiters.removeAll() }
             return (self.block, Array(self.waiters.values))
         }

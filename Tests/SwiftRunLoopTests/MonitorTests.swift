@@ -103,13 +103,13 @@ final class MonitorTests: XCTestCase {
             XCTAssertEqual(queue.slice, 0.005, accuracy: 1e-9)
             let events = Shared<[String]>([])
             let busy = Shared(20)
-            var sourceBox: RunLoop.Source?
+            let sourceBox = Shared<RunLoop.Source?>(nil)
             let source = RunLoop.Source {
                 events.withLock { $0.append("source") }
                 let again = busy.withLock { value -> Bool in value -= 1; return value > 0 }
-                if again { sourceBox?.signal() }
+                if again { sourceBox.current?.signal() }
             }
-            sourceBox = source
+            sourceBox.withLock { $0 = source }
             loop.add(source, forMode: .default)
             source.signal()
             queue.submit { events.withLock { $0.append("idle") } }
@@ -117,7 +117,7 @@ final class MonitorTests: XCTestCase {
             XCTAssertEqual(loop.run(mode: .default, seconds: 10, returnAfterSourceHandled: false), .stopped)
             XCTAssertEqual(events.current, Array(repeating: "source", count: 20) + ["idle"])
             source.invalidate()
-            sourceBox = nil
+            sourceBox.withLock { $0 = nil }
         }
     }
 

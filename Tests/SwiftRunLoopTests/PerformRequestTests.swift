@@ -24,11 +24,13 @@ final class PerformRequestTests: XCTestCase {
     func test_wait_until_done_on_own_thread_runs_inline() {
         onThread {
             let loop = RunLoop.current
-            var ran = false
+            let ran = Shared(false)
             // The loop is not running and never runs this mode: still inline.
-            let status = loop.perform(inModes: [RunLoop.Mode("never")], waitUntilDone: true) { ran = true }
+            let status = loop.perform(inModes: [RunLoop.Mode("never")], waitUntilDone: true) {
+                ran.withLock { $0 = true }
+            }
             XCTAssertEqual(status, .done)
-            XCTAssertTrue(ran)
+            XCTAssertTrue(ran.current)
         }
     }
 
@@ -62,19 +64,17 @@ final class PerformRequestTests: XCTestCase {
             let keep = RunLoop.Source {}
             loop.add(keep, forMode: .default)
             let other = RunLoop.Mode("test.delayed")
-            var fired = false
             let start = monotonicNow()
-            var firedAt = 0.0
+            let firedAt = Shared<Double?>(nil)
             let request = loop.perform(after: 0.02, inModes: [other]) {
-                fired = true
-                firedAt = monotonicNow()
+                firedAt.withLock { $0 = monotonicNow() }
             }
             XCTAssertEqual(request.status, .pending)
             loop.run(mode: .default, seconds: 0.06, returnAfterSourceHandled: false)
-            XCTAssertFalse(fired)
+            XCTAssertNil(firedAt.current)
             loop.run(mode: other, seconds: 5, returnAfterSourceHandled: false)  // finishes once it fired
-            XCTAssertTrue(fired)
-            XCTAssertGreaterThanOrEqual(firedAt - start, 0.02)
+            XCTAssertNotNil(firedAt.current)
+            XCTAssertGreaterThanOrEqual((firedAt.current ?? 0) - start, 0.02)
             XCTAssertEqual(request.status, .done)
             XCTAssertFalse(request.cancel())
             keep.invalidate()
@@ -85,13 +85,13 @@ final class PerformRequestTests: XCTestCase {
         onThread {
             let loop = RunLoop.current
             let canary = Canary()
-            var ran = false
-            let request = loop.perform(after: 0.01) { [canary] in _ = canary; ran = true }
+            let ran = Shared(false)
+            let request = loop.perform(after: 0.01) { [canary] in _ = canary; ran.withLock { $0 = true } }
             XCTAssertTrue(request.cancel())
             XCTAssertEqual(request.status, .cancelled)
             XCTAssertFalse(request.cancel())
             loop.run(mode: .default, seconds: 0.05, returnAfterSourceHandled: false)
-            XCTAssertFalse(ran)
+            XCTAssertFalse(ran.current)
             _ = canary
         }
 
@@ -161,7 +161,7 @@ final class PerformRequestTests: XCTestCase {
         let joins = (0..<senders).map { sender in
             startThread {
                 for seq in 1...perSender {
-                    let body = {
+                    let body: @Sendable () -> Void = {
                         last.withLock {
                             if $0[sender] + 1 != seq { outOfOrder.withLock { $0 += 1 } }
                             $0[sender] = seq
