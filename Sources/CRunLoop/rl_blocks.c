@@ -8,7 +8,10 @@
  * array, puts back the items for other modes in their order, and only then
  * calls the matching ones, so work queued meanwhile lands behind them and
  * waits for the next block point. The taken array is kept as a spare, so
- * steady-state queueing allocates nothing.
+ * steady-state queueing allocates nothing. Out of memory, an item is never
+ * dropped and no user code runs under the lock: queueing fails at once (the
+ * caller's release runs, outside the lock), or a pass calls its items one at
+ * a time in place.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -31,21 +34,28 @@ static void count_pending(RLRunLoopRef rl, const rl_block *b, long delta) {
     else rl->pending_common_blocks += (size_t)delta;
 }
 
-bool rl_enqueue_block(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *), void *info,
-                      void (*dispose)(void *)) {
-    if (!rl || !fn || !rl_mode_name_is_valid(mode)) return false;
+rl_queue_status rl_enqueue_block_status(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *), void *info,
+                                        void (*dispose)(void *)) {
+    if (!rl || !fn || !rl_mode_name_is_valid(mode)) return RL_QUEUE_REFUSED;
     bool common = rl_mode_name_is_common(mode);
-    bool queued = false;
+    rl_queue_status status = RL_QUEUE_NO_MEMORY;
     rl_loop_lock(rl);
     rl_mode *m = common || rl->dead ? NULL : rl_mode_find_or_create(rl, mode);
-    if ((common || m) && !rl->dead && queue_reserve(&rl->blocks, rl->blocks.count + 1)) {
+    if (rl->dead) {
+        status = RL_QUEUE_REFUSED;
+    } else if ((common || m) && queue_reserve(&rl->blocks, rl->blocks.count + 1)) {
         rl_block *b = &rl->blocks.items[rl->blocks.count++];
-        *b = (rl_block){m, fn, info, dispose};
+        *b = (rl_block){m, fn, info, dispose, rl->block_sequence++};
         count_pending(rl, b, 1);
-        queued = true;
+        status = RL_QUEUED;
     }
     rl_loop_unlock(rl);
-    return queued;
+    return status;
+}
+
+bool rl_enqueue_block(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *), void *info,
+                      void (*dispose)(void *)) {
+    return rl_enqueue_block_status(rl, mode, fn, info, dispose) == RL_QUEUED;
 }
 
 void RLRunLoopPerformFunction(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *info), void *info) {
@@ -73,9 +83,38 @@ static void keep_as_spare(RLRunLoopRef rl, rl_block_queue batch) {
     }
 }
 
+/* Out of memory for the array that keeps the other modes' items: calls the
+   matching items one at a time, each taken out of the queue in place, so
+   nothing is dropped and no memory is needed. Only items queued before this
+   block point (sequence below `before`) run; a callout's nested runs may
+   take some of them meanwhile. Quadratic, but only while memory is short. */
+static size_t do_blocks_in_place(RLRunLoopRef rl, rl_mode *m, uint64_t before) {
+    size_t run = 0;
+    for (;;) {
+        size_t i = 0;
+        while (i < rl->blocks.count && !(rl->blocks.items[i].sequence < before && matches(&rl->blocks.items[i], m)))
+            i++;
+        if (i == rl->blocks.count) return run;
+        rl_block b = rl->blocks.items[i];
+        memmove(&rl->blocks.items[i], &rl->blocks.items[i + 1], (rl->blocks.count - i - 1) * sizeof b);
+        rl->blocks.count--;
+        count_pending(rl, &b, -1);
+        run++;
+        rl_loop_unlock(rl);
+        RL_IS_CALLING_OUT_TO_A_BLOCK(b.fn, b.info);
+        if (b.dispose) b.dispose(b.info);
+        rl_loop_relock(rl);
+    }
+}
+
 /* __CFRunLoopDoBlocks */
 bool rl_do_blocks(RLRunLoopRef rl, rl_mode *m) {
     if (!rl->blocks.count || !rl_mode_has_blocks(rl, m)) return false;
+    /* The spare array takes the items of other modes: it must hold them all
+       before anything moves (it normally does: it was the last batch). */
+    size_t matching = m->pending_blocks + (m->is_common ? rl->pending_common_blocks : 0);
+    if (matching < rl->blocks.count && !queue_reserve(&rl->spare_blocks, rl->blocks.count - matching))
+        return do_blocks_in_place(rl, m, rl->block_sequence) > 0;
     rl_block_queue batch = rl->blocks;
     rl->blocks = rl->spare_blocks;
     rl->spare_blocks = (rl_block_queue){0};
@@ -85,12 +124,8 @@ bool rl_do_blocks(RLRunLoopRef rl, rl_mode *m) {
         if (matches(b, m)) {
             count_pending(rl, b, -1);
             batch.items[run++] = *b;
-        } else if (queue_reserve(&rl->blocks, rl->blocks.count + 1)) {
-            rl->blocks.items[rl->blocks.count++] = *b;
         } else {
-            /* Out of memory: the item cannot be kept; release it unrun. */
-            count_pending(rl, b, -1);
-            if (b->dispose) b->dispose(b->info);
+            rl->blocks.items[rl->blocks.count++] = *b;   /* reserved above */
         }
     }
     if (run) {

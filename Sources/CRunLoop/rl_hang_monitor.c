@@ -44,6 +44,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 #include "CRunLoop.h"
+#include "rl_internal.h"
 
 #define SIGNAL_OFFSET   6
 #define CAPTURE_TIMEOUT_NS 1000000000LL
@@ -518,7 +519,7 @@ RLHangMonitorRef RLHangMonitorCreate(RLRunLoopRef rl, RLTimeInterval threshold, 
         m->context = *context;
         if (m->context.retain && m->context.info) m->context.info = (void *)m->context.retain(m->context.info);
     }
-    if (rl == RLRunLoopGetCurrent()) atomic_store(&m->tid, (pid_t)syscall(SYS_gettid));
+    if (rl == rl_loop_current_if_made()) atomic_store(&m->tid, (pid_t)syscall(SYS_gettid));
     return m;
 }
 

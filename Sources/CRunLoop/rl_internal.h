@@ -94,6 +94,7 @@ struct rl_block {
     void    (*fn)(void *info);
     void     *info;
     void    (*dispose)(void *info); /* for blocks: releases the copy */
+    uint64_t  sequence;             /* order of queueing, per loop */
 };
 
 /* A FIFO of blocks in one array: appending never allocates once it has grown. */
@@ -133,6 +134,7 @@ struct __RLRunLoop {
     rl_block_queue   blocks;
     rl_block_queue   spare_blocks;       /* an emptied queue kept for reuse */
     size_t           pending_common_blocks;
+    uint64_t         block_sequence;     /* the next queued block's sequence */
     rl_scratch      *scratch;
     size_t           scratch_depths;
     rl_object       *graveyard;          /* released under the lock, finalized after */
@@ -241,10 +243,19 @@ void     rl_loop_unlock(RLRunLoopRef rl);
 /* Releases obj while holding rl's lock: finalization waits for the unlock. */
 void     rl_loop_release_locked(RLRunLoopRef rl, const void *obj);
 bool     rl_loop_is_current_thread(RLRunLoopRef rl);
+/* The calling thread's loop if it has one already; never makes one. */
+RLRunLoopRef rl_loop_current_if_made(void);
 /* Whether the calling thread is the process's main thread (gettid == getpid),
    asked of the kernel once per thread. */
 bool     rl_on_process_main_thread(void);
+/* The scratch space of the current depth (a pass collects the items it
+   calls out into it), emptied; NULL when out of memory. */
 rl_ptr_array *rl_loop_scratch(RLRunLoopRef rl);
+/* Makes sure `depth` has scratch space for RL_SCRATCH_RESERVED items, so a
+   pass with no more ready items than that never allocates: a loop gets it
+   for its first run when made, a nested run before it starts. */
+#define RL_SCRATCH_RESERVED 32
+bool rl_loop_reserve_scratch(RLRunLoopRef rl, size_t depth);
 
 /* Membership changes of one item in one mode; loop locked. */
 typedef struct {
@@ -284,6 +295,11 @@ void rl_blocks_dispose(rl_block_queue *taken);   /* unlocked */
    caller's to call). dispose(info) runs after fn, or when the item is dropped. */
 bool rl_enqueue_block(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *), void *info,
                       void (*dispose)(void *));
+/* The same, saying why an item was not queued: refused (bad input, or the
+   loop's thread has exited: it never will be) or out of memory (try later). */
+typedef enum { RL_QUEUED, RL_QUEUE_REFUSED, RL_QUEUE_NO_MEMORY } rl_queue_status;
+rl_queue_status rl_enqueue_block_status(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *), void *info,
+                                        void (*dispose)(void *));
 void rl_blocks_free(RLRunLoopRef rl);
 
 /* The steps of a pass; loop locked on entry and exit. */

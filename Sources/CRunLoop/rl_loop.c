@@ -26,8 +26,7 @@ const RLRunLoopMode kRLRunLoopCommonModes = "kCFRunLoopCommonModes";
 
 static pthread_key_t   current_loop_key;
 static pthread_once_t  current_loop_key_once = PTHREAD_ONCE_INIT;
-static pthread_once_t  main_loop_once = PTHREAD_ONCE_INIT;
-static RLRunLoopRef    main_loop;
+static _Atomic(RLRunLoopRef) main_loop;
 static pthread_t       main_thread;
 static bool            main_thread_known;
 
@@ -52,7 +51,6 @@ static RLRunLoopRef create_loop(pthread_t thread) {
     if (!rl) return NULL;
     rl->wake_fd = rl_wait_eventfd_create();
     if (rl->wake_fd < 0) {
-        fprintf(stderr, "CRunLoop: cannot create the wake-up eventfd\n");
         free(rl);
         return NULL;
     }
@@ -71,6 +69,11 @@ static RLRunLoopRef create_loop(pthread_t thread) {
         return NULL;
     }
     def->is_common = true;
+    /* The first run's scratch space: its passes then never need memory. */
+    if (!rl_loop_reserve_scratch(rl, 1)) {
+        RLRelease(rl);
+        return NULL;
+    }
     return rl;
 }
 
@@ -109,38 +112,49 @@ static void make_current_loop_key(void) {
     pthread_key_create(&current_loop_key, tear_down_loop);
 }
 
-static void make_main_loop(void) {
-    main_loop = create_loop(main_thread_known ? main_thread : pthread_self());
-    if (!main_loop) {
-        fprintf(stderr, "CRunLoop: cannot create the main run loop\n");
-        abort();
-    }
-    main_loop->is_main = true;
-    main_loop->main_queue_attached = rl_main_queue_install(main_loop);
-    main_loop->main_queue_next_try_ns = rl_mono_now() + 1000000000;
-}
+/* The main loop is made on first use; a failure (no memory or descriptors)
+   leaves it unmade, so a later call tries again. */
+static pthread_mutex_t main_loop_lock = PTHREAD_MUTEX_INITIALIZER;
 
 RLRunLoopRef RLRunLoopGetMain(void) {
-    pthread_once(&main_loop_once, make_main_loop);
-    return main_loop;
+    RLRunLoopRef rl = atomic_load_explicit(&main_loop, memory_order_acquire);
+    if (rl) return rl;
+    pthread_mutex_lock(&main_loop_lock);
+    rl = atomic_load_explicit(&main_loop, memory_order_relaxed);
+    if (!rl && (rl = create_loop(main_thread_known ? main_thread : pthread_self())) != NULL) {
+        rl->is_main = true;
+        rl->main_queue_attached = rl_main_queue_install(rl);
+        rl->main_queue_next_try_ns = rl_mono_now() + 1000000000;
+        atomic_store_explicit(&main_loop, rl, memory_order_release);
+    }
+    pthread_mutex_unlock(&main_loop_lock);
+    return rl;
+}
+
+RLRunLoopRef rl_loop_current_if_made(void) {
+    pthread_once(&current_loop_key_once, make_current_loop_key);
+    return pthread_getspecific(current_loop_key);
 }
 
 RLRunLoopRef RLRunLoopGetCurrent(void) {
-    pthread_once(&current_loop_key_once, make_current_loop_key);
-    RLRunLoopRef rl = pthread_getspecific(current_loop_key);
+    RLRunLoopRef rl = rl_loop_current_if_made();
     if (rl) return rl;
     bool is_main = main_thread_known ? pthread_equal(pthread_self(), main_thread) : rl_on_process_main_thread();
     if (is_main) {
         rl = RLRunLoopGetMain();
+        if (!rl) return NULL;
         rl->thread = pthread_self();
-    } else {
-        rl = create_loop(pthread_self());
-        if (!rl) {
-            fprintf(stderr, "CRunLoop: cannot create a run loop (out of file descriptors or memory)\n");
-            abort();
-        }
+        if (pthread_setspecific(current_loop_key, rl) != 0) return NULL;   /* retried next call */
+        return rl;
     }
-    pthread_setspecific(current_loop_key, rl);
+    rl = create_loop(pthread_self());
+    if (!rl) return NULL;
+    if (pthread_setspecific(current_loop_key, rl) != 0) {
+        /* Out of memory for the thread's key data: the loop would never be
+           torn down; give it up (nothing has seen it yet). */
+        RLRelease(rl);
+        return NULL;
+    }
     return rl;
 }
 
@@ -185,17 +199,21 @@ bool rl_loop_is_current_thread(RLRunLoopRef rl) {
     return pthread_equal(rl->thread, pthread_self());
 }
 
-rl_ptr_array *rl_loop_scratch(RLRunLoopRef rl) {
-    size_t depth = rl->depth;
+bool rl_loop_reserve_scratch(RLRunLoopRef rl, size_t depth) {
     if (depth >= rl->scratch_depths) {
         size_t n = depth + 4;
         rl_scratch *grown = realloc(rl->scratch, n * sizeof *grown);
-        if (!grown) return NULL;
+        if (!grown) return false;
         memset(grown + rl->scratch_depths, 0, (n - rl->scratch_depths) * sizeof *grown);
         rl->scratch = grown;
         rl->scratch_depths = n;
     }
-    rl_ptr_array *a = &rl->scratch[depth].items;
+    return rl_ptr_array_reserve(&rl->scratch[depth].items, RL_SCRATCH_RESERVED);
+}
+
+rl_ptr_array *rl_loop_scratch(RLRunLoopRef rl) {
+    if (!rl_loop_reserve_scratch(rl, rl->depth)) return NULL;
+    rl_ptr_array *a = &rl->scratch[rl->depth].items;
     a->count = 0;
     return a;
 }

@@ -52,6 +52,7 @@
 #include <unistd.h>
 
 #include "CRunLoop.h"
+#include "rl_internal.h"
 
 /* Internal states beyond the public ones: a winner closing the request. */
 #define CLOSING 8u
@@ -81,6 +82,7 @@ typedef struct __RLPerformRequest request;
 typedef struct watch {
     RLRunLoopRef rl;                        /* not retained: removed before the loop can die */
     bool ran;                               /* someone ran the watch mode */
+    bool armed;                             /* its function is queued (or being queued); reg_lock */
     struct watch *next;
 } watch;
 
@@ -265,7 +267,8 @@ RLPerformRequestStatus RLRunLoopPerformRequest(RLRunLoopRef rl, const RLRunLoopM
         if (release) release(info);
         return kRLPerformRequestInvalid;
     }
-    if (waitUntilDone && RLRunLoopGetCurrent() == rl) {
+    /* Only a thread that has a loop can be rl's thread: asking makes none. */
+    if (waitUntilDone && rl_loop_current_if_made() == rl) {
         /* Cocoa: performSelector:onThread:<current> waitUntilDone:YES runs it now. */
         fn(info);
         if (release) release(info);
@@ -279,7 +282,7 @@ RLPerformRequestStatus RLRunLoopPerformRequest(RLRunLoopRef rl, const RLRunLoopM
     request *r = req_new(rl, target, fn, info, release);
     if (!r) {
         if (release) release(info);
-        return kRLPerformRequestInvalid;
+        return kRLPerformRequestDropped;   /* out of memory */
     }
     r->waited = waitUntilDone;
     atomic_store(&r->queued, (long)modeCount);
@@ -309,21 +312,9 @@ static void watch_run(void *info) {
     ((watch *)info)->ran = true;
 }
 
-static void watch_release(void *info);
-
-static void watch_queue(watch *w) {
-    RLRunLoopPerformFunctionWithRelease(w->rl, watch_mode, watch_run, w, watch_release);
-}
-
-/* The watch function left the loop: normally because the loop's thread
-   exited (the function was dropped), or because someone ran the watch mode. */
-static void watch_release(void *info) {
-    watch *w = info;
-    if (w->ran) {
-        w->ran = false;
-        watch_queue(w);        /* re-arms; a dead loop calls us back at once */
-        return;
-    }
+/* The watched loop's thread exited: forget the watch, drop the loop's
+   delayed requests. */
+static void watch_loop_exited(watch *w) {
     pthread_mutex_lock(&reg_lock);
     for (watch **p = &watches; *p; p = &(*p)->next) {
         if (*p == w) {
@@ -350,6 +341,36 @@ static void watch_release(void *info) {
         }
     }
     free(w);
+}
+
+static void watch_release(void *info);
+
+/* Queues the watch function; the caller has marked it armed. A loop whose
+   thread exited refuses it: that is handled at once. Out of memory, the
+   watch is left unarmed (the next delayed request to the loop tries again). */
+static rl_queue_status watch_queue(watch *w) {
+    rl_queue_status status = rl_enqueue_block_status(w->rl, watch_mode, watch_run, w, watch_release);
+    if (status == RL_QUEUE_REFUSED) {
+        watch_loop_exited(w);
+    } else if (status == RL_QUEUE_NO_MEMORY) {
+        pthread_mutex_lock(&reg_lock);
+        w->armed = false;
+        pthread_mutex_unlock(&reg_lock);
+    }
+    return status;
+}
+
+/* The watch function left the loop: after someone ran the watch mode (it
+   re-arms), or dropped because the loop's thread exited (a pass never drops
+   queued work, even out of memory). */
+static void watch_release(void *info) {
+    watch *w = info;
+    if (w->ran) {
+        w->ran = false;
+        watch_queue(w);
+        return;
+    }
+    watch_loop_exited(w);
 }
 
 static void delayed_fire(RLRunLoopTimerRef t, void *info) {
@@ -380,22 +401,25 @@ RLPerformRequestRef RLRunLoopPerformRequestAfterDelay(RLRunLoopRef rl, RLTimeInt
     r->delayed = true;
 
     /* Register, and make sure the loop is watched, in one lock hold. */
-    watch *fresh = NULL;
     pthread_mutex_lock(&reg_lock);
     watch *w = watches;
     while (w && w->rl != rl) w = w->next;
-    if (!w && (fresh = calloc(1, sizeof *fresh)) != NULL) {
-        fresh->rl = rl;
-        fresh->next = watches;
-        watches = fresh;
+    if (!w && (w = calloc(1, sizeof *w)) != NULL) {
+        w->rl = rl;
+        w->next = watches;
+        watches = w;
     }
+    bool arm = w && !w->armed;
+    if (arm) w->armed = true;
     link_locked(r);
     pthread_mutex_unlock(&reg_lock);
-    if (!w && !fresh) {                  /* out of memory: cannot watch */
+    /* Out of memory, the loop cannot be watched: the request is dropped
+       rather than left to outlive a loop that may exit unnoticed. A dead
+       loop drops it inside watch_queue. */
+    if (!w || (arm && watch_queue(w) == RL_QUEUE_NO_MEMORY)) {
         close_unrun(r, kRLPerformRequestDropped);
         return r;
     }
-    if (fresh) watch_queue(fresh);       /* a dead loop drops r right here */
     if (atomic_load(&r->state) != (uint32_t)kRLPerformRequestPending) return r;
 
     RLRunLoopTimerContext ctx = { 0, r, timer_info_retain, timer_info_release, NULL };
@@ -413,8 +437,15 @@ RLPerformRequestRef RLRunLoopPerformRequestAfterDelay(RLRunLoopRef rl, RLTimeInt
             RLRelease(mine);
         }
     } else {
-        for (RLIndex i = 0; i < modeCount; i++) RLRunLoopAddTimer(rl, t, modes[i]);
-        RLRunLoopWakeUp(rl);
+        bool added = false;
+        for (RLIndex i = 0; i < modeCount; i++) {
+            RLRunLoopAddTimer(rl, t, modes[i]);
+            added = added || RLRunLoopContainsTimer(rl, t, modes[i]);
+        }
+        /* In no mode (out of memory, or the loop just died): it would never
+           fire. */
+        if (!added) close_unrun(r, kRLPerformRequestDropped);
+        else RLRunLoopWakeUp(rl);
     }
     RLRelease(t);
     return r;

@@ -181,11 +181,13 @@ static void attach_main_queue_late(RLRunLoopRef rl) {
 /* CFRunLoopRunSpecific */
 static RLRunLoopRunResult run_specific(RLRunLoopRef rl, RLRunLoopMode mode, RLTimeInterval seconds,
                                        bool stop_after_one) {
-    if (!rl_mode_name_is_valid(mode) || rl_mode_name_is_common(mode)) return kRLRunLoopRunFinished;
+    if (!rl || !rl_mode_name_is_valid(mode) || rl_mode_name_is_common(mode)) return kRLRunLoopRunFinished;
     attach_main_queue_late(rl);
     rl_loop_lock(rl);
     rl_mode *m = rl->dead ? NULL : rl_mode_find(rl, mode);
-    if (!m || rl_mode_is_empty(rl, m)) {
+    /* A nested run that cannot have its scratch space (out of memory)
+       does not start: finished, as for an empty mode. */
+    if (!m || rl_mode_is_empty(rl, m) || !rl_loop_reserve_scratch(rl, rl->depth + 1)) {
         rl_loop_unlock(rl);
         return kRLRunLoopRunFinished;
     }

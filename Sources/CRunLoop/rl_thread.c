@@ -5,7 +5,8 @@
  *
  * Invariants:
  *  - `phase` only moves forward: NEW -> STARTING -> READY -> EXITED, or
- *    NEW -> STARTING -> FAILED when pthread_create fails; it changes under
+ *    NEW -> STARTING -> FAILED when pthread_create fails or the thread cannot
+ *    make its loop (then it ends at once); it changes under
  *    `lock` and every change is broadcast on `cond`.
  *  - `rl` (retained) and `keepalive` are set once, before READY; `keepalive`
  *    is the thread's until it exits (it clears the field under the lock,
@@ -96,15 +97,26 @@ static void *thread_main(void *arg) {
     shown[sizeof shown - 1] = '\0';
     pthread_setname_np(pthread_self(), shown);
 
+    /* Out of memory or descriptors, the thread cannot get a loop that stays
+       alive: it says so (FAILED) and ends; RLThreadStart reports it. */
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopSourceRef src = keepalive_create(t);
+    RLRunLoopSourceRef src = rl ? keepalive_create(t) : NULL;
     RLRunLoopAddSource(rl, src, kRLRunLoopCommonModes);
+    bool ready = RLRunLoopContainsSource(rl, src, kRLRunLoopDefaultMode);
     pthread_mutex_lock(&t->lock);
-    t->rl = (RLRunLoopRef)RLRetain(rl);
-    t->keepalive = src;
-    t->phase = READY;
+    if (ready) {
+        t->rl = (RLRunLoopRef)RLRetain(rl);
+        t->keepalive = src;
+    }
+    t->phase = ready ? READY : FAILED;
     pthread_cond_broadcast(&t->cond);
     pthread_mutex_unlock(&t->lock);
+    if (!ready) {
+        RLRunLoopSourceInvalidate(src);
+        RLRelease(src);
+        thread_unref(t);
+        return NULL;
+    }
 
     while (!atomic_load(&t->stop)) {
         RLRunLoopRunResult res = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1.0e10, false);
@@ -148,10 +160,18 @@ bool RLThreadStart(RLThreadRef t) {
     if (rc != 0) {
         t->phase = FAILED;
         atomic_fetch_sub(&t->refs, 1);   /* cannot reach zero: the caller holds one */
+        pthread_cond_broadcast(&t->cond);
+        pthread_mutex_unlock(&t->lock);
+        return false;
     }
-    pthread_cond_broadcast(&t->cond);
+    /* Started only once it has its loop: a thread that could not make one
+       has ended, and is joined here. */
+    while (t->phase == STARTING) pthread_cond_wait(&t->cond, &t->lock);
+    bool ready = t->phase != FAILED;
+    if (!ready) t->joined = true;   /* nobody else joins a FAILED thread */
     pthread_mutex_unlock(&t->lock);
-    return rc == 0;
+    if (!ready) pthread_join(t->tid, NULL);
+    return ready;
 }
 
 RLRunLoopRef RLThreadGetRunLoop(RLThreadRef t) {

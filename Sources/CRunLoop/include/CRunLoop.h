@@ -94,9 +94,14 @@ typedef enum {
 /* The calling thread's run loop (not retained: it lives as long as the
    thread). Another thread that may use it after this thread exits must
    RLRetain it first; the object then outlives the thread, and adds, queued
-   work and runs on it are ignored once the thread has exited. */
+   work and runs on it are ignored once the thread has exited.
+   NULL when the loop cannot be made (out of memory or file descriptors; CF
+   would crash): every function here accepts a NULL loop, and the run
+   functions then return kRLRunLoopRunFinished at once. A later call tries
+   again. */
 RLRunLoopRef       RLRunLoopGetCurrent(void);
-/* The process main thread's run loop, from any thread (not retained). */
+/* The process main thread's run loop, from any thread (not retained). NULL
+   when it cannot be made, as RLRunLoopGetCurrent; a later call tries again. */
 RLRunLoopRef       RLRunLoopGetMain(void);
 /* The name of the mode the loop is running in (innermost run), malloc'd; NULL
    when the loop is not running or rl is NULL. */
@@ -127,7 +132,8 @@ void               RLRunLoopRun(void);
    polling pass; more than ~16 years: no time limit. A NULL, empty or unknown
    mode, kRLRunLoopCommonModes, or an empty mode (no sources, no timers, no
    queued work for it) returns kRLRunLoopRunFinished at once with no Entry or
-   Exit callout. */
+   Exit callout; so does a run when the calling thread has no loop, or a
+   nested run when memory for it runs out. */
 RLRunLoopRunResult RLRunLoopRunInMode(RLRunLoopMode mode, RLTimeInterval seconds, bool returnAfterSourceHandled);
 /* True while the loop sleeps waiting for an event. false for NULL. */
 bool               RLRunLoopIsWaiting(RLRunLoopRef rl);
@@ -144,11 +150,15 @@ void               RLRunLoopStop(RLRunLoopRef rl);
    waits for the next point. FIFO holds per loop, with one exception CF
    shares: a run nested inside a queued function may run work queued after the
    rest of the outer batch. NULL rl, fn, or mode, or an empty mode: ignored
-   (fn is not called). Dropped without a call if the loop's thread exits. */
+   (fn is not called). Dropped without a call if the loop's thread exits.
+   Out of memory: not queued (fn is not called; nothing to tell, use
+   RLRunLoopPerformFunctionWithRelease to know). Once queued, an item is
+   never dropped for lack of memory. */
 void               RLRunLoopPerformFunction(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *info), void *info);
 /* RLRunLoopPerformFunction that also owns `info`: release(info) (if not NULL)
    is called exactly once, after fn(info) ran, or without fn when the item is
-   dropped (the loop's thread exited) or was not queued (bad input). */
+   dropped (the loop's thread exited) or was not queued (bad input, or out
+   of memory: then at once, inside this call, with no lock held). */
 void               RLRunLoopPerformFunctionWithRelease(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *info),
                                                        void *info, void (*release)(void *info));
 #if __BLOCKS__

@@ -59,13 +59,15 @@ typedef struct __RLPerformRequest *RLPerformRequestRef;
  * target: a key for RLPerformRequestCancelWithTarget (any pointer, never
  *   dereferenced), or NULL for none.
  * waitUntilDone false: returns kRLPerformRequestPending once queued (or
- *   kRLPerformRequestDropped when rl's thread had already exited).
+ *   kRLPerformRequestDropped when rl's thread had already exited, or when
+ *   out of memory: then release(info) was called and fn never runs).
  * waitUntilDone true: blocks until the request is settled and returns how:
  *   - rl is the calling thread's own loop: fn(info) runs at once, inline,
  *     whatever the modes and whether or not the loop is running (as Cocoa
  *     does), so it never deadlocks; returns kRLPerformRequestDone.
  *   - otherwise kRLPerformRequestDone after fn returned on rl's thread;
- *     kRLPerformRequestDropped when rl's thread exited before running it;
+ *     kRLPerformRequestDropped when rl's thread exited before running it
+ *     (or it could not be queued for lack of memory);
  *     kRLPerformRequestCancelled when RLPerformRequestCancelWithTarget
  *     cancelled it; kRLPerformRequestTimedOut when rl had not started it
  *     within `timeout` seconds (it is withdrawn then and never runs).
@@ -97,7 +99,9 @@ RLPerformRequestStatus RLRunLoopPerformRequest(RLRunLoopRef rl, const RLRunLoopM
  * Returns a request the caller owns (release it with RLPerformRequestRelease;
  * releasing does not cancel it), or NULL for bad input (then release(info)
  * was called). NaN or negative delay means 0. If rl's thread has exited the
- * request is returned already kRLPerformRequestDropped.
+ * request is returned already kRLPerformRequestDropped; so it is when memory
+ * runs out after the request was made (release(info) has then been called).
+ * Out of memory before that: NULL, and release(info) was called.
  * `target` and bad input as for RLRunLoopPerformRequest. A pending delayed
  * request is dropped (release(info), status kRLPerformRequestDropped) when
  * its loop's thread exits.
@@ -153,8 +157,11 @@ typedef struct __RLThread *RLThreadRef;
    when out of memory. */
 RLThreadRef  RLThreadCreate(const char *name);
 
-/* Starts the thread. Returns false (and does nothing) if it was started
-   before, or pthread_create failed. NULL: false. */
+/* Starts the thread and returns once it has made its run loop. Returns false
+   (and does nothing) if it was started before; false too when the thread
+   cannot be made or cannot make its loop (out of memory or file
+   descriptors): it has then ended, RLThreadGetRunLoop returns NULL, and the
+   object cannot be started again. NULL: false. */
 bool         RLThreadStart(RLThreadRef thread);
 
 /* The thread's run loop, blocking until the started thread has made it and

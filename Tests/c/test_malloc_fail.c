@@ -1,0 +1,412 @@
+/*
+ * test_malloc_fail.c: the malloc-failure sweep. A realistic workload (loops,
+ * modes, sources, timers, observers, queued functions, perform requests,
+ * descriptor objects, message ports, run-loop threads) runs once per N in a
+ * forked process where the N-th allocation fails ("only N"), or every
+ * allocation from the N-th on fails ("from N"), for every N up to the
+ * workload's allocation count. Each run must end normally within its time
+ * limit, every API must give its documented failure, and what did succeed
+ * must have its documented outcome: an item a loop contains fires, queued
+ * work runs or is released exactly once, a context's retains and releases
+ * balance, a request settles once and never as Dropped while its loop lives.
+ *
+ * malloc, calloc and realloc are replaced in this program (glibc's own
+ * allocation functions do the work), so every allocation of the process
+ * counts, the C library's own included. The sanitizers replace the allocator
+ * themselves: under ASan or TSan this program only runs the workload once,
+ * without failures. Under valgrind (RL_TEST_SLOW > 1) it samples every
+ * RL_TEST_SLOW-th N.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <pthread.h>
+#include <CRunLoop.h>
+#include <CRunLoopLinux.h>
+#include <CRunLoopMonitor.h>
+#include <CRunLoopThread.h>
+#include "rltest.h"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define MF_INTERPOSE 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define MF_INTERPOSE 0
+#endif
+#endif
+#ifndef MF_INTERPOSE
+#define MF_INTERPOSE 1
+#endif
+
+/* ---- the failing allocator ------------------------------------------------ */
+
+static _Atomic long mf_calls;     /* allocations counted since arming */
+static _Atomic int  mf_armed;
+static long mf_at;                /* the first failing call (1-based); 0: none */
+static bool mf_from;              /* fail every call from mf_at on */
+
+static bool mf_should_fail(void) {
+    if (!atomic_load_explicit(&mf_armed, memory_order_relaxed)) return false;
+    long n = atomic_fetch_add_explicit(&mf_calls, 1, memory_order_relaxed) + 1;
+    return mf_at > 0 && (mf_from ? n >= mf_at : n == mf_at);
+}
+
+#if MF_INTERPOSE
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *p, size_t size);
+
+void *malloc(size_t size) {
+    if (mf_should_fail()) { errno = ENOMEM; return NULL; }
+    return __libc_malloc(size);
+}
+void *calloc(size_t n, size_t size) {
+    if (mf_should_fail()) { errno = ENOMEM; return NULL; }
+    return __libc_calloc(n, size);
+}
+void *realloc(void *p, size_t size) {
+    if (size && mf_should_fail()) { errno = ENOMEM; return NULL; }
+    return __libc_realloc(p, size);
+}
+#endif
+
+static void mf_arm(long at, bool from) {
+    mf_at = at;
+    mf_from = from;
+    atomic_store(&mf_calls, 0);
+    atomic_store(&mf_armed, 1);
+}
+
+static void mf_disarm(void) {
+    atomic_store(&mf_armed, 0);
+}
+
+/* ---- counted contexts --------------------------------------------------- */
+
+typedef struct {
+    _Atomic int retains, releases;
+} counted;
+
+static counted source_info, timer_info, observer_info, fd_info, port_info, thread_source_info, monitor_info;
+
+static const void *counted_retain(const void *info) {
+    atomic_fetch_add(&((counted *)info)->retains, 1);
+    return info;
+}
+static void counted_release(const void *info) {
+    atomic_fetch_add(&((counted *)info)->releases, 1);
+}
+
+static void expect_balanced(const counted *c, const char *what) {
+    int r = atomic_load(&c->retains), l = atomic_load(&c->releases);
+    if (r != l) RL_FAIL_("%s: %d retains, %d releases", what, r, l);
+}
+
+/* ---- callouts ------------------------------------------------------------ */
+
+static int performed, fired, observed, fd_called, port_messages, thread_performed;
+static _Atomic int block_ran, block_released, request_ran, request_released;
+
+static void source_perform(void *info) { (void)info; performed++; }
+static void timer_fire(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; fired++; }
+static void observe(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) { (void)o; (void)a; (void)info; observed++; }
+/* A queued function's release outside the call that queued it, without its
+   function having run, is work dropped from a live loop. */
+typedef struct {
+    bool queueing, ran, dropped;
+} queued_item;
+static queued_item items[6];
+
+static void block_fn(void *info) {
+    ((queued_item *)info)->ran = true;
+    atomic_fetch_add(&block_ran, 1);
+}
+static void block_release(void *info) {
+    queued_item *q = info;
+    if (!q->ran && !q->queueing) q->dropped = true;
+    atomic_fetch_add(&block_released, 1);
+}
+static void request_fn(void *info) { (void)info; atomic_fetch_add(&request_ran, 1); }
+static void request_release(void *info) { (void)info; atomic_fetch_add(&request_released, 1); }
+static void thread_source_perform(void *info) { (void)info; thread_performed++; }
+
+static void fd_callout(RLFileDescriptorRef f, RLOptionFlags types, void *info) {
+    (void)types; (void)info;
+    char buf[16];
+    while (read(RLFileDescriptorGetNativeDescriptor(f), buf, sizeof buf) > 0) {}
+    fd_called++;
+}
+
+static void port_callout(RLMessagePortRef p, int32_t id, const void *bytes, size_t len, void *info) {
+    (void)p; (void)id; (void)bytes; (void)len; (void)info;
+    port_messages++;
+}
+
+/* Runs a few polling passes of `mode`: enough for everything due to fire. */
+static void run_passes(RLRunLoopMode mode) {
+    for (int i = 0; i < 3; i++) RLRunLoopRunInMode(mode, 0, false);
+}
+
+/* ---- the workload ---------------------------------------------------------- */
+
+static const char other_mode[] = "fail.other";
+
+typedef struct {
+    bool got_loop, source_in, timer_in, observer_in, fd_in, port_in, port_sent, thread_ok, thread_source_in;
+    int blocks_queued;
+    RLPerformRequestStatus waited;         /* a request to a thread, waited for */
+    RLPerformRequestStatus delayed_final;  /* a delayed request to our own loop */
+    bool delayed_made;
+} outcome;
+
+static void workload(outcome *out) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    if (!rl) return;   /* documented: NULL when out of memory or descriptors */
+    out->got_loop = true;
+    RLRunLoopAddCommonMode(rl, other_mode);
+
+    /* A version-0 source in the default mode, signalled. */
+    RLRunLoopSourceContext sc;
+    memset(&sc, 0, sizeof sc);
+    sc.info = &source_info;
+    sc.retain = counted_retain;
+    sc.release = counted_release;
+    sc.perform = source_perform;
+    RLRunLoopSourceRef s = RLRunLoopSourceCreate(0, &sc);
+    RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
+    out->source_in = RLRunLoopContainsSource(rl, s, kRLRunLoopDefaultMode);
+    RLRunLoopSourceSignal(s);
+
+    /* A due timer in the common modes. */
+    RLRunLoopTimerContext tc = { 0, &timer_info, counted_retain, counted_release, NULL };
+    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() - 1, 0, 0, 0, timer_fire, &tc);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopCommonModes);
+    out->timer_in = RLRunLoopContainsTimer(rl, t, kRLRunLoopDefaultMode);
+
+    /* An observer of every activity. */
+    RLRunLoopObserverContext oc = { 0, &observer_info, counted_retain, counted_release, NULL };
+    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAllActivities, true, 0, observe, &oc);
+    RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
+    out->observer_in = RLRunLoopContainsObserver(rl, o, kRLRunLoopDefaultMode);
+
+    /* Queued functions, for the default mode and for another mode. */
+    for (int i = 0; i < 6; i++) {
+        items[i].queueing = true;
+        RLRunLoopPerformFunctionWithRelease(rl, i % 2 ? other_mode : kRLRunLoopDefaultMode, block_fn, &items[i],
+                                            block_release);
+        items[i].queueing = false;
+        out->blocks_queued++;
+    }
+
+    /* A descriptor object on a readable pipe. */
+    int p[2] = {-1, -1};
+    RLFileDescriptorRef f = NULL;
+    if (pipe2(p, O_NONBLOCK | O_CLOEXEC) == 0) {
+        RLFileDescriptorContext fc = { 0, &fd_info, counted_retain, counted_release, NULL };
+        f = RLFileDescriptorCreate(p[0], true, fd_callout, &fc);
+        if (!f) close(p[0]);
+        RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
+        RLRunLoopSourceRef fs = RLFileDescriptorCreateRunLoopSource(f, 0);
+        RLRunLoopAddSource(rl, fs, kRLRunLoopDefaultMode);
+        out->fd_in = RLRunLoopContainsSource(rl, fs, kRLRunLoopDefaultMode);
+        RLRelease(fs);
+        if (f && write(p[1], "x", 1) != 1) RL_FAIL_("write");
+    }
+
+    /* A message port with one message. */
+    RLMessagePortContext pc = { 0, &port_info, counted_retain, counted_release, NULL };
+    RLMessagePortRef port = RLMessagePortCreate(port_callout, &pc, 8);
+    RLRunLoopSourceRef ps = RLMessagePortCreateRunLoopSource(port, 0);
+    RLRunLoopAddSource(rl, ps, kRLRunLoopDefaultMode);
+    out->port_in = RLRunLoopContainsSource(rl, ps, kRLRunLoopDefaultMode);
+    RLRelease(ps);
+    out->port_sent = port && RLMessagePortSend(port, 1, "hi", 2) == 0;
+
+    /* A delayed request to our own loop (due at once). */
+    RLPerformRequestRef delayed = RLRunLoopPerformRequestAfterDelay(rl, 0, NULL, 0, NULL, request_fn, NULL,
+                                                                    request_release);
+    out->delayed_made = delayed != NULL;
+
+    /* A hang monitor watching the passes (its thread and observers). */
+    RLHangMonitorContext hc = { 0, &monitor_info, counted_retain, counted_release, NULL };
+    RLHangMonitorRef monitor = RLHangMonitorCreate(rl, 1000, NULL, &hc);
+    RLHangMonitorStart(monitor);
+
+    run_passes(kRLRunLoopDefaultMode);
+    run_passes(other_mode);
+    run_passes(kRLRunLoopDefaultMode);
+    RLHangMonitorInvalidate(monitor);
+    RLHangMonitorRelease(monitor);
+    out->delayed_final = RLPerformRequestGetStatus(delayed);
+    RLPerformRequestRelease(delayed);
+
+    /* A run-loop thread: a source scheduled on it, and a waited request. */
+    RLThreadRef th = RLThreadCreate("fail");
+    out->thread_ok = RLThreadStart(th);
+    RLRunLoopRef trl = RLThreadGetRunLoop(th);
+    RLRunLoopSourceContext tsc;
+    memset(&tsc, 0, sizeof tsc);
+    tsc.info = &thread_source_info;
+    tsc.retain = counted_retain;
+    tsc.release = counted_release;
+    tsc.perform = thread_source_perform;
+    RLRunLoopSourceRef ts = RLRunLoopSourceCreate(0, &tsc);
+    RLRunLoopAddSource(trl, ts, kRLRunLoopCommonModes);
+    out->thread_source_in = RLRunLoopContainsSource(trl, ts, kRLRunLoopDefaultMode);
+    out->waited = RLRunLoopPerformRequest(trl, NULL, 0, NULL, request_fn, NULL, request_release, true, INFINITY);
+    RLThreadStop(th);
+    RLThreadRelease(th);
+    RLRunLoopSourceInvalidate(ts);
+    RLRelease(ts);
+
+    RLFileDescriptorInvalidate(f);
+    RLRelease(f);
+    if (p[1] >= 0) close(p[1]);
+    RLMessagePortInvalidate(port);
+    RLRelease(port);
+    RLRunLoopSourceInvalidate(s);
+    RLRelease(s);
+    RLRunLoopTimerInvalidate(t);
+    RLRelease(t);
+    RLRunLoopObserverInvalidate(o);
+    RLRelease(o);
+}
+
+static void reset_counts(void) {
+    performed = fired = observed = fd_called = port_messages = thread_performed = 0;
+    atomic_store(&block_ran, 0);
+    atomic_store(&block_released, 0);
+    atomic_store(&request_ran, 0);
+    atomic_store(&request_released, 0);
+    memset(items, 0, sizeof items);
+}
+
+/* What must hold after the workload, whatever failed. */
+static void check(const outcome *out, bool failures) {
+    if (!failures) {
+        RL_ASSERT(out->got_loop && out->source_in && out->timer_in && out->observer_in && out->fd_in &&
+                  out->port_in && out->port_sent && out->thread_ok && out->thread_source_in && out->delayed_made);
+    }
+    if (out->source_in) RL_ASSERT_EQ_INT(performed, 1);
+    if (out->timer_in) RL_ASSERT_EQ_INT(fired, 1);
+    if (out->observer_in) RL_ASSERT_GE_INT(observed, 1);
+    if (out->fd_in) RL_ASSERT_EQ_INT(fd_called, 1);
+    if (out->port_in && out->port_sent) RL_ASSERT_EQ_INT(port_messages, 1);
+    /* Every queued function is released exactly once, run or not; the two in
+       the default mode ran unless queueing them failed. */
+    RL_ASSERT_EQ_INT(atomic_load(&block_released), out->blocks_queued);
+    RL_ASSERT_LE_INT(atomic_load(&block_ran), out->blocks_queued);
+    for (int i = 0; i < 6; i++)
+        if (items[i].dropped) RL_FAIL_("queued function %d dropped by a live loop", i);
+    /* A request runs at most once and its release is called once. */
+    if (out->delayed_made) {
+        RLPerformRequestStatus s = out->delayed_final;
+        /* Our loop lives: the request either ran or could not be made to
+           run (Dropped at creation for lack of memory). Never still pending
+           after passes of its mode, unless its timer could not be added. */
+        RL_ASSERT(s == kRLPerformRequestDone || s == kRLPerformRequestDropped);
+    }
+    if (out->thread_ok && out->waited == kRLPerformRequestDone) RL_ASSERT_GE_INT(atomic_load(&request_ran), 1);
+    RL_ASSERT(out->waited == kRLPerformRequestDone || out->waited == kRLPerformRequestDropped ||
+              out->waited == kRLPerformRequestInvalid || !out->got_loop);
+    expect_balanced(&source_info, "source");
+    expect_balanced(&timer_info, "timer");
+    expect_balanced(&observer_info, "observer");
+    expect_balanced(&fd_info, "descriptor");
+    expect_balanced(&port_info, "port");
+    expect_balanced(&thread_source_info, "thread source");
+    expect_balanced(&monitor_info, "hang monitor");
+    /* Each request's release is called exactly once; fn ran exactly for
+       those that report Done. */
+    RL_ASSERT_EQ_INT(atomic_load(&request_released), out->got_loop ? 2 : 0);
+    RL_ASSERT_EQ_INT(atomic_load(&request_ran), (out->delayed_made && out->delayed_final == kRLPerformRequestDone) +
+                                                 (out->waited == kRLPerformRequestDone));
+}
+
+/* Runs the workload in a new process with allocation `at` failing (or every
+   one from `at` on); returns the child's wait status. *calls gets the number
+   of allocations the workload made (when `at` is 0). */
+static int run_child(long at, bool from, long *calls) {
+    int counter[2];
+    if (pipe(counter) != 0) RL_FAIL_("pipe");
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) RL_FAIL_("fork");
+    if (pid == 0) {
+        close(counter[0]);
+        alarm(rl_test_timeout() / 3 + 1);
+        /* Two rounds: the second one uses the loop the first one made (or
+           makes it, once memory is back). */
+        outcome first, second;
+        memset(&first, 0, sizeof first);
+        memset(&second, 0, sizeof second);
+        mf_arm(at, from);
+        workload(&first);
+        long n = atomic_load(&mf_calls);
+        mf_disarm();
+        check(&first, at > 0);
+        reset_counts();
+        mf_arm(from ? 1 : 0, from);     /* still out of memory, or not at all */
+        workload(&second);
+        mf_disarm();
+        check(&second, from);
+        if (write(counter[1], &n, sizeof n) != (ssize_t)sizeof n) _exit(3);
+        _exit(0);
+    }
+    close(counter[1]);
+    long n = 0;
+    if (read(counter[0], &n, sizeof n) != (ssize_t)sizeof n) n = -1;
+    close(counter[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) {}
+    if (calls) *calls = n;
+    return status;
+}
+
+static bool child_ok(int status, long at, bool from) {
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
+    if (WIFSIGNALED(status))
+        fprintf(stderr, "  allocation %ld %s: signal %d%s\n", at, from ? "and later" : "only", WTERMSIG(status),
+                WTERMSIG(status) == SIGALRM ? " (hung)" : "");
+    else
+        fprintf(stderr, "  allocation %ld %s: exit %d\n", at, from ? "and later" : "only", WEXITSTATUS(status));
+    return false;
+}
+
+static void workload_without_failures(void) {
+    long calls = 0;
+    int status = run_child(0, false, &calls);
+    RL_ASSERT(child_ok(status, 0, false));
+    RL_ASSERT_GE_INT(calls, MF_INTERPOSE ? 20 : 0);
+}
+
+static void sweep(bool from) {
+    if (!MF_INTERPOSE) {
+        printf("  (skipped under a sanitizer: it owns malloc)\n");
+        return;
+    }
+    long calls = 0;
+    RL_ASSERT(child_ok(run_child(0, false, &calls), 0, false));
+    const char *slow = getenv("RL_TEST_SLOW");
+    long step = slow ? atol(slow) : 1;
+    if (step < 1) step = 1;
+    /* A few beyond the count: threads make the count vary a little. */
+    printf("  %ld allocations, failing %s\n", calls, from ? "each one and all after it" : "each one alone");
+    int failures = 0;
+    for (long at = 1; at <= calls + 8; at += step)
+        if (!child_ok(run_child(at, from, NULL), at, from) && ++failures >= 10) break;
+    RL_ASSERT_EQ_INT(failures, 0);
+}
+
+static void malloc_fails_only_once(void) { sweep(false); }
+static void malloc_fails_from_then_on(void) { sweep(true); }
+
+int main(int argc, char **argv) {
+    static const rl_test tests[] = {
+        RL_TEST(workload_without_failures),
+        RL_TEST(malloc_fails_only_once),
+        RL_TEST(malloc_fails_from_then_on),
+    };
+    return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
+}
