@@ -127,7 +127,7 @@ struct __RLRunLoop {
     rl_run          *current_run;        /* innermost */
     unsigned         depth;
     uint64_t         run_generation;     /* bumped by every run entry */
-    uint64_t         timer_sequence;     /* insertion order of timers */
+    uint64_t         timer_sequence;     /* order of heap (re)insertions: ties fire in it */
     rl_ptr_array     common_sources;     /* retained */
     rl_ptr_array     common_observers;   /* retained */
     rl_ptr_array     common_timers;      /* retained */
@@ -165,7 +165,7 @@ struct __RLRunLoopObserver {
     rl_item_lock              lock;
     RLOptionFlags             activities;
     bool                      repeats;
-    bool                      firing;          /* under the loop's lock */
+    _Atomic bool              firing;          /* its callout is running (on whichever loop) */
     bool                      info_released;
     _Atomic bool              valid;
     RLIndex                   order;
@@ -187,7 +187,7 @@ struct __RLRunLoopTimer {
     rl_object              base;
     rl_item_lock           lock;
     _Atomic bool           valid;
-    bool                   firing;             /* under the loop's lock */
+    bool                   firing;             /* its callout is running; under the timer's lock */
     bool                   info_released;
     RLIndex                order;
     RLTimeInterval         interval;           /* 0: one-shot */
@@ -196,7 +196,6 @@ struct __RLRunLoopTimer {
     int64_t                tolerance_ns;
     RLAbsoluteTime         fire_date;          /* as given, or moved along the grid */
     int64_t                fire_ns;            /* its deadline */
-    uint64_t               sequence;           /* order among equal deadlines */
     RLRunLoopTimerCallBack callout;
     RLRunLoopTimerContext  context;
     RLRunLoopRef           rl;                 /* while in a loop */
@@ -286,6 +285,9 @@ bool rl_observer_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopObserver
 void rl_timer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t);
 bool rl_timer_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t);
 rl_timer_slot *rl_timer_slot_for_mode(RLRunLoopTimerRef t, rl_mode *m);
+/* Appends the slots of h due by `limit` to out, in firing order (deadline,
+   then sequence); false if out of memory stopped it (out then holds a part). */
+bool rl_heap_collect_due(const rl_timer_heap *h, int64_t limit, rl_ptr_array *out);
 
 /* Removes every item from the loop (thread exit). Loop locked. */
 void rl_loop_remove_all_items(RLRunLoopRef rl, rl_callback_list *cancelled);

@@ -98,14 +98,27 @@ static int64_t slot_tolerance(const rl_timer_slot *slot) {
     return slot->timer->tolerance_ns;
 }
 
-/* The latest moment the loop may sleep to: the earliest hard deadline of the
-   timers (fire date plus tolerance: waking once for several timers is CF's
-   soft/hard coalescing) or the run's own deadline. */
+/* When the timers want the loop awake. Each timer may fire anywhere in its
+   window [date, date + tolerance]; tolerance is only there to let timers
+   share a wake-up, never to make a lone timer late. So the wake-up is the
+   latest date among the timers due by the earliest window end L (the
+   smallest date + tolerance): every such timer's window contains that
+   moment, so one wake-up fires them all, none late beyond its tolerance and
+   the last of them exactly on time. A lone timer, or one whose window holds
+   no other date, wakes the loop at its date. */
+static int64_t timers_wake_up(rl_mode *m, const rl_heap_entry *top) {
+    if (!m->tolerant_timers) return top->deadline_ns;
+    int64_t window_end = rl_heap_earliest_latest(&m->timers, slot_tolerance);
+    return rl_heap_latest_deadline_until(&m->timers, window_end);
+}
+
+/* The latest moment the loop may sleep to: the timers' wake-up or the run's
+   own deadline. */
 int64_t rl_mode_next_deadline(rl_mode *m) {
     int64_t deadline = m->run_deadline_ns;
     const rl_heap_entry *top = rl_heap_top(&m->timers);
     if (top) {
-        int64_t t = m->tolerant_timers ? rl_heap_earliest_latest(&m->timers, slot_tolerance) : top->deadline_ns;
+        int64_t t = timers_wake_up(m, top);
         if (t < deadline) deadline = t;
     }
     return deadline;

@@ -4,7 +4,8 @@
  * Invariants: a mode's observers array is sorted by order, ties in the order
  * added, one reference per entry; an observer is in at most one loop (`rl`),
  * `memberships` counts its modes plus the common set. An observer is never
- * re-entered: `firing` keeps nested runs inside its callout from calling it.
+ * re-entered: `firing` (atomic, since the callout may move the observer to
+ * another loop) keeps nested runs, and that other loop, from calling it.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -186,7 +187,7 @@ void rl_do_observers(RLRunLoopRef rl, rl_mode *m, RLRunLoopActivity activity) {
     if (!due) return;
     for (size_t i = 0; i < m->observers.count; i++) {
         RLRunLoopObserverRef o = m->observers.items[i];
-        if (!(o->activities & activity) || o->firing || !atomic_load(&o->valid)) continue;
+        if (!(o->activities & activity) || atomic_load(&o->firing) || !atomic_load(&o->valid)) continue;
         if (!rl_ptr_array_append(due, o)) break;
         RLRetain(o);
     }
@@ -196,18 +197,21 @@ void rl_do_observers(RLRunLoopRef rl, rl_mode *m, RLRunLoopActivity activity) {
     uint64_t removals = rl->removals;
     for (size_t i = 0; i < count; i++) {
         RLRunLoopObserverRef o = items[i];
-        if (o->firing || !atomic_load(&o->valid)) continue;
+        if (!atomic_load(&o->valid)) continue;
         /* An earlier observer of this activity may have removed this one. */
         if (rl->removals != removals && rl_ptr_array_index_of(&m->observers, o) < 0) continue;
-        o->firing = true;
-        void *info = o->context.info;
-        if (o->context.retain && info) o->context.retain(info);
+        /* Claimed atomically, not under this loop's lock: the callout may
+           move the observer to another loop, whose thread must see it
+           firing until the callout returns, and must see it end. */
+        if (atomic_exchange(&o->firing, true)) continue;
         rl_loop_unlock(rl);
-        RL_IS_CALLING_OUT_TO_AN_OBSERVER_CALLBACK_FUNCTION(o->callout, o, activity, info);
+        /* CF never brackets an observer callout with retain/release: the
+           info is retained once at creation and released once, when the
+           observer is invalidated or freed. */
+        RL_IS_CALLING_OUT_TO_AN_OBSERVER_CALLBACK_FUNCTION(o->callout, o, activity, o->context.info);
         if (!o->repeats) RLRunLoopObserverInvalidate(o);
-        if (o->context.release && info) o->context.release(info);
+        atomic_store(&o->firing, false);
         rl_loop_relock(rl);
-        o->firing = false;
     }
     for (size_t i = 0; i < count; i++) rl_loop_release_locked(rl, items[i]);
 }

@@ -3,10 +3,14 @@
  *
  * Invariants: a timer is in at most one loop (`rl`); it has one slot per mode
  * it is in, each slot holding one reference; a slot is in its mode's heap
- * unless the timer is firing (heap_index -1). While a timer fires it is out of
- * every heap, so nested runs in any mode cannot fire it again. Fields that
- * scheduling reads are written with both the loop's and the timer's lock held
- * when the timer is in a loop, so either lock suffices to read them.
+ * unless the timer is firing (heap_index -1). While a timer's callout runs it
+ * is out of every heap, so nested runs in any mode cannot fire it again, and
+ * only it: the other due timers stay scheduled, as in CF, where a timer is
+ * marked firing only when its own callout starts. Fields that scheduling
+ * reads are written with both the loop's and the timer's lock held when the
+ * timer is in a loop, so either lock suffices to read them; `firing` is read
+ * and written under the timer's lock, because the callout may end with the
+ * timer in another loop.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -133,13 +137,22 @@ static void unlock_timer_and_loop(RLRunLoopTimerRef t, RLRunLoopRef rl) {
     if (rl) rl_loop_unlock(rl);
 }
 
+/* Puts a slot into its mode's heap, after every timer already there with the
+   same deadline (CF inserts a timer after its equals, whether it is new,
+   re-added, re-dated or advanced after firing). Loop and timer locked. */
+static bool schedule_slot(rl_timer_slot *slot) {
+    rl_mode *m = slot->mode;
+    return rl_heap_insert(&m->timers, slot, slot->timer->fire_ns, ++m->rl->timer_sequence);
+}
+
 /* Re-keys every scheduled slot after the deadline moved; both locks held. */
 static void reschedule_slots(RLRunLoopTimerRef t) {
     for (size_t i = 0; i < t->slot_count; i++) {
         rl_timer_slot *slot = t->slots[i];
         if (slot->heap_index < 0) continue;
-        rl_heap_update(&slot->mode->timers, (size_t)slot->heap_index, t->fire_ns);
-        rl_mode_timers_changed(slot->mode);
+        rl_mode *m = slot->mode;
+        rl_heap_update(&m->timers, (size_t)slot->heap_index, t->fire_ns, ++m->rl->timer_sequence);
+        rl_mode_timers_changed(m);
     }
 }
 
@@ -180,10 +193,7 @@ rl_timer_slot *rl_timer_slot_for_mode(RLRunLoopTimerRef t, rl_mode *m) {
 /* Claims the timer for `rl`; false if invalid or in another loop. Timer locked. */
 static bool claim(RLRunLoopRef rl, RLRunLoopTimerRef t) {
     if (!atomic_load(&t->valid) || (t->rl && t->rl != rl)) return false;
-    if (!t->rl) {
-        t->rl = rl;
-        if (!t->sequence) t->sequence = ++rl->timer_sequence;
-    }
+    t->rl = rl;
     return true;
 }
 
@@ -218,7 +228,8 @@ static void add_slot(rl_mode *m, RLRunLoopTimerRef t) {
     rl_timer_slot *slot = new_slot(t);
     if (!slot) return;
     *slot = (rl_timer_slot){t, m, -1};
-    if (!t->firing && !rl_heap_insert(&m->timers, slot, t->fire_ns, t->sequence)) {
+    /* A firing timer is scheduled when its callout ends (end_firing). */
+    if (!t->firing && !schedule_slot(slot)) {
         free_slot(t, slot);
         return;
     }
@@ -348,11 +359,7 @@ void RLRunLoopTimerInvalidate(RLRunLoopTimerRef timer) {
 
 /* ---- firing -------------------------------------------------------------- */
 
-/* While the timer is in this loop, its membership fields change only under
-   the loop's lock, which the firing code holds: it reads them without the
-   timer's lock, and takes that lock only to write what other threads read. */
-
-/* Takes a due timer out of every heap for its callout; loop locked. */
+/* Takes a timer out of every heap for its own callout; loop and timer locked. */
 static void begin_firing(RLRunLoopTimerRef t) {
     t->firing = true;
     for (size_t i = 0; i < t->slot_count; i++) {
@@ -361,62 +368,103 @@ static void begin_firing(RLRunLoopTimerRef t) {
     }
 }
 
-/* The date `steps` intervals on: exact on the date's own grid, unless that
-   grid has drifted from the deadline's (a date clamped at creation, or the
-   wall clock stepped), and then derived from the deadline. */
-static RLAbsoluteTime next_grid_date(RLRunLoopTimerRef t, int64_t steps, int64_t now) {
-    RLAbsoluteTime on_grid = t->fire_date + (double)steps * t->interval;
+/* The date `steps` intervals after `date`: exact on the date's own grid,
+   unless that grid has drifted from the deadline's (a date clamped at
+   creation, or the wall clock stepped), and then derived from the deadline. */
+static RLAbsoluteTime next_grid_date(RLRunLoopTimerRef t, RLAbsoluteTime date, int64_t steps, int64_t now) {
+    RLAbsoluteTime on_grid = date + (double)steps * t->interval;
     RLAbsoluteTime from_deadline = RLAbsoluteTimeGetCurrent() + (double)(t->fire_ns - now) * 1e-9;
     return fabs(on_grid - from_deadline) > 1.0 ? from_deadline : on_grid;
 }
 
-/* After the callout: a repeating timer moves to the next point of its grid in
-   the future (once, however late it was) unless the callout moved it later
-   itself, and goes back into its heaps; an invalidated one leaves the loop.
-   Loop locked. */
-static void end_firing(RLRunLoopRef rl, RLRunLoopTimerRef t, int64_t fired_ns) {
-    rl_item_lock_acquire(&t->lock);
+/* What a timer was fired for: its date and deadline when its callout began. */
+typedef struct {
+    RLAbsoluteTime date;
+    int64_t        deadline_ns;
+} fired_at;
+
+/* After the callout, under the lock of the loop the timer is in now (none, or
+   another loop than the one that fired it, if the callout moved it): as in
+   __CFRunLoopDoTimer, a date the callout moved later is kept; otherwise a
+   repeating timer moves to the first point of its grid (fire + k * interval,
+   counted from the date it fired for) after now, once however late, and any
+   earlier date the callout set is ignored. Then every slot out of its heap
+   (all of them, or those of the modes it was added to meanwhile) is
+   scheduled, after the timers of equal date. Timer locked; t->rl locked. */
+static void end_firing(RLRunLoopTimerRef t, fired_at fired) {
     t->firing = false;
-    if (!atomic_load(&t->valid)) {
-        if (t->rl == rl) {
-            remove_from_common(rl, t);
-            while (t->slot_count) remove_slot(rl, t->slots[t->slot_count - 1]->mode, t);
-            unclaim_if_unused(t);
-        }
-    } else if (t->interval > 0 && t->fire_ns <= fired_ns) {
+    if (!atomic_load(&t->valid)) return;   /* its invalidation removes every slot */
+    if (t->interval > 0 && t->fire_ns <= fired.deadline_ns) {
         int64_t now = rl_mono_now();
-        int64_t steps = now >= t->fire_ns ? (now - t->fire_ns) / t->interval_ns + 1 : 1;
-        t->fire_ns += steps * t->interval_ns;
-        t->fire_date = next_grid_date(t, steps, now);
+        int64_t steps = now >= fired.deadline_ns ? (now - fired.deadline_ns) / t->interval_ns + 1 : 1;
+        t->fire_ns = fired.deadline_ns + steps * t->interval_ns;
+        t->fire_date = next_grid_date(t, fired.date, steps, now);
     }
     for (size_t i = 0; i < t->slot_count; i++) {
         rl_timer_slot *slot = t->slots[i];
-        if (slot->heap_index < 0) rl_heap_insert(&slot->mode->timers, slot, t->fire_ns, t->sequence);
+        if (slot->heap_index >= 0) continue;
+        schedule_slot(slot);
+        rl_mode_timers_changed(slot->mode);
+    }
+}
+
+/* Ends the firing under the right lock and returns with `rl` locked. The
+   timer usually stayed in `rl`; one its callout moved to another loop is
+   finished under that loop's lock (never two loop locks at once), so that
+   loop's heap is only ever touched under its own lock, and it re-arms. */
+static void finish_firing(RLRunLoopRef rl, RLRunLoopTimerRef t, fired_at fired) {
+    rl_loop_relock(rl);
+    rl_item_lock_acquire(&t->lock);
+    if (t->rl == rl || t->rl == NULL) {
+        end_firing(t, fired);
+        rl_item_lock_release(&t->lock);
+        return;
     }
     rl_item_lock_release(&t->lock);
+    rl_loop_unlock(rl);
+    RLRunLoopRef now_in = lock_timer_and_loop(t);
+    end_firing(t, fired);
+    unlock_timer_and_loop(t, now_in);
+    rl_loop_relock(rl);
 }
 
-static void fire(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t, int64_t now) {
-    /* Skipped if invalidated, removed from this mode or re-dated to the
-       future by an earlier callout of the pass. */
-    bool still_due = atomic_load(&t->valid) && t->rl == rl && t->fire_ns <= now && rl_timer_slot_for_mode(t, m);
-    int64_t fired_ns = t->fire_ns;
-    if (still_due) {
-        void *info = t->context.info;
-        if (t->context.retain && info) t->context.retain(info);
-        rl_loop_unlock(rl);
-        RL_IS_CALLING_OUT_TO_A_TIMER_CALLBACK_FUNCTION(t->callout, t, info);
-        /* CF: a one-shot timer is invalidated even if its callout re-dated
-           it. It leaves the loop in end_firing, under the lock taken anyway. */
-        if (t->interval <= 0 && atomic_exchange(&t->valid, false)) release_info(t);
-        if (t->context.release && info) t->context.release(info);
-        rl_loop_relock(rl);
+/* __CFRunLoopDoTimer: fires t unless an earlier callout of the pass (or
+   another thread) invalidated it, removed it from this mode or loop, or
+   re-dated it past `now`, or its callout is already running; a skipped timer
+   is left exactly as it is. Loop locked on entry and exit. */
+static bool fire(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t, int64_t now) {
+    rl_item_lock_acquire(&t->lock);
+    bool due = atomic_load(&t->valid) && t->rl == rl && !t->firing && t->fire_ns <= now &&
+               rl_timer_slot_for_mode(t, m);
+    if (!due) {
+        rl_item_lock_release(&t->lock);
+        return false;
     }
-    end_firing(rl, t, fired_ns);
+    begin_firing(t);
+    fired_at fired = {t->fire_date, t->fire_ns};
+    rl_item_lock_release(&t->lock);
+    rl_loop_unlock(rl);
+
+    /* CF's ownership rule: retain and release bracket the callout only when
+       the context has a retain; a context with only a release hands its info
+       over, to be released once, when the timer is invalidated or freed. */
+    void *info = t->context.info;
+    bool bracket = t->context.retain != NULL;
+    if (bracket) info = (void *)t->context.retain(info);
+    RL_IS_CALLING_OUT_TO_A_TIMER_CALLBACK_FUNCTION(t->callout, t, info);
+    /* CF: a one-shot timer is invalidated after its callout, even if the
+       callout re-dated it. */
+    if (t->interval <= 0) RLRunLoopTimerInvalidate(t);
+    if (bracket && t->context.release) t->context.release(info);
+
+    finish_firing(rl, t, fired);
+    return true;
 }
 
-/* __CFRunLoopDoTimers: every timer due now is collected before any fires, so
-   a callout that adds an already-due timer does not run it in this pass. */
+/* __CFRunLoopDoTimers: the timers due now are collected in firing order
+   before any fires (a callout that adds an already-due timer does not run
+   it in this pass), then fired one at a time: each leaves the heaps only for
+   its own callout, so a run nested in a callout fires the others. */
 bool rl_do_timers(RLRunLoopRef rl, rl_mode *m) {
     const rl_heap_entry *top = rl_heap_top(&m->timers);
     if (!top) return false;
@@ -424,16 +472,18 @@ bool rl_do_timers(RLRunLoopRef rl, rl_mode *m) {
     if (top->deadline_ns > now) return false;
     rl_ptr_array *due = rl_loop_scratch(rl);
     if (!due) return false;
-    while ((top = rl_heap_top(&m->timers)) && top->deadline_ns <= now) {
-        RLRunLoopTimerRef t = top->slot->timer;
-        if (!rl_ptr_array_append(due, t)) break;
+    rl_heap_collect_due(&m->timers, now, due);
+    for (size_t i = 0; i < due->count; i++) {
+        RLRunLoopTimerRef t = ((rl_timer_slot *)due->items[i])->timer;
         RLRetain(t);
-        begin_firing(t);
+        due->items[i] = t;
     }
     /* Nested runs may move the per-depth table but never this depth's buffer. */
     void **items = due->items;
     size_t count = due->count;
-    for (size_t i = 0; i < count; i++) fire(rl, m, items[i], now);
+    bool fired = false;
+    for (size_t i = 0; i < count; i++)
+        if (fire(rl, m, items[i], now)) fired = true;
     for (size_t i = 0; i < count; i++) rl_loop_release_locked(rl, items[i]);
-    return count > 0;
+    return fired;
 }

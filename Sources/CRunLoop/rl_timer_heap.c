@@ -83,11 +83,75 @@ void rl_heap_remove(rl_timer_heap *h, size_t index) {
     sift_up(h, hole);
 }
 
-void rl_heap_update(rl_timer_heap *h, size_t index, int64_t deadline_ns) {
-    int64_t old = h->entries[index].deadline_ns;
+void rl_heap_update(rl_timer_heap *h, size_t index, int64_t deadline_ns, uint64_t sequence) {
+    rl_heap_entry old = h->entries[index];
     h->entries[index].deadline_ns = deadline_ns;
-    if (deadline_ns < old) sift_up(h, index);
+    h->entries[index].sequence = sequence;
+    if (before(&h->entries[index], &old)) sift_up(h, index);
     else sift_down(h, index);
+}
+
+static void collect_due(const rl_timer_heap *h, size_t index, int64_t limit, rl_ptr_array *out, bool *complete) {
+    if (h->entries[index].deadline_ns > limit) return;      /* children are no earlier */
+    if (!rl_ptr_array_append(out, h->entries[index].slot)) {
+        *complete = false;
+        return;
+    }
+    for (size_t c = index * ARITY + 1; c < h->count && c <= index * ARITY + ARITY; c++)
+        collect_due(h, c, limit, out, complete);
+}
+
+/* The heap key of a slot that is in h. */
+static inline const rl_heap_entry *entry_of(const rl_timer_heap *h, void *slot) {
+    return &h->entries[((struct rl_timer_slot *)slot)->heap_index];
+}
+
+/* Heapsort of items[0..n) by their entries' keys: in place, no allocation,
+   O(n log n) however many timers are due at once. */
+static void sift_down_items(const rl_timer_heap *h, void **items, size_t n, size_t i) {
+    for (;;) {
+        size_t largest = i, l = 2 * i + 1, r = l + 1;
+        if (l < n && before(entry_of(h, items[largest]), entry_of(h, items[l]))) largest = l;
+        if (r < n && before(entry_of(h, items[largest]), entry_of(h, items[r]))) largest = r;
+        if (largest == i) return;
+        void *tmp = items[i];
+        items[i] = items[largest];
+        items[largest] = tmp;
+        i = largest;
+    }
+}
+
+static void sort_by_key(const rl_timer_heap *h, void **items, size_t n) {
+    if (n < 2) return;
+    for (size_t i = n / 2; i-- > 0;) sift_down_items(h, items, n, i);
+    for (size_t end = n - 1; end > 0; end--) {
+        void *tmp = items[0];
+        items[0] = items[end];
+        items[end] = tmp;
+        sift_down_items(h, items, end, 0);
+    }
+}
+
+bool rl_heap_collect_due(const rl_timer_heap *h, int64_t limit, rl_ptr_array *out) {
+    size_t start = out->count;
+    bool complete = true;
+    if (h->count) collect_due(h, 0, limit, out, &complete);
+    sort_by_key(h, out->items + start, out->count - start);
+    return complete;
+}
+
+static void search_latest_date(const rl_timer_heap *h, size_t index, int64_t limit, int64_t *best) {
+    const rl_heap_entry *e = &h->entries[index];
+    if (e->deadline_ns > limit) return;       /* children are no earlier */
+    if (e->deadline_ns > *best) *best = e->deadline_ns;
+    for (size_t c = index * ARITY + 1; c < h->count && c <= index * ARITY + ARITY; c++)
+        search_latest_date(h, c, limit, best);
+}
+
+int64_t rl_heap_latest_deadline_until(const rl_timer_heap *h, int64_t limit) {
+    int64_t best = INT64_MIN;
+    if (h->count) search_latest_date(h, 0, limit, &best);
+    return best;
 }
 
 static void search_latest(const rl_timer_heap *h, size_t index,

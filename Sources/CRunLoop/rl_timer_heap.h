@@ -28,13 +28,18 @@ typedef struct {
 
 bool   rl_heap_insert(rl_timer_heap *h, struct rl_timer_slot *slot, int64_t deadline_ns, uint64_t sequence);
 void   rl_heap_remove(rl_timer_heap *h, size_t index);
-void   rl_heap_update(rl_timer_heap *h, size_t index, int64_t deadline_ns);
+/* Gives the entry at `index` a new key (a re-dated timer goes after the
+   others of its deadline: the caller passes a fresh sequence). */
+void   rl_heap_update(rl_timer_heap *h, size_t index, int64_t deadline_ns, uint64_t sequence);
 static inline const rl_heap_entry *rl_heap_top(const rl_timer_heap *h) {
     return h->count ? &h->entries[0] : NULL;
 }
 /* The earliest of deadline + tolerance over all entries, given each slot's
    tolerance (ns); prunes subtrees whose deadline is already past the best. */
 int64_t rl_heap_earliest_latest(const rl_timer_heap *h, int64_t (*tolerance_of)(const struct rl_timer_slot *));
+/* The latest deadline that is <= limit (INT64_MIN if none); visits only the
+   entries due by `limit`. */
+int64_t rl_heap_latest_deadline_until(const rl_timer_heap *h, int64_t limit);
 void   rl_heap_free(rl_timer_heap *h);
 /* Checks every heap invariant; aborts with a message if one is broken. */
 void   rl_heap_verify(const rl_timer_heap *h);

@@ -251,7 +251,12 @@ typedef void (*RLRunLoopObserverCallBack)(RLRunLoopObserverRef observer, RLRunLo
 
 /* Creates an observer of `activities` (a mask of RLRunLoopActivity), called in
    `order` (ties: in the order added). A non-repeating observer is invalidated
-   after its first callout. NULL callout: returns NULL. NULL context: info is NULL. */
+   after its first callout. An observer is never called while its callout
+   runs (nested runs, or another loop it was moved to, skip it). NULL
+   callout: returns NULL. NULL context: info is NULL. Context ownership, as
+   CF: retain(info) is called once at creation and release(info) exactly
+   once, when the observer is invalidated (or freed if it never was); a
+   callout is never bracketed with retain/release. */
 RLRunLoopObserverRef RLRunLoopObserverCreate(RLOptionFlags activities, bool repeats, RLIndex order,
                                              RLRunLoopObserverCallBack callout, RLRunLoopObserverContext *context);
 #if __BLOCKS__
@@ -287,7 +292,30 @@ typedef void (*RLRunLoopTimerCallBack)(RLRunLoopTimerRef timer, void *info);
    years away (in the past: due at once, and a repeating timer's next date is
    then taken from its actual schedule); NaN or negative interval means 0 (one-shot); a positive
    interval is clamped to [1e-6, 504911232] seconds. `flags` is ignored, as in
-   CF; `order` is kept but does not affect firing. NULL callout: returns NULL. */
+   CF; `order` is kept but does not affect firing. NULL callout: returns NULL.
+
+   Firing, as CF's __CFRunLoopDoTimers: a pass collects the timers of the
+   running mode that are due, in date order, then fires them one at a time.
+   Timers with equal dates fire in the order they were scheduled; a timer
+   added again, re-dated (even to the same date) or moved to its next date
+   after firing goes after the others of its date. A timer counts as firing
+   only while its own callout runs: a run of the loop nested in that callout
+   fires the other due timers, never this one. A timer that an earlier
+   callout of the pass invalidated, removed from the running mode (or moved
+   to another loop) or re-dated into the future is skipped and left exactly
+   as that callout left it. After the callout, a one-shot timer is
+   invalidated; a repeating one goes to the first point of its grid
+   fireDate + k * interval after now (once, however late it fired), unless
+   its callout set a later date, which is kept. An earlier (or the same)
+   date set inside the callout is ignored, as in CF: the timer stays on its
+   grid. A timer that its callout moved to another loop (removed here, added
+   there) is re-scheduled in that loop, which re-arms for it.
+
+   Context ownership, as CF: retain(info) is called once at creation, and
+   release(info) exactly once, when the timer is invalidated (or freed if it
+   never was). Each callout is bracketed by retain/release only when
+   `retain` is set; a context with `release` but no `retain` hands its info
+   over to the timer. */
 RLRunLoopTimerRef RLRunLoopTimerCreate(RLAbsoluteTime fireDate, RLTimeInterval interval, RLOptionFlags flags,
                                        RLIndex order, RLRunLoopTimerCallBack callout, RLRunLoopTimerContext *context);
 #if __BLOCKS__
@@ -306,9 +334,15 @@ RLIndex        RLRunLoopTimerGetOrder(RLRunLoopTimerRef timer);      /* 0 for NU
    own callout and from any thread. NULL: ignored. */
 void           RLRunLoopTimerInvalidate(RLRunLoopTimerRef timer);
 bool           RLRunLoopTimerIsValid(RLRunLoopTimerRef timer);       /* false for NULL */
-/* Tolerance: how late the loop may fire the timer to coalesce wake-ups. 0 by
-   default. NaN or negative is clamped to 0; for a repeating timer it is
-   clamped to half the interval. */
+/* Tolerance: how late the loop may fire the timer to share a wake-up with
+   other timers. 0 by default. NaN or negative is clamped to 0; for a
+   repeating timer it is clamped to half the interval. The loop wakes at the
+   latest fire date among the timers whose date is no later than the
+   earliest date + tolerance of the mode's timers, and fires every due timer
+   then: a timer is never late by more than its tolerance, and a timer whose
+   window holds no other timer's date fires at its date (tolerance never
+   makes a lone timer late). CF arms a soft and a hard deadline instead; the
+   effect is the same kind of grouping. */
 RLTimeInterval RLRunLoopTimerGetTolerance(RLRunLoopTimerRef timer);
 void           RLRunLoopTimerSetTolerance(RLRunLoopTimerRef timer, RLTimeInterval tolerance);
 /* Copies the timer's context. NULL arguments: ignored. */

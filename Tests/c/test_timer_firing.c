@@ -1,0 +1,586 @@
+/* test_timer_firing.c: how a pass fires its timers, one at a time as CF does:
+   a timer is marked firing only when its own callout starts, so a nested run
+   from a callout fires the other due timers; a timer skipped in a pass is
+   left exactly as an earlier callout left it; a timer (or observer) moved to
+   another loop from its own callout lives on in that loop and fires on time;
+   re-dating inside the callout and ties follow CF; tolerance only delays a
+   timer to share a wake-up; CF's ownership rules for context info. Timing is
+   checked only with lower bounds, counts, or very generous upper bounds. */
+#include <CRunLoop.h>
+#include "rltest.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#define CLOCK_SLACK 1e-4
+
+static rl_test_log g_log;
+static void log_index(RLRunLoopTimerRef t, void *info) { (void)t; rl_test_log_add(&g_log, (long)(intptr_t)info); }
+
+/* ---- nested runs ---- */
+
+static atomic_int g_fast_fires;
+static void count_fast(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; atomic_fetch_add(&g_fast_fires, 1); }
+
+static int g_fast_in_nested;
+static void run_nested_half_second(RLRunLoopTimerRef t, void *info) {
+    (void)t; (void)info;
+    int before = atomic_load(&g_fast_fires);
+    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.5, false);
+    g_fast_in_nested = atomic_load(&g_fast_fires) - before;
+}
+
+/* A modal loop run from a timer callout keeps the other timers going, even
+   those that were due in the same pass (a 20 Hz timer fires ~10 times). */
+static void nested_run_from_a_timer_callout_fires_the_other_due_timers(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
+    RLRunLoopTimerRef modal = rl_test_timer(now, 0, run_nested_half_second, NULL);
+    RLRunLoopTimerRef fast = rl_test_timer(now, 0.05, count_fast, NULL);
+    RLRunLoopAddTimer(rl, modal, kRLRunLoopDefaultMode);
+    RLRunLoopAddTimer(rl, fast, kRLRunLoopDefaultMode);
+    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.01, true);
+    RL_ASSERT(!RLRunLoopTimerIsValid(modal));
+    RL_ASSERT_GE_INT(g_fast_in_nested, 3);
+    RLRunLoopTimerInvalidate(fast);
+    RLRelease(modal);
+    RLRelease(fast);
+}
+
+/* The timer whose callout runs the loop is not fired again inside it. */
+static int g_self_nested_calls, g_self_in_nested, g_self_reentered;
+static void nested_self(RLRunLoopTimerRef t, void *info) {
+    (void)t; (void)info;
+    if (g_self_in_nested) g_self_reentered++;
+    if (++g_self_nested_calls == 1) {
+        g_self_in_nested = 1;
+        RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.2, false);
+        g_self_in_nested = 0;
+    }
+}
+
+static void timer_is_not_fired_again_inside_its_own_nested_run(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0.01, nested_self, NULL);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.001, true);
+    RL_ASSERT_GE_INT(g_self_nested_calls, 1);
+    RL_ASSERT_EQ_INT(g_self_reentered, 0);
+    RLRunLoopTimerInvalidate(t);
+    RLRelease(t);
+    RLRelease(keep);
+}
+
+/* ---- timers skipped in a pass ---- */
+
+typedef struct {
+    RLRunLoopTimerRef other;
+    RLAbsoluteTime    date;
+    int               what;     /* 0: re-date other, 1: remove from default, 2: invalidate */
+} skip_rec;
+
+static void disturb_other(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    skip_rec *r = info;
+    rl_test_log_add(&g_log, 1);
+    if (r->what == 0) RLRunLoopTimerSetNextFireDate(r->other, r->date);
+    else if (r->what == 1) RLRunLoopRemoveTimer(RLRunLoopGetCurrent(), r->other, kRLRunLoopDefaultMode);
+    else RLRunLoopTimerInvalidate(r->other);
+}
+
+static void log_two(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; rl_test_log_add(&g_log, 2); }
+
+/* Re-dated by an earlier callout of the pass: keeps exactly the new date. */
+static void timer_redated_by_an_earlier_callout_keeps_that_date(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
+    static skip_rec r;
+    RLRunLoopTimerRef first = rl_test_timer(now - 0.01, 0, disturb_other, &r);
+    RLRunLoopTimerRef second = rl_test_timer(now - 0.005, 10, log_two, NULL);
+    r = (skip_rec){second, now + 0.2, 0};
+    RLRunLoopAddTimer(rl, first, kRLRunLoopDefaultMode);
+    RLRunLoopAddTimer(rl, second, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_LOG(&g_log, 1);
+    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetNextFireDate(second), r.date);
+    RLRunLoopTimerInvalidate(second);
+    RLRelease(first);
+    RLRelease(second);
+    RLRelease(keep);
+}
+
+/* Removed from the running mode by an earlier callout: its date in its other
+   mode is untouched, so it fires there on its grid point. */
+static void timer_removed_from_the_running_mode_keeps_its_date(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    RLRunLoopSourceRef keep_other = rl_test_keep_mode(rl, "other");
+    RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
+    static skip_rec r;
+    RLRunLoopTimerRef first = rl_test_timer(now - 0.01, 0, disturb_other, &r);
+    RLAbsoluteTime date = now - 0.005;
+    RLRunLoopTimerRef second = rl_test_timer(date, 10, log_two, NULL);
+    r = (skip_rec){second, 0, 1};
+    RLRunLoopAddTimer(rl, first, kRLRunLoopDefaultMode);
+    RLRunLoopAddTimer(rl, second, kRLRunLoopDefaultMode);
+    RLRunLoopAddTimer(rl, second, "other");
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_LOG(&g_log, 1);
+    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetNextFireDate(second), date);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode("other", 0, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_LOG(&g_log, 1, 2);
+    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetNextFireDate(second), date + 10);
+    RLRunLoopTimerInvalidate(second);
+    RLRelease(first);
+    RLRelease(second);
+    RLRelease(keep);
+    RLRelease(keep_other);
+}
+
+/* Invalidated by an earlier callout: not called. */
+static void timer_invalidated_by_an_earlier_callout_is_not_called(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
+    static skip_rec r;
+    RLRunLoopTimerRef first = rl_test_timer(now - 0.01, 0, disturb_other, &r);
+    RLRunLoopTimerRef second = rl_test_timer(now - 0.005, 10, log_two, NULL);
+    r = (skip_rec){second, 0, 2};
+    RLRunLoopAddTimer(rl, first, kRLRunLoopDefaultMode);
+    RLRunLoopAddTimer(rl, second, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_LOG(&g_log, 1);
+    RL_ASSERT(!RLRunLoopTimerIsValid(second));
+    RL_ASSERT(!RLRunLoopContainsTimer(rl, second, kRLRunLoopDefaultMode));
+    RLRelease(first);
+    RLRelease(second);
+    RLRelease(keep);
+}
+
+/* ---- re-dating inside the callout, ties ---- */
+
+static RLAbsoluteTime g_redate_to;
+static void redate_self(RLRunLoopTimerRef t, void *info) {
+    (void)info;
+    RLRunLoopTimerSetNextFireDate(t, g_redate_to);
+}
+
+/* An earlier date set by the callout is ignored (CF): the timer goes on
+   along its own grid. */
+static void redating_earlier_inside_the_callout_is_ignored(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    RLAbsoluteTime date = RLAbsoluteTimeGetCurrent() - 0.001;
+    g_redate_to = date - 0.5;
+    RLRunLoopTimerRef t = rl_test_timer(date, 10, redate_self, NULL);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT(fabs(RLRunLoopTimerGetNextFireDate(t) - (date + 10)) < 1e-6);
+    RLRunLoopTimerInvalidate(t);
+    RLRelease(t);
+    RLRelease(keep);
+}
+
+/* The same date set again counts as not later: ignored as well. */
+static void redating_to_the_same_date_inside_the_callout_is_ignored(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    RLAbsoluteTime date = RLAbsoluteTimeGetCurrent() - 0.001;
+    g_redate_to = date;
+    RLRunLoopTimerRef t = rl_test_timer(date, 10, redate_self, NULL);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT(fabs(RLRunLoopTimerGetNextFireDate(t) - (date + 10)) < 1e-6);
+    RLRunLoopTimerInvalidate(t);
+    RLRelease(t);
+    RLRelease(keep);
+}
+
+static RLRunLoopTimerRef make_indexed(RLAbsoluteTime date, int i) {
+    RLRunLoopTimerContext c = { 0, (void *)(intptr_t)i, NULL, NULL, NULL };
+    return RLRunLoopTimerCreate(date, 0, 0, 0, log_index, &c);
+}
+
+/* A timer removed and added again goes after the others of its date. */
+static void readded_timer_goes_after_others_with_the_same_date(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLAbsoluteTime date = RLAbsoluteTimeGetCurrent() + 0.01;
+    RLRunLoopTimerRef t[3];
+    for (int i = 0; i < 3; i++) {
+        t[i] = make_indexed(date, i);
+        RLRunLoopAddTimer(rl, t[i], kRLRunLoopDefaultMode);
+    }
+    RLRunLoopRemoveTimer(rl, t[0], kRLRunLoopDefaultMode);
+    RLRunLoopAddTimer(rl, t[0], kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunFinished);
+    RL_ASSERT_LOG(&g_log, 1, 2, 0);
+    for (int i = 0; i < 3; i++) RLRelease(t[i]);
+}
+
+/* A timer re-dated to the date of others goes after them. */
+static void redated_timer_goes_after_others_with_the_same_date(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLAbsoluteTime date = RLAbsoluteTimeGetCurrent() + 0.01;
+    RLRunLoopTimerRef t[3];
+    for (int i = 0; i < 3; i++) {
+        t[i] = make_indexed(date, i);
+        RLRunLoopAddTimer(rl, t[i], kRLRunLoopDefaultMode);
+    }
+    RLRunLoopTimerSetNextFireDate(t[1], date);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunFinished);
+    RL_ASSERT_LOG(&g_log, 0, 2, 1);
+    for (int i = 0; i < 3; i++) RLRelease(t[i]);
+}
+
+/* ---- moving between loops from the callout ---- */
+
+typedef struct {
+    RLRunLoopRef      to;
+    RLThreadRef       thread;
+    atomic_int        fires_there;
+    atomic_int        fires_here;
+    RLRunLoopRef      here;
+} move_rec;
+
+static void move_to_other_loop(RLRunLoopTimerRef t, void *info) {
+    move_rec *r = info;
+    RLRunLoopRef cur = RLRunLoopGetCurrent();
+    if (cur == r->here) {
+        atomic_fetch_add(&r->fires_here, 1);
+        RLRunLoopRemoveTimer(cur, t, kRLRunLoopDefaultMode);
+        RLRunLoopAddTimer(r->to, t, kRLRunLoopDefaultMode);
+        RLRunLoopStop(cur);
+    } else {
+        RL_ASSERT(cur == r->to);
+        atomic_fetch_add(&r->fires_there, 1);
+    }
+}
+
+/* Moved to another loop by its own callout, a 10 Hz timer keeps firing there
+   on time (the other loop re-arms for it). */
+static void timer_moved_to_another_loop_in_its_callout_fires_there_on_time(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    static move_rec r;
+    r.here = rl;
+    r.thread = RLThreadCreate("other");
+    RL_ASSERT(RLThreadStart(r.thread));
+    r.to = RLThreadGetRunLoop(r.thread);
+    RL_ASSERT(rl_test_wait_sleeping(r.to, 5));
+    RLRunLoopTimerContext c = { 0, &r, NULL, NULL, NULL };
+    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 0.1, 0, 0, move_to_other_loop, &c);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, false), kRLRunLoopRunStopped);
+    RL_ASSERT_EQ_INT(atomic_load(&r.fires_here), 1);
+    RL_ASSERT(RLRunLoopContainsTimer(r.to, t, kRLRunLoopDefaultMode));
+    RL_ASSERT(!RLRunLoopContainsTimer(rl, t, kRLRunLoopDefaultMode));
+    /* ~7 fires in 0.75 s; at least 3 even on a loaded machine. */
+    rl_test_sleep(0.75);
+    RL_ASSERT_GE_INT(atomic_load(&r.fires_there), 3);
+    RLRunLoopTimerInvalidate(t);
+    RLThreadStop(r.thread);
+    RLThreadRelease(r.thread);
+    RLRelease(t);
+    RLRelease(keep);
+}
+
+/* Two loops bounce timers between them from the timers' own callouts: every
+   timer fires exactly its quota, always on the loop it is in. */
+enum { BOUNCE_TIMERS = 16 };
+typedef struct {
+    RLRunLoopRef loops[2];
+    atomic_int   fires[BOUNCE_TIMERS];
+    atomic_int   done;
+    atomic_int   wrong_loop;
+    int          quota;
+} bounce_rec;
+static bounce_rec g_bounce;
+
+static void bounce(RLRunLoopTimerRef t, void *info) {
+    int i = (int)(intptr_t)info;
+    RLRunLoopRef cur = RLRunLoopGetCurrent();
+    int side = cur == g_bounce.loops[1];
+    if (cur != g_bounce.loops[side]) atomic_fetch_add(&g_bounce.wrong_loop, 1);
+    if (!RLRunLoopContainsTimer(cur, t, kRLRunLoopDefaultMode) && !RLRunLoopContainsTimer(cur, t, "alt"))
+        atomic_fetch_add(&g_bounce.wrong_loop, 1);
+    if (atomic_fetch_add(&g_bounce.fires[i], 1) + 1 >= g_bounce.quota) {
+        RLRunLoopTimerInvalidate(t);
+        atomic_fetch_add(&g_bounce.done, 1);
+        return;
+    }
+    RLRunLoopRemoveTimer(cur, t, kRLRunLoopDefaultMode);
+    RLRunLoopRemoveTimer(cur, t, "alt");
+    RLRunLoopRef other = g_bounce.loops[!side];
+    RLRunLoopAddTimer(other, t, kRLRunLoopDefaultMode);
+    /* Every third move also lands in a second mode of the other loop. */
+    if (i % 3 == 0) RLRunLoopAddTimer(other, t, "alt");
+    /* Move the date about too, within the callout. */
+    if (i % 4 == 1) RLRunLoopTimerSetNextFireDate(t, RLAbsoluteTimeGetCurrent() + 0.0003);
+}
+
+static void timers_bounced_between_two_loops_by_their_callouts_all_fire(void) {
+    g_bounce.quota = (int)rl_test_scaled(300);
+    RLThreadRef th[2];
+    for (int k = 0; k < 2; k++) {
+        th[k] = RLThreadCreate("bounce");
+        RL_ASSERT(RLThreadStart(th[k]));
+        g_bounce.loops[k] = RLThreadGetRunLoop(th[k]);
+    }
+    RLRunLoopTimerRef t[BOUNCE_TIMERS];
+    for (int i = 0; i < BOUNCE_TIMERS; i++) {
+        RLRunLoopTimerContext c = { 0, (void *)(intptr_t)i, NULL, NULL, NULL };
+        t[i] = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 0.0002 * (1 + i % 3), 0, 0, bounce, &c);
+        RLRunLoopAddTimer(g_bounce.loops[i & 1], t[i], kRLRunLoopDefaultMode);
+    }
+    double end = rl_test_now() + 60;
+    while (atomic_load(&g_bounce.done) < BOUNCE_TIMERS && rl_test_now() < end) rl_test_sleep(0.005);
+    RL_ASSERT_EQ_INT(atomic_load(&g_bounce.done), BOUNCE_TIMERS);
+    for (int i = 0; i < BOUNCE_TIMERS; i++) RL_ASSERT_EQ_INT(atomic_load(&g_bounce.fires[i]), g_bounce.quota);
+    RL_ASSERT_EQ_INT(atomic_load(&g_bounce.wrong_loop), 0);
+    for (int k = 0; k < 2; k++) {
+        RLThreadStop(th[k]);
+        RLThreadRelease(th[k]);
+    }
+    for (int i = 0; i < BOUNCE_TIMERS; i++) RLRelease(t[i]);
+}
+
+/* Observers bounced the same way (BeforeWaiting and AfterWaiting). */
+typedef struct {
+    RLRunLoopRef loops[2];
+    atomic_int   calls;
+    atomic_int   wrong_loop;
+} obs_bounce_rec;
+static obs_bounce_rec g_obs_bounce;
+
+static void bounce_observer(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)a; (void)info;
+    RLRunLoopRef cur = RLRunLoopGetCurrent();
+    int side = cur == g_obs_bounce.loops[1];
+    if (cur != g_obs_bounce.loops[side]) atomic_fetch_add(&g_obs_bounce.wrong_loop, 1);
+    atomic_fetch_add(&g_obs_bounce.calls, 1);
+    RLRunLoopRemoveObserver(cur, o, kRLRunLoopDefaultMode);
+    RLRunLoopAddObserver(g_obs_bounce.loops[!side], o, kRLRunLoopDefaultMode);
+    RLRunLoopWakeUp(g_obs_bounce.loops[!side]);
+}
+
+static void observers_bounced_between_two_loops_by_their_callouts(void) {
+    RLThreadRef th[2];
+    for (int k = 0; k < 2; k++) {
+        th[k] = RLThreadCreate("bounce");
+        RL_ASSERT(RLThreadStart(th[k]));
+        g_obs_bounce.loops[k] = RLThreadGetRunLoop(th[k]);
+    }
+    enum { N = 8 };
+    RLRunLoopObserverRef o[N];
+    for (int i = 0; i < N; i++) {
+        o[i] = RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting | kRLRunLoopAfterWaiting, true, i, bounce_observer,
+                                       NULL);
+        RLRunLoopAddObserver(g_obs_bounce.loops[i & 1], o[i], kRLRunLoopDefaultMode);
+        RLRunLoopWakeUp(g_obs_bounce.loops[i & 1]);
+    }
+    int want = (int)rl_test_scaled(4000);
+    double end = rl_test_now() + 60;
+    while (atomic_load(&g_obs_bounce.calls) < want && rl_test_now() < end) rl_test_sleep(0.005);
+    RL_ASSERT_GE_INT(atomic_load(&g_obs_bounce.calls), want);
+    for (int i = 0; i < N; i++) RLRunLoopObserverInvalidate(o[i]);
+    RL_ASSERT_EQ_INT(atomic_load(&g_obs_bounce.wrong_loop), 0);
+    for (int k = 0; k < 2; k++) {
+        RLThreadStop(th[k]);
+        RLThreadRelease(th[k]);
+    }
+    for (int i = 0; i < N; i++) RLRelease(o[i]);
+}
+
+/* ---- tolerance ---- */
+
+typedef struct { double mono_at; int fired; } when_rec;
+static void note_when(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    when_rec *w = info;
+    w->mono_at = rl_test_now();
+    w->fired++;
+}
+
+/* Alone, a timer with a large tolerance fires at its date, not at the end of
+   its window (5 s late before). */
+static void lone_timer_with_tolerance_fires_at_its_date(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    static when_rec w;
+    double start = rl_test_now();
+    RLRunLoopTimerContext c = { 0, &w, NULL, NULL, NULL };
+    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + 0.05, 0, 0, 0, note_when, &c);
+    RLRunLoopTimerSetTolerance(t, 5);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 20, false), kRLRunLoopRunFinished);
+    RL_ASSERT_EQ_INT(w.fired, 1);
+    RL_ASSERT_GE_DBL(w.mono_at - start, 0.05 - CLOCK_SLACK);
+    RL_ASSERT_LE_DBL(w.mono_at - start, 2.5);
+    RLRelease(t);
+}
+
+/* A tolerant timer whose window holds another timer's date waits for it:
+   one wake-up fires both (never before the later date, earliest first). */
+static void tolerant_timer_shares_a_wake_up_with_a_timer_in_its_window(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    static when_rec w[2];
+    double start = rl_test_now();
+    RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
+    RLRunLoopTimerContext c0 = { 0, &w[0], NULL, NULL, NULL };
+    RLRunLoopTimerContext c1 = { 0, &w[1], NULL, NULL, NULL };
+    RLRunLoopTimerRef early = RLRunLoopTimerCreate(now + 0.05, 0, 0, 0, note_when, &c0);
+    RLRunLoopTimerRef late = RLRunLoopTimerCreate(now + 0.15, 0, 0, 0, note_when, &c1);
+    RLRunLoopTimerSetTolerance(early, 1);
+    RLRunLoopAddTimer(rl, early, kRLRunLoopDefaultMode);
+    RLRunLoopAddTimer(rl, late, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 20, false), kRLRunLoopRunFinished);
+    RL_ASSERT_EQ_INT(w[0].fired + w[1].fired, 2);
+    RL_ASSERT_GE_DBL(w[0].mono_at - start, 0.15 - CLOCK_SLACK);
+    RL_ASSERT_LE_DBL(w[0].mono_at, w[1].mono_at);
+    RLRelease(early);
+    RLRelease(late);
+}
+
+/* A timer beyond every window does not hold the tolerant one back. */
+static void tolerant_timer_does_not_wait_for_a_timer_outside_its_window(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    static when_rec w[2];
+    double start = rl_test_now();
+    RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
+    RLRunLoopTimerContext c0 = { 0, &w[0], NULL, NULL, NULL };
+    RLRunLoopTimerContext c1 = { 0, &w[1], NULL, NULL, NULL };
+    RLRunLoopTimerRef early = RLRunLoopTimerCreate(now + 0.05, 0, 0, 0, note_when, &c0);
+    RLRunLoopTimerRef late = RLRunLoopTimerCreate(now + 10, 0, 0, 0, note_when, &c1);
+    RLRunLoopTimerSetTolerance(early, 3);
+    RLRunLoopTimerSetTolerance(late, 3);
+    RLRunLoopAddTimer(rl, early, kRLRunLoopDefaultMode);
+    RLRunLoopAddTimer(rl, late, kRLRunLoopDefaultMode);
+    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 2.9, true);
+    RL_ASSERT_EQ_INT(w[0].fired, 1);
+    RL_ASSERT_EQ_INT(w[1].fired, 0);
+    RL_ASSERT_LE_DBL(w[0].mono_at - start, 2.5);
+    RLRunLoopTimerInvalidate(late);
+    RLRelease(early);
+    RLRelease(late);
+    RLRelease(keep);
+}
+
+/* ---- ownership of the context info ---- */
+
+typedef struct { int retains, releases, calls; int *alive; } owned;
+static const void *owned_retain(const void *info) { ((owned *)info)->retains++; return info; }
+static void owned_release(const void *info) { ((owned *)info)->releases++; }
+
+static void owned_timer_fire(RLRunLoopTimerRef t, void *info) {
+    owned *o = info;
+    o->calls++;
+    if (o->calls == 11) RLRunLoopTimerInvalidate(t);
+}
+
+/* release without retain hands ownership over: release exactly once. */
+static void timer_context_with_release_but_no_retain_is_released_once(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    static owned o;
+    RLRunLoopTimerContext c = { 0, &o, NULL, owned_release, NULL };
+    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 0.001, 0, 0, owned_timer_fire, &c);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunFinished);
+    RL_ASSERT_EQ_INT(o.calls, 11);
+    RL_ASSERT_EQ_INT(o.releases, 1);
+    RLRelease(t);
+    RL_ASSERT_EQ_INT(o.releases, 1);
+}
+
+/* With retain, every callout is bracketed by retain and release. */
+static void timer_context_with_retain_brackets_every_callout(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    static owned o;
+    RLRunLoopTimerContext c = { 0, &o, owned_retain, owned_release, NULL };
+    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 0.001, 0, 0, owned_timer_fire, &c);
+    RL_ASSERT_EQ_INT(o.retains, 1);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunFinished);
+    RL_ASSERT_EQ_INT(o.calls, 11);
+    RL_ASSERT_EQ_INT(o.retains, 12);
+    RL_ASSERT_EQ_INT(o.releases, 12);
+    RLRelease(t);
+    RL_ASSERT_EQ_INT(o.releases, 12);
+}
+
+/* The info is freed by its release: an observer must not touch it after
+   that, nor release it per callout (CF never brackets observer callouts). */
+typedef struct { int calls; } heap_info;
+static int g_heap_info_frees;
+static void heap_info_free(const void *info) { g_heap_info_frees++; free((void *)info); }
+static void observe_heap_info(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o; (void)a;
+    heap_info *h = info;
+    h->calls++;
+    if (h->calls == 5) RLRunLoopStop(RLRunLoopGetCurrent());
+}
+
+static void observer_context_with_release_but_no_retain_is_released_once(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    heap_info *h = calloc(1, sizeof *h);
+    RLRunLoopObserverContext c = { 0, h, NULL, heap_info_free, NULL };
+    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopBeforeSources, true, 0, observe_heap_info, &c);
+    RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
+    for (int i = 0; i < 8 && g_heap_info_frees == 0; i++) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false);
+    RL_ASSERT_EQ_INT(g_heap_info_frees, 0);
+    RLRunLoopObserverInvalidate(o);
+    RL_ASSERT_EQ_INT(g_heap_info_frees, 1);
+    RLRelease(o);
+    RL_ASSERT_EQ_INT(g_heap_info_frees, 1);
+    RLRelease(keep);
+}
+
+static void observe_owned(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o; (void)a;
+    ((owned *)info)->calls++;
+}
+
+/* Even with retain, an observer callout is not bracketed. */
+static void observer_context_retain_is_called_once_at_creation(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    static owned ow;
+    RLRunLoopObserverContext c = { 0, &ow, owned_retain, owned_release, NULL };
+    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopBeforeSources, true, 0, observe_owned, &c);
+    RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
+    for (int i = 0; i < 5; i++) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false);
+    RL_ASSERT_EQ_INT(ow.calls, 5);
+    RL_ASSERT_EQ_INT(ow.retains, 1);
+    RL_ASSERT_EQ_INT(ow.releases, 0);
+    RLRelease(o);
+    RLRunLoopRemoveObserver(rl, o, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(ow.releases, 1);
+    RLRelease(keep);
+}
+
+int main(int argc, char **argv) {
+    static const rl_test tests[] = {
+        RL_TEST(nested_run_from_a_timer_callout_fires_the_other_due_timers),
+        RL_TEST(timer_is_not_fired_again_inside_its_own_nested_run),
+        RL_TEST(timer_redated_by_an_earlier_callout_keeps_that_date),
+        RL_TEST(timer_removed_from_the_running_mode_keeps_its_date),
+        RL_TEST(timer_invalidated_by_an_earlier_callout_is_not_called),
+        RL_TEST(redating_earlier_inside_the_callout_is_ignored),
+        RL_TEST(redating_to_the_same_date_inside_the_callout_is_ignored),
+        RL_TEST(readded_timer_goes_after_others_with_the_same_date),
+        RL_TEST(redated_timer_goes_after_others_with_the_same_date),
+        RL_TEST(timer_moved_to_another_loop_in_its_callout_fires_there_on_time),
+        RL_TEST(timers_bounced_between_two_loops_by_their_callouts_all_fire),
+        RL_TEST(observers_bounced_between_two_loops_by_their_callouts),
+        RL_TEST(lone_timer_with_tolerance_fires_at_its_date),
+        RL_TEST(tolerant_timer_shares_a_wake_up_with_a_timer_in_its_window),
+        RL_TEST(tolerant_timer_does_not_wait_for_a_timer_outside_its_window),
+        RL_TEST(timer_context_with_release_but_no_retain_is_released_once),
+        RL_TEST(timer_context_with_retain_brackets_every_callout),
+        RL_TEST(observer_context_with_release_but_no_retain_is_released_once),
+        RL_TEST(observer_context_retain_is_called_once_at_creation),
+    };
+    return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
+}
