@@ -15,8 +15,9 @@
  *    its eventfd, so it is readable when a signal is pending in the kernel or
  *    credited to it; its perform consumes both before calling out.
  *  - When the last watcher of signo goes, the instances still pending are
- *    read and dropped, then (on the thread that blocked it) the signal's
- *    previous blocked/unblocked state is restored.
+ *    read and dropped, then, on the very thread that blocked it (known by an
+ *    identity never reused, unlike pthread_t values), the signal's previous
+ *    blocked/unblocked state is restored; no other thread's mask changes.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -52,12 +53,21 @@ typedef struct {
     int watchers;
     int sfd;
     bool restore;                  /* unblock when the last watcher goes */
-    pthread_t blocker;
+    uint64_t blocker;              /* thread_identity() of the thread that blocked it */
     watcher *list;
 } sigstate;
 
 static pthread_mutex_t sig_lock = PTHREAD_MUTEX_INITIALIZER;
 static sigstate sigs[_NSIG];
+
+/* A number for the calling thread, never given to another thread of the
+   process (a pthread_t or a tid is reused once its thread has exited). */
+static uint64_t thread_identity(void) {
+    static _Atomic uint64_t next_identity = 1;
+    static _Thread_local uint64_t identity;
+    if (!identity) identity = atomic_fetch_add_explicit(&next_identity, 1, memory_order_relaxed);
+    return identity;
+}
 
 static bool signal_is_watchable(int signo) {
     if (signo <= 0 || signo >= _NSIG) return false;
@@ -111,7 +121,7 @@ static void watcher_free(watcher *w) {
         collect_locked(w->signo, NULL);
         close(s->sfd);
         s->sfd = -1;
-        if (s->restore && pthread_equal(s->blocker, pthread_self())) {
+        if (s->restore && s->blocker == thread_identity()) {
             sigset_t set;
             sigemptyset(&set);
             sigaddset(&set, w->signo);
@@ -195,7 +205,7 @@ static bool attach(watcher *w) {
     pthread_sigmask(SIG_BLOCK, &set, &old);
     if (first) {
         s->restore = !sigismember(&old, signo);
-        s->blocker = pthread_self();
+        s->blocker = thread_identity();
     }
     s->watchers++;
     w->next = s->list;

@@ -326,6 +326,57 @@ static void sig_many_threads_stress_counts_realtime_signals(void) {
     unwatch(s);
 }
 
+/* ---- the mask of a thread that did not ask is never changed ---------------- */
+
+static void sig_nop(int signo, uint32_t count, void *info) { (void)signo; (void)count; (void)info; }
+
+typedef struct {
+    RLRunLoopSourceRef source;
+    pthread_t self;
+    int still_blocked;
+} mask_case;
+
+static void *make_source_and_exit(void *arg) {
+    mask_case *c = arg;
+    c->self = pthread_self();
+    c->source = RLSignalSourceCreate(SIGUSR2, 0, sig_nop, NULL);   /* blocks SIGUSR2 here */
+    return NULL;
+}
+
+static void *block_then_release_last_source(void *arg) {
+    mask_case *c = arg;
+    c->self = pthread_self();
+    sigset_t set, now;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR2);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);   /* this thread asked for it itself */
+    RLRunLoopSourceInvalidate(c->source);
+    RLRelease(c->source);                     /* the last source of SIGUSR2 */
+    pthread_sigmask(SIG_BLOCK, NULL, &now);
+    c->still_blocked = sigismember(&now, SIGUSR2);
+    return NULL;
+}
+
+/* The thread that made the first source exits; a new thread that gets the
+   same pthread_t value blocks the signal itself and frees the last source:
+   its own block stays. */
+static void sig_restoring_the_mask_never_touches_a_thread_that_reused_the_creators_id(void) {
+    int reused = 0;
+    for (int attempt = 0; attempt < 20; attempt++) {
+        mask_case made = {0}, freed = {0};
+        pthread_t t;
+        RL_ASSERT_EQ_INT(pthread_create(&t, NULL, make_source_and_exit, &made), 0);
+        pthread_join(t, NULL);
+        RL_ASSERT(made.source != NULL);
+        freed.source = made.source;
+        RL_ASSERT_EQ_INT(pthread_create(&t, NULL, block_then_release_last_source, &freed), 0);
+        pthread_join(t, NULL);
+        RL_ASSERT(freed.still_blocked);
+        if (pthread_equal(made.self, freed.self)) reused++;
+    }
+    RL_ASSERT(reused > 0);   /* otherwise the case was never tried */
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(sig_kill_to_self_calls_back),
@@ -340,6 +391,7 @@ int main(int argc, char **argv) {
         RL_TEST(sig_bad_input_returns_null),
         RL_TEST(sig_pending_before_adding_is_reported),
         RL_TEST(sig_many_threads_stress_counts_realtime_signals),
+        RL_TEST(sig_restoring_the_mask_never_touches_a_thread_that_reused_the_creators_id),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }

@@ -120,7 +120,8 @@ void               RLFileDescriptorGetContext(RLFileDescriptorRef f, RLFileDescr
  * reference released, typically after RLRunLoopSourceInvalidate and removal),
  * the instances still pending are discarded and, if that happens on the
  * thread that first blocked it, its mask for that signal is restored (a
- * signal that was blocked before stays blocked).
+ * signal that was blocked before stays blocked). No other thread's mask is
+ * ever changed, not even a later thread that got the same pthread_t value.
  *
  * Thread-directed signals (pthread_kill, tgkill, raise() in a multi-threaded
  * process) can be read only by the thread they target: they are reported only
