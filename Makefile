@@ -75,9 +75,15 @@ test-valgrind: $(TEST_BINS)
 	@RL_TEST_WRAPPER="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect" \
 	  RL_TEST_SLOW=8 sh Tests/run-c-tests.sh $(TEST_BINS)
 
+# Then: racy programs must not compile (Swift 6), their correct versions must;
+# every Swift block of README.md and the DocC catalog must build; docc must
+# convert the module's documentation without a warning.
 test-swift:
 	swift build --build-tests
 	swift test
+	sh Tests/compile-checks/run.sh
+	sh Tests/doc-snippets/run.sh
+	sh Tests/doc-snippets/docc.sh
 
 # The Swift tests (and the C target under them) with ThreadSanitizer.
 test-swift-tsan:

@@ -11,6 +11,8 @@ import CRunLoop
 /// so the executor is serial. Pin an actor to it through `unownedExecutor`:
 ///
 /// ```swift
+/// import SwiftRunLoop
+///
 /// actor Worker {
 ///     let executor: RunLoopSerialExecutor
 ///     nonisolated var unownedExecutor: UnownedSerialExecutor {

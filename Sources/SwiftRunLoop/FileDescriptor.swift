@@ -13,7 +13,7 @@ extension RunLoop {
     /// handler) to keep watching. End-of-file, hang-up and errors count as
     /// readiness, so the handler's `read`/`write` sees them.
     ///
-    /// Schedule it with ``schedule(in:forMode:)``. The run loop keeps it alive
+    /// Add it to a loop with ``RunLoop/add(_:forMode:)-(RunLoop.FileDescriptor,_)``. The run loop keeps it alive
     /// while it is scheduled, and it stays alive until ``invalidate()``:
     /// invalidate it when done (as with CF), which also releases the handler
     /// and closes the descriptor if `closeOnInvalidate` was set.
@@ -92,16 +92,17 @@ extension RunLoop {
         /// Adds the descriptor to `mode` of `runLoop`: its callbacks fire when
         /// that loop runs in that mode.
         ///
-        /// Like `CFRunLoopAddSource(rl, CFFileDescriptorCreateRunLoopSource(...), mode)`.
+        /// The same as ``RunLoop/add(_:forMode:)-(RunLoop.FileDescriptor,_)``, the
+        /// verb timers, sources and observers use.
         public func schedule(in runLoop: RunLoop, forMode mode: RunLoop.Mode) {
-            guard let source = runLoopSource() else { return }
-            mode.withCName { RLRunLoopAddSource(runLoop.ref, source.pointer, $0) }
+            runLoop.add(self, forMode: mode)
         }
 
         /// Removes the descriptor from `mode` of `runLoop`, without invalidating it.
+        ///
+        /// The same as ``RunLoop/remove(_:forMode:)-(RunLoop.FileDescriptor,_)``.
         public func remove(from runLoop: RunLoop, forMode mode: RunLoop.Mode) {
-            guard let source = runLoopSource() else { return }
-            mode.withCName { RLRunLoopRemoveSource(runLoop.ref, source.pointer, $0) }
+            runLoop.remove(self, forMode: mode)
         }
 
         /// Stops watching for good: removes the descriptor from every loop,
@@ -121,7 +122,7 @@ extension RunLoop {
         }
 
         /// The descriptor's run-loop source (the C object makes it once and keeps it).
-        private func runLoopSource() -> CObject? {
+        func runLoopSource() -> CObject? {
             RLFileDescriptorCreateRunLoopSource(object.pointer, 0).map { CObject(adopting: $0) }
         }
     }
@@ -224,4 +225,28 @@ final class FileDescriptorBox: CallbackBox, @unchecked Sendable {
 private let fileDescriptorTrampoline: RLFileDescriptorCallBack = { ref, types, info in
     let box = Unmanaged<FileDescriptorBox>.fromOpaque(info!).takeUnretainedValue()
     withExtendedLifetime(box) { box.fire(ref!, .init(rawValue: UInt(types))) }
+}
+
+extension RunLoop {
+    /// Adds `fileDescriptor` to `mode` of this loop: its callbacks fire when
+    /// the loop runs in that mode.
+    ///
+    /// Like `CFRunLoopAddSource(rl, CFFileDescriptorCreateRunLoopSource(...), mode)`.
+    /// The loop keeps the descriptor alive while it is added. From any thread.
+    public func add(_ fileDescriptor: RunLoop.FileDescriptor, forMode mode: RunLoop.Mode) {
+        guard let source = fileDescriptor.runLoopSource() else { return }
+        mode.withCName { RLRunLoopAddSource(ref, source.pointer, $0) }
+    }
+
+    /// Removes `fileDescriptor` from `mode` of this loop, without invalidating it.
+    public func remove(_ fileDescriptor: RunLoop.FileDescriptor, forMode mode: RunLoop.Mode) {
+        guard let source = fileDescriptor.runLoopSource() else { return }
+        mode.withCName { RLRunLoopRemoveSource(ref, source.pointer, $0) }
+    }
+
+    /// Whether `fileDescriptor` is in `mode` of this loop.
+    public func contains(_ fileDescriptor: RunLoop.FileDescriptor, forMode mode: RunLoop.Mode) -> Bool {
+        guard let source = fileDescriptor.runLoopSource() else { return false }
+        return mode.withCName { RLRunLoopContainsSource(ref, source.pointer, $0) }
+    }
 }

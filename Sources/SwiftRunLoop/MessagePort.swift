@@ -20,7 +20,8 @@ import Musl
 /// loop. Senders never block: when the queue is full, ``send(id:data:)``
 /// throws ``SendError/full`` and the message is not queued.
 ///
-/// Schedule the port with ``schedule(in:forMode:)``. A scheduled port is kept
+/// Add the port to a loop with ``RunLoop/add(_:forMode:)-(MessagePort,_)`` (or
+/// Foundation's ``schedule(in:forMode:)``). A scheduled port is kept
 /// alive by its loop until ``invalidate()``; invalidate it when done (which
 /// drops queued messages and releases the handler). The type is `Sendable`:
 /// its handler is `@Sendable` and its operations are safe from any thread. To
@@ -71,6 +72,8 @@ public final class MessagePort: Sendable {
     /// - Parameters:
     ///   - capacity: The queue's bound; 0 means 1024, values above 2^20 are
     ///     clamped.
+    ///   - handler: Called with each message, in the order sent, on the
+    ///     thread of the loop that services the port.
     /// - Returns: `nil` for a negative capacity or when out of resources.
     public init?(capacity: Int = 0, handler: @escaping @Sendable (Message) -> Void) {
         let box = HandlerBox<Message>(handler)
@@ -96,18 +99,18 @@ public final class MessagePort: Sendable {
 
     /// Adds the port to `mode` of `runLoop`, which then delivers its messages.
     ///
-    /// Foundation's `Port.schedule(in:forMode:)`.
+    /// Foundation's `Port.schedule(in:forMode:)`; the same as
+    /// ``RunLoop/add(_:forMode:)-(MessagePort,_)``.
     public func schedule(in runLoop: RunLoop, forMode mode: RunLoop.Mode) {
-        guard let source = runLoopSource() else { return }
-        mode.withCName { RLRunLoopAddSource(runLoop.ref, source.pointer, $0) }
+        runLoop.add(self, forMode: mode)
     }
 
     /// Removes the port from `mode` of `runLoop`, without invalidating it.
     ///
-    /// Foundation's `Port.remove(from:forMode:)`.
+    /// Foundation's `Port.remove(from:forMode:)`; the same as
+    /// ``RunLoop/remove(_:forMode:)-(MessagePort,_)``.
     public func remove(from runLoop: RunLoop, forMode mode: RunLoop.Mode) {
-        guard let source = runLoopSource() else { return }
-        mode.withCName { RLRunLoopRemoveSource(runLoop.ref, source.pointer, $0) }
+        runLoop.remove(self, forMode: mode)
     }
 
     /// Closes the port: later sends fail, queued messages are dropped, the
@@ -136,7 +139,7 @@ public final class MessagePort: Sendable {
     }
 
     /// The port's run-loop source (the C object makes it once and keeps it).
-    private func runLoopSource() -> CObject? {
+    func runLoopSource() -> CObject? {
         RLMessagePortCreateRunLoopSource(object.pointer, 0).map { CObject(adopting: $0) }
     }
 
@@ -161,4 +164,29 @@ private let messagePortTrampoline: RLMessagePortCallBack = { _, id, bytes, count
     let box = Unmanaged<HandlerBox<MessagePort.Message>>.fromOpaque(info!).takeUnretainedValue()
     let data = bytes.map { Data(bytes: $0, count: count) } ?? Data()
     withExtendedLifetime(box) { box.call(MessagePort.Message(id: id, data: data)) }
+}
+
+extension RunLoop {
+    /// Adds `port` to `mode` of this loop, which then delivers its messages.
+    ///
+    /// Foundation's `RunLoop.add(_:forMode:)` for a `Port`. The loop keeps the
+    /// port alive while it is added. From any thread.
+    public func add(_ port: MessagePort, forMode mode: RunLoop.Mode) {
+        guard let source = port.runLoopSource() else { return }
+        mode.withCName { RLRunLoopAddSource(ref, source.pointer, $0) }
+    }
+
+    /// Removes `port` from `mode` of this loop, without invalidating it.
+    ///
+    /// Foundation's `RunLoop.remove(_:forMode:)` for a `Port`.
+    public func remove(_ port: MessagePort, forMode mode: RunLoop.Mode) {
+        guard let source = port.runLoopSource() else { return }
+        mode.withCName { RLRunLoopRemoveSource(ref, source.pointer, $0) }
+    }
+
+    /// Whether `port` is in `mode` of this loop.
+    public func contains(_ port: MessagePort, forMode mode: RunLoop.Mode) -> Bool {
+        guard let source = port.runLoopSource() else { return false }
+        return mode.withCName { RLRunLoopContainsSource(ref, source.pointer, $0) }
+    }
 }

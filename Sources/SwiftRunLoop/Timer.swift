@@ -15,7 +15,7 @@ import FoundationEssentials
 ///
 /// The counterpart of Foundation's `Timer` (`NSTimer`), over CF's
 /// `CFRunLoopTimer`, with macOS semantics:
-/// - ``init(timeInterval:repeats:block:)`` first fires one interval from now
+/// - ``init(timeInterval:repeats:userInfo:block:)`` first fires one interval from now
 ///   (Foundation on Linux fires at once);
 /// - a repeating timer stays on its grid (`fireDate + k * interval`): when the
 ///   loop was busy past several fire dates it fires once and resumes on the
@@ -49,7 +49,7 @@ public final class Timer: @unchecked Sendable {
     }
 
     /// Makes a timer that first fires at `date` and then, if `repeats`, every
-    /// `interval` seconds; schedule it with ``RunLoop/add(_:forMode:)``.
+    /// `interval` seconds; schedule it with ``RunLoop/add(_:forMode:)-(Timer,_)``.
     ///
     /// Foundation's `Timer(fire:interval:repeats:block:)`, CF's
     /// `CFRunLoopTimerCreateWithHandler`. ``fireDate`` returns `date`
@@ -80,7 +80,7 @@ public final class Timer: @unchecked Sendable {
 
     /// Makes a timer that first fires `interval` seconds from now and then, if
     /// `repeats`, every `interval` seconds; schedule it with
-    /// ``RunLoop/add(_:forMode:)``.
+    /// ``RunLoop/add(_:forMode:)-(Timer,_)``.
     ///
     /// Foundation's `Timer(timeInterval:repeats:block:)`, with macOS's first
     /// fire date (now + `interval`), not Foundation-on-Linux's (now).

@@ -25,7 +25,7 @@ final class LinuxExtrasTests: XCTestCase {
                 fd.enableCallBacks(.read)
             }) else { return XCTFail("RunLoop.FileDescriptor(fileDescriptor:) failed") }
             XCTAssertEqual(fd.fileDescriptor, readEnd)
-            fd.schedule(in: loop, forMode: .default)
+            loop.add(fd, forMode: .default)
             fd.enableCallBacks(.read)
             // Nothing to read: the run times out.
             XCTAssertEqual(loop.run(mode: .default, seconds: 0.05, returnAfterSourceHandled: true), .timedOut)

@@ -204,3 +204,38 @@ private struct EntryPoint: RunLoopMain {
         threads.append(RunLoop.main.isCurrent)
     }
 }
+
+final class OneVerbTests: XCTestCase {
+    func test_descriptors_and_ports_are_added_like_timers_and_sources() {
+        onThread {
+            let loop = RunLoop.current
+            var fds: [Int32] = [0, 0]
+            XCTAssertEqual(pipe(&fds), 0)
+            let reads = Shared(0)
+            guard let fd = RunLoop.FileDescriptor(fileDescriptor: fds[0], closeOnInvalidate: true, handler: { _, _ in
+                reads.withLock { $0 += 1 }
+            }) else { return XCTFail("no descriptor") }
+            guard let port = MessagePort(handler: { _ in }) else { return XCTFail("no port") }
+            let mode = RunLoop.Mode("test.oneverb")
+            loop.add(fd, forMode: mode)
+            loop.add(port, forMode: mode)
+            XCTAssertTrue(loop.contains(fd, forMode: mode))
+            XCTAssertTrue(loop.contains(port, forMode: mode))
+            XCTAssertFalse(loop.contains(fd, forMode: .default))
+            fd.enableCallBacks(.read)
+            XCTAssertEqual(write(fds[1], "x", 1), 1)
+            XCTAssertEqual(loop.run(mode: mode, seconds: 5, returnAfterSourceHandled: true), .handledSource)
+            XCTAssertEqual(reads.current, 1)
+            loop.remove(fd, forMode: mode)
+            loop.remove(port, forMode: mode)
+            XCTAssertFalse(loop.contains(fd, forMode: mode))
+            XCTAssertFalse(loop.contains(port, forMode: mode))
+            // Foundation's verb for ports still works, and is the same thing.
+            port.schedule(in: loop, forMode: mode)
+            XCTAssertTrue(loop.contains(port, forMode: mode))
+            fd.invalidate()
+            port.invalidate()
+            close(fds[1])
+        }
+    }
+}
