@@ -1,6 +1,6 @@
 # SwiftRunLoop build. `make` builds libcrunloop.a and libcrunloop.so with the
 # system C compiler; `make test` runs every test (C, sanitizers, valgrind, Swift);
-# `make bench` runs the benchmarks.
+# `make bench` runs the benchmarks; `make soak` runs the 10-million-pass soak.
 
 CC      ?= cc
 PREFIX  ?= /usr/local
@@ -20,7 +20,7 @@ TEST_SRCS := $(sort $(wildcard Tests/c/test_*.c))
 TEST_HDRS := $(wildcard Tests/c/*.h)
 TEST_BINS := $(patsubst Tests/c/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 
-.PHONY: all lib install test test-c test-sanitize test-asan test-tsan test-valgrind test-swift test-swift-tsan \
+.PHONY: all lib install test test-c test-sanitize test-asan test-tsan test-valgrind test-swift test-swift-tsan soak \
         bench bench-quick examples demo fuzz clean
 
 all: lib
@@ -90,6 +90,10 @@ test-swift-tsan:
 	swift test --sanitize=thread --scratch-path .build-tsan
 
 test: test-c test-sanitize test-valgrind test-swift test-swift-tsan
+
+# The long soak: 10 million busy passes (make test-c runs a short one).
+soak: $(BUILD)/tests/test_soak
+	RL_SOAK_PASSES=$${RL_SOAK_PASSES:-10000000} RL_TEST_TIMEOUT=3600 $(BUILD)/tests/test_soak
 
 # ---- fuzzing ----------------------------------------------------------------
 fuzz: lib
