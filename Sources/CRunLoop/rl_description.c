@@ -86,9 +86,10 @@ static void print_mode(FILE *out, RLRunLoopRef rl, rl_mode *m) {
             (void *)m, m->name, yes_no(m->is_common), m->epoll_fd, m->timer_fd,
             m->pending_blocks + (m->is_common ? rl->pending_common_blocks : 0));
     fprintf(out, "\tsources0 = %s{\n", m->sources0.count ? "" : "(null) ");
-    for (size_t i = 0; i < m->sources0.count; i++) {
-        fprintf(out, "\t\t%zu : ", i);
-        print_source(out, m->sources0.items[i]);
+    size_t index = 0;
+    RL_ITEM_SET_FOREACH(node, &m->sources0) {
+        fprintf(out, "\t\t%zu : ", index++);
+        print_source(out, node->item);
         fprintf(out, "\n");
     }
     fprintf(out, "\t},\n\tsources1 = %s{\n", m->v1_count ? "" : "(null) ");
@@ -99,9 +100,10 @@ static void print_mode(FILE *out, RLRunLoopRef rl, rl_mode *m) {
         fprintf(out, "\n");
     }
     fprintf(out, "\t},\n\tobservers = %s(\n", m->observers.count ? "" : "(null) ");
-    for (size_t i = 0; i < m->observers.count; i++) {
-        fprintf(out, "\t\t%zu : ", i);
-        print_observer(out, m->observers.items[i]);
+    index = 0;
+    RL_ITEM_SET_FOREACH(node, &m->observers) {
+        fprintf(out, "\t\t%zu : ", index++);
+        print_observer(out, node->item);
         fprintf(out, "\n");
     }
     fprintf(out, "\t),\n\ttimers = %s(\n", m->timer_count ? "" : "(null) ");
@@ -137,19 +139,19 @@ char *rl_loop_copy_description(const rl_object *obj) {
     for (size_t i = 0, n = 0; i < rl->mode_count; i++)
         if (rl->modes[i]->is_common) fprintf(out, "\t%zu : %s\n", n++, rl->modes[i]->name);
     fprintf(out, "},\ncommon mode items = {\n");
-    for (size_t i = 0; i < rl->common_sources.count; i++) {
+    RL_ITEM_SET_FOREACH(node, &rl->common_sources) {
         fprintf(out, "\t");
-        print_source(out, rl->common_sources.items[i]);
+        print_source(out, node->item);
         fprintf(out, "\n");
     }
-    for (size_t i = 0; i < rl->common_observers.count; i++) {
+    RL_ITEM_SET_FOREACH(node, &rl->common_observers) {
         fprintf(out, "\t");
-        print_observer(out, rl->common_observers.items[i]);
+        print_observer(out, node->item);
         fprintf(out, "\n");
     }
-    for (size_t i = 0; i < rl->common_timers.count; i++) {
+    RL_ITEM_SET_FOREACH(node, &rl->common_timers) {
         fprintf(out, "\t");
-        print_timer(out, rl->common_timers.items[i]);
+        print_timer(out, node->item);
         fprintf(out, "\n");
     }
     fprintf(out, "},\nmodes = {\n");

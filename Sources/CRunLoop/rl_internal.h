@@ -43,6 +43,35 @@ long   rl_ptr_array_index_of(const rl_ptr_array *a, const void *item);   /* -1 w
 bool   rl_ptr_array_remove(rl_ptr_array *a, const void *item);           /* first occurrence */
 void   rl_ptr_array_free(rl_ptr_array *a);
 
+/* An ordered set of items (rl_item_set.c): walked by order, then in the
+   order added; add O(log n) expected, remove O(log n) expected, contains
+   O(1). Walk it with rl_item_set_first / node->next[0]. */
+#define RL_ITEM_SET_LEVELS 16
+typedef struct rl_item_node rl_item_node;
+struct rl_item_node {
+    void         *item;
+    RLIndex       order;
+    uint64_t      seq;                   /* order among equal orders */
+    unsigned      levels;
+    rl_item_node *next[];                /* one per level */
+};
+typedef struct {
+    rl_item_node  *head[RL_ITEM_SET_LEVELS];
+    size_t         count;
+    uint64_t       next_seq;
+    uint64_t       rng;                  /* node heights */
+    rl_item_node **table;                /* item -> node, open addressing */
+    size_t         table_capacity;       /* 0 or a power of two */
+} rl_item_set;
+
+/* false if the item is already there (nothing changes) or out of memory. */
+bool rl_item_set_insert(rl_item_set *s, void *item, RLIndex order);
+bool rl_item_set_remove(rl_item_set *s, const void *item);
+bool rl_item_set_contains(const rl_item_set *s, const void *item);
+void rl_item_set_free(rl_item_set *s);
+static inline rl_item_node *rl_item_set_first(const rl_item_set *s) { return s->head[0]; }
+#define RL_ITEM_SET_FOREACH(node, set) for (rl_item_node *node = (set)->head[0]; node; node = node->next[0])
+
 /* ---- version-1 registrations: what epoll's user data points at ---------- */
 /* epoll data: (generation << 32) | slot index; two reserved values for the
    loop's own descriptors. A stale event (slot reused or freed) fails the
@@ -66,12 +95,12 @@ struct rl_mode {
     int           timer_fd;         /* -1 until the mode needs a deadline */
     int64_t       armed_ns;         /* what timer_fd is armed for; RL_NEVER = disarmed */
     int64_t       run_deadline_ns;  /* innermost run of this mode; RL_NEVER = none */
-    rl_ptr_array  sources0;         /* retained, sorted by order, ties in insertion order */
+    rl_item_set   sources0;         /* retained, by order, ties in insertion order */
     rl_v1_slot   *v1_slots;
     uint32_t      v1_capacity;
     uint32_t      v1_count;
     int32_t       v1_free;
-    rl_ptr_array  observers;        /* retained, sorted by order, ties in insertion order */
+    rl_item_set   observers;        /* retained, by order, ties in insertion order */
     RLOptionFlags observer_mask;    /* union of activities ever added (CF never shrinks it) */
     rl_timer_heap timers;           /* scheduled, not currently firing */
     size_t        timer_count;      /* memberships, including firing timers */
@@ -128,9 +157,9 @@ struct __RLRunLoop {
     unsigned         depth;
     uint64_t         run_generation;     /* bumped by every run entry */
     uint64_t         timer_sequence;     /* order of heap (re)insertions: ties fire in it */
-    rl_ptr_array     common_sources;     /* retained */
-    rl_ptr_array     common_observers;   /* retained */
-    rl_ptr_array     common_timers;      /* retained */
+    rl_item_set      common_sources;     /* retained, in the order added */
+    rl_item_set      common_observers;   /* retained, in the order added */
+    rl_item_set      common_timers;      /* retained, in the order added */
     rl_block_queue   blocks;
     rl_block_queue   spare_blocks;       /* an emptied queue kept for reuse */
     size_t           pending_common_blocks;

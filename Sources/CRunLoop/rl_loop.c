@@ -86,9 +86,9 @@ static void finalize_loop(rl_object *obj) {
     free(rl->modes);
     for (size_t i = 0; i < rl->scratch_depths; i++) rl_ptr_array_free(&rl->scratch[i].items);
     free(rl->scratch);
-    rl_ptr_array_free(&rl->common_sources);
-    rl_ptr_array_free(&rl->common_observers);
-    rl_ptr_array_free(&rl->common_timers);
+    rl_item_set_free(&rl->common_sources);
+    rl_item_set_free(&rl->common_observers);
+    rl_item_set_free(&rl->common_timers);
     close(rl->wake_fd);
     pthread_mutex_destroy(&rl->lock);
     free(rl);
@@ -263,12 +263,9 @@ void RLRunLoopAddCommonMode(RLRunLoopRef rl, RLRunLoopMode mode) {
     rl_mode *m = rl->dead ? NULL : rl_mode_find_or_create(rl, mode);
     if (m && !m->is_common) {
         m->is_common = true;
-        for (size_t i = 0; i < rl->common_sources.count; i++)
-            rl_source_add_to_mode(rl, m, rl->common_sources.items[i], &scheduled);
-        for (size_t i = 0; i < rl->common_observers.count; i++)
-            rl_observer_add_to_mode(rl, m, rl->common_observers.items[i]);
-        for (size_t i = 0; i < rl->common_timers.count; i++)
-            rl_timer_add_to_mode(rl, m, rl->common_timers.items[i]);
+        RL_ITEM_SET_FOREACH(node, &rl->common_sources) rl_source_add_to_mode(rl, m, node->item, &scheduled);
+        RL_ITEM_SET_FOREACH(node, &rl->common_observers) rl_observer_add_to_mode(rl, m, node->item);
+        RL_ITEM_SET_FOREACH(node, &rl->common_timers) rl_timer_add_to_mode(rl, m, node->item);
     }
     rl_loop_unlock(rl);
     rl_callback_list_run_schedule(rl, &scheduled);
@@ -294,17 +291,18 @@ RLAbsoluteTime RLRunLoopGetNextTimerFireDate(RLRunLoopRef rl, RLRunLoopMode mode
 }
 
 void rl_loop_remove_all_items(RLRunLoopRef rl, rl_callback_list *cancelled) {
-    while (rl->common_sources.count)
-        rl_source_remove_common(rl, rl->common_sources.items[rl->common_sources.count - 1]);
+    while (rl->common_sources.count) rl_source_remove_common(rl, rl_item_set_first(&rl->common_sources)->item);
     while (rl->common_observers.count) {
-        RLRunLoopObserverRef o = rl->common_observers.items[--rl->common_observers.count];
+        RLRunLoopObserverRef o = rl_item_set_first(&rl->common_observers)->item;
+        rl_item_set_remove(&rl->common_observers, o);
         rl_item_lock_acquire(&o->lock);
         if (--o->memberships == 0) o->rl = NULL;
         rl_item_lock_release(&o->lock);
         rl_loop_release_locked(rl, o);
     }
     while (rl->common_timers.count) {
-        RLRunLoopTimerRef t = rl->common_timers.items[--rl->common_timers.count];
+        RLRunLoopTimerRef t = rl_item_set_first(&rl->common_timers)->item;
+        rl_item_set_remove(&rl->common_timers, t);
         rl_item_lock_acquire(&t->lock);
         t->in_common = false;
         if (t->slot_count == 0) t->rl = NULL;
@@ -314,11 +312,10 @@ void rl_loop_remove_all_items(RLRunLoopRef rl, rl_callback_list *cancelled) {
     for (size_t i = 0; i < rl->mode_count; i++) {
         rl_mode *m = rl->modes[i];
         while (m->sources0.count)
-            rl_source_remove_from_mode(rl, m, m->sources0.items[m->sources0.count - 1], cancelled);
+            rl_source_remove_from_mode(rl, m, rl_item_set_first(&m->sources0)->item, cancelled);
         for (uint32_t k = 0; k < m->v1_capacity; k++)
             if (m->v1_slots[k].source) rl_source_remove_from_mode(rl, m, m->v1_slots[k].source, cancelled);
-        while (m->observers.count)
-            rl_observer_remove_from_mode(rl, m, m->observers.items[m->observers.count - 1]);
+        while (m->observers.count) rl_observer_remove_from_mode(rl, m, rl_item_set_first(&m->observers)->item);
         while (m->timers.count)
             rl_timer_remove_from_mode(rl, m, m->timers.entries[m->timers.count - 1].slot->timer);
     }

@@ -65,8 +65,8 @@ rl_mode *rl_mode_find_or_create(RLRunLoopRef rl, RLRunLoopMode name) {
 }
 
 void rl_mode_free(rl_mode *m) {
-    rl_ptr_array_free(&m->sources0);
-    rl_ptr_array_free(&m->observers);
+    rl_item_set_free(&m->sources0);
+    rl_item_set_free(&m->observers);
     rl_heap_free(&m->timers);
     free(m->v1_slots);
     if (m->timer_fd >= 0) close(m->timer_fd);

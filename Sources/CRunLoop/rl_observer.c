@@ -1,7 +1,7 @@
 /*
  * rl_observer.c: observers of a loop's activities.
  *
- * Invariants: a mode's observers array is sorted by order, ties in the order
+ * Invariants: a mode's observers set is ordered by order, ties in the order
  * added, one reference per entry; an observer is in at most one loop (`rl`),
  * `memberships` counts its modes plus the common set. An observer is never
  * re-entered: `firing` (atomic, since the callout may move the observer to
@@ -84,10 +84,8 @@ static void unclaim(RLRunLoopObserverRef o) {
 }
 
 void rl_observer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopObserverRef o) {
-    if (rl_ptr_array_index_of(&m->observers, o) >= 0 || !claim(rl, o)) return;
-    size_t at = m->observers.count;
-    while (at > 0 && ((RLRunLoopObserverRef)m->observers.items[at - 1])->order > o->order) at--;
-    if (!rl_ptr_array_insert(&m->observers, at, o)) {
+    if (rl_item_set_contains(&m->observers, o) || !claim(rl, o)) return;
+    if (!rl_item_set_insert(&m->observers, o, o->order)) {
         unclaim(o);
         return;
     }
@@ -96,7 +94,7 @@ void rl_observer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopObserverRef o
 }
 
 bool rl_observer_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopObserverRef o) {
-    if (!rl_ptr_array_remove(&m->observers, o)) return false;
+    if (!rl_item_set_remove(&m->observers, o)) return false;
     rl->removals++;
     unclaim(o);
     rl_loop_release_locked(rl, o);
@@ -109,8 +107,8 @@ void RLRunLoopAddObserver(RLRunLoopRef rl, RLRunLoopObserverRef observer, RLRunL
     if (rl->dead) {
         /* nothing would ever call it */
     } else if (rl_mode_name_is_common(mode)) {
-        if (rl_ptr_array_index_of(&rl->common_observers, observer) < 0 && claim(rl, observer)) {
-            if (rl_ptr_array_append(&rl->common_observers, observer)) {
+        if (!rl_item_set_contains(&rl->common_observers, observer) && claim(rl, observer)) {
+            if (rl_item_set_insert(&rl->common_observers, observer, 0)) {
                 RLRetain(observer);
                 for (size_t i = 0; i < rl->mode_count; i++)
                     if (rl->modes[i]->is_common) rl_observer_add_to_mode(rl, rl->modes[i], observer);
@@ -126,7 +124,7 @@ void RLRunLoopAddObserver(RLRunLoopRef rl, RLRunLoopObserverRef observer, RLRunL
 }
 
 static void remove_common(RLRunLoopRef rl, RLRunLoopObserverRef o) {
-    if (!rl_ptr_array_remove(&rl->common_observers, o)) return;
+    if (!rl_item_set_remove(&rl->common_observers, o)) return;
     for (size_t i = 0; i < rl->mode_count; i++)
         if (rl->modes[i]->is_common) rl_observer_remove_from_mode(rl, rl->modes[i], o);
     unclaim(o);
@@ -150,10 +148,10 @@ bool RLRunLoopContainsObserver(RLRunLoopRef rl, RLRunLoopObserverRef observer, R
     bool found;
     rl_loop_lock(rl);
     if (rl_mode_name_is_common(mode)) {
-        found = rl_ptr_array_index_of(&rl->common_observers, observer) >= 0;
+        found = rl_item_set_contains(&rl->common_observers, observer);
     } else {
         rl_mode *m = rl_mode_find(rl, mode);
-        found = m && rl_ptr_array_index_of(&m->observers, observer) >= 0;
+        found = m && rl_item_set_contains(&m->observers, observer);
     }
     rl_loop_unlock(rl);
     return found;
@@ -185,8 +183,8 @@ void rl_do_observers(RLRunLoopRef rl, rl_mode *m, RLRunLoopActivity activity) {
     if (!(m->observer_mask & activity)) return;
     rl_ptr_array *due = rl_loop_scratch(rl);
     if (!due) return;
-    for (size_t i = 0; i < m->observers.count; i++) {
-        RLRunLoopObserverRef o = m->observers.items[i];
+    RL_ITEM_SET_FOREACH(node, &m->observers) {
+        RLRunLoopObserverRef o = node->item;
         if (!(o->activities & activity) || atomic_load(&o->firing) || !atomic_load(&o->valid)) continue;
         if (!rl_ptr_array_append(due, o)) break;
         RLRetain(o);
@@ -199,7 +197,7 @@ void rl_do_observers(RLRunLoopRef rl, rl_mode *m, RLRunLoopActivity activity) {
         RLRunLoopObserverRef o = items[i];
         if (!atomic_load(&o->valid)) continue;
         /* An earlier observer of this activity may have removed this one. */
-        if (rl->removals != removals && rl_ptr_array_index_of(&m->observers, o) < 0) continue;
+        if (rl->removals != removals && !rl_item_set_contains(&m->observers, o)) continue;
         /* Claimed atomically, not under this loop's lock: the callout may
            move the observer to another loop, whose thread must see it
            firing until the callout returns, and must see it end. */

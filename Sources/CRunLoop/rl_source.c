@@ -2,7 +2,7 @@
  * rl_source.c: version-0 sources (signalled by hand) and version-1 sources
  * (a file descriptor watched for readability).
  *
- * Invariants: a mode's sources0 array is sorted by order, ties in the order
+ * Invariants: a mode's sources0 set is ordered by order, ties in the order
  * added, and holds one reference per entry; a version-1 membership is one
  * v1_slot holding one reference. `loops` has one entry per membership (each
  * mode, and the loop's common items), changed only with `valid` checked under
@@ -119,14 +119,12 @@ static long v1_slot_take(rl_mode *m) {
 }
 
 static bool mode_contains_source(const rl_mode *m, RLRunLoopSourceRef s) {
-    if (s->version == 0) return rl_ptr_array_index_of(&m->sources0, s) >= 0;
+    if (s->version == 0) return rl_item_set_contains(&m->sources0, s);
     return v1_slot_of(m, s) >= 0;
 }
 
 static bool add_source0(rl_mode *m, RLRunLoopSourceRef s) {
-    size_t at = m->sources0.count;
-    while (at > 0 && ((RLRunLoopSourceRef)m->sources0.items[at - 1])->order > s->order) at--;
-    return rl_ptr_array_insert(&m->sources0, at, s);
+    return rl_item_set_insert(&m->sources0, s, s->order);
 }
 
 static bool add_source1(rl_mode *m, RLRunLoopSourceRef s, int fd) {
@@ -173,7 +171,7 @@ static bool remove_source1(rl_mode *m, RLRunLoopSourceRef s) {
 }
 
 bool rl_source_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *cancelled) {
-    bool removed = s->version == 0 ? rl_ptr_array_remove(&m->sources0, s) : remove_source1(m, s);
+    bool removed = s->version == 0 ? rl_item_set_remove(&m->sources0, s) : remove_source1(m, s);
     if (!removed) return false;
     rl->removals++;
     rl_item_lock_acquire(&s->lock);
@@ -188,20 +186,21 @@ bool rl_source_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef 
    checked against `valid` under the source's lock, so an invalidation racing
    with this add either sees the loop or makes the add fail. Loop locked. */
 static bool add_common(RLRunLoopRef rl, RLRunLoopSourceRef s) {
-    if (rl_ptr_array_index_of(&rl->common_sources, s) >= 0) return false;
-    if (!rl_ptr_array_reserve(&rl->common_sources, rl->common_sources.count + 1)) return false;
+    if (!rl_item_set_insert(&rl->common_sources, s, 0)) return false;   /* already there, or no memory */
     rl_item_lock_acquire(&s->lock);
     bool ok = atomic_load(&s->valid) && rl_ptr_array_append(&s->loops, rl);
     rl_item_lock_release(&s->lock);
-    if (!ok) return false;
-    rl_ptr_array_append(&rl->common_sources, s);
+    if (!ok) {
+        rl_item_set_remove(&rl->common_sources, s);
+        return false;
+    }
     RLRetain(s);
     return true;
 }
 
 /* Leaves the loop's common items (not the modes). Loop locked. */
 bool rl_source_remove_common(RLRunLoopRef rl, RLRunLoopSourceRef s) {
-    if (!rl_ptr_array_remove(&rl->common_sources, s)) return false;
+    if (!rl_item_set_remove(&rl->common_sources, s)) return false;
     rl_item_lock_acquire(&s->lock);
     rl_ptr_array_remove(&s->loops, rl);
     rl_item_lock_release(&s->lock);
@@ -250,7 +249,7 @@ bool RLRunLoopContainsSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RLRunLo
     bool found = false;
     rl_loop_lock(rl);
     if (rl_mode_name_is_common(mode)) {
-        found = rl_ptr_array_index_of(&rl->common_sources, source) >= 0;
+        found = rl_item_set_contains(&rl->common_sources, source);
     } else {
         rl_mode *m = rl_mode_find(rl, mode);
         found = m && mode_contains_source(m, source);
@@ -293,7 +292,7 @@ void RLRunLoopSourceInvalidate(RLRunLoopSourceRef source) {
    something left some mode since `removals` was read. */
 static bool still_in_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, uint64_t removals) {
     rl_loop_lock(rl);
-    bool in = rl->removals == removals || rl_ptr_array_index_of(&m->sources0, s) >= 0;
+    bool in = rl->removals == removals || rl_item_set_contains(&m->sources0, s);
     rl_loop_unlock(rl);
     return in;
 }
@@ -303,8 +302,8 @@ bool rl_do_sources0(RLRunLoopRef rl, rl_mode *m, bool stop_after_one) {
     if (m->sources0.count == 0) return false;
     rl_ptr_array *ready = rl_loop_scratch(rl);
     if (!ready) return false;
-    for (size_t i = 0; i < m->sources0.count; i++) {
-        RLRunLoopSourceRef s = m->sources0.items[i];
+    RL_ITEM_SET_FOREACH(node, &m->sources0) {
+        RLRunLoopSourceRef s = node->item;
         if (!atomic_load_explicit(&s->signalled, memory_order_acquire) || !atomic_load(&s->valid)) continue;
         if (!rl_ptr_array_append(ready, s)) break;
         RLRetain(s);

@@ -282,7 +282,7 @@ void RLRunLoopAddTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopMode m
         /* nothing would ever fire it */
     } else if (rl_mode_name_is_common(mode)) {
         rl_item_lock_acquire(&timer->lock);
-        bool added = !timer->in_common && claim(rl, timer) && rl_ptr_array_append(&rl->common_timers, timer);
+        bool added = !timer->in_common && claim(rl, timer) && rl_item_set_insert(&rl->common_timers, timer, 0);
         if (added) timer->in_common = true;
         unclaim_if_unused(timer);
         rl_item_lock_release(&timer->lock);
@@ -300,7 +300,7 @@ void RLRunLoopAddTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopMode m
 
 /* Loop and timer locked. */
 static void remove_from_common(RLRunLoopRef rl, RLRunLoopTimerRef t) {
-    if (!t->in_common || !rl_ptr_array_remove(&rl->common_timers, t)) return;
+    if (!t->in_common || !rl_item_set_remove(&rl->common_timers, t)) return;
     t->in_common = false;
     for (size_t i = 0; i < rl->mode_count; i++)
         if (rl->modes[i]->is_common) remove_slot(rl, rl->modes[i], t);

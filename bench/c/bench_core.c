@@ -465,6 +465,76 @@ static void run_w7(double arg)
     bl_result_end();
 }
 
+/* ---- scale: adding and removing many items (ours only) --------------------- */
+
+static void scale_perform(void *info) { (void)info; }
+static void scale_observe(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) { (void)o; (void)a; (void)info; }
+
+/* Removal visits the items in a scrambled order (a stride coprime with n), so
+   neither the first nor the last item is always the one removed. */
+static long scale_index(long i, long n) { return (long)(((unsigned long long)i * 7919ULL) % (unsigned long long)n); }
+
+static double scale_ns_per(uint64_t t0, uint64_t t1, long n) { return (double)(t1 - t0) / (double)n; }
+
+static void run_scale(double arg)
+{
+    long n = (long)arg;
+    if (n % 7919 == 0) n++;
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    void **items = calloc((size_t)n, sizeof *items);
+    bl_result_begin("scale");
+    bl_result("n", (double)n);
+
+    for (int common = 0; common < 2; common++) {
+        RLRunLoopMode mode = common ? kRLRunLoopCommonModes : MODE;
+        const char *what = common ? "common" : "mode";
+        char key[64];
+
+        for (long i = 0; i < n; i++) {
+            RLRunLoopSourceContext c = { .perform = scale_perform };
+            items[i] = RLRunLoopSourceCreate(i % 3, &c);
+        }
+        uint64_t t0 = bl_now_ns();
+        for (long i = 0; i < n; i++) RLRunLoopAddSource(rl, items[i], mode);
+        uint64_t t1 = bl_now_ns();
+        for (long i = 0; i < n; i++) RLRunLoopRemoveSource(rl, items[scale_index(i, n)], mode);
+        uint64_t t2 = bl_now_ns();
+        for (long i = 0; i < n; i++) RLRelease(items[i]);
+        snprintf(key, sizeof key, "source0_add_ns_%s", what);
+        bl_result(key, scale_ns_per(t0, t1, n));
+        snprintf(key, sizeof key, "source0_remove_ns_%s", what);
+        bl_result(key, scale_ns_per(t1, t2, n));
+
+        for (long i = 0; i < n; i++)
+            items[i] = RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting, true, i % 3, scale_observe, NULL);
+        t0 = bl_now_ns();
+        for (long i = 0; i < n; i++) RLRunLoopAddObserver(rl, items[i], mode);
+        t1 = bl_now_ns();
+        for (long i = 0; i < n; i++) RLRunLoopRemoveObserver(rl, items[scale_index(i, n)], mode);
+        t2 = bl_now_ns();
+        for (long i = 0; i < n; i++) RLRelease(items[i]);
+        snprintf(key, sizeof key, "observer_add_ns_%s", what);
+        bl_result(key, scale_ns_per(t0, t1, n));
+        snprintf(key, sizeof key, "observer_remove_ns_%s", what);
+        bl_result(key, scale_ns_per(t1, t2, n));
+
+        RLAbsoluteTime far = RLAbsoluteTimeGetCurrent() + 3600;
+        for (long i = 0; i < n; i++) items[i] = RLRunLoopTimerCreate(far + (double)i, 0, 0, 0, never, NULL);
+        t0 = bl_now_ns();
+        for (long i = 0; i < n; i++) RLRunLoopAddTimer(rl, items[i], mode);
+        t1 = bl_now_ns();
+        for (long i = 0; i < n; i++) RLRunLoopRemoveTimer(rl, items[scale_index(i, n)], mode);
+        t2 = bl_now_ns();
+        for (long i = 0; i < n; i++) RLRelease(items[i]);
+        snprintf(key, sizeof key, "timer_add_ns_%s", what);
+        bl_result(key, scale_ns_per(t0, t1, n));
+        snprintf(key, sizeof key, "timer_remove_ns_%s", what);
+        bl_result(key, scale_ns_per(t1, t2, n));
+    }
+    bl_result_end();
+    free(items);
+}
+
 static const bl_workload workloads[] = {
     { "w1", run_w1, 100000 },
     { "w2", run_w2, 1000000 },
@@ -473,6 +543,7 @@ static const bl_workload workloads[] = {
     { "w5", run_w5, 100000 },
     { "w6", run_w6, 2.0 },
     { "w7", run_w7, 20000 },
+    { "scale", run_scale, 40000 },
 };
 
 int main(int argc, char **argv)
