@@ -55,15 +55,22 @@ extension RunLoop {
             /// Which report of this stall: 1 for the first, then 2, ... as it lasts.
             public let reportNumber: Int
             /// The stalled thread's stack, innermost frame first, as
-            /// `backtrace_symbols` writes frames (`module(symbol+offset) [address]`);
-            /// empty when the stack could not be captured.
+            /// `backtrace_symbols` writes frames (`module(symbol+offset) [address]`),
+            /// with Swift symbols demangled; empty when the stack could not be
+            /// captured.
+            ///
+            /// Frames inside an executable are named too, although
+            /// `backtrace_symbols` sees only exported symbols: the monitor
+            /// reads the file's static symbol table (`.symtab`), so no linker
+            /// flag is needed. A stripped executable (`strip`, or
+            /// `-Xlinker -s`) has none, and its frames read `app(+0x47ecd)`.
             public let frames: [String]
             /// The report as the default handler writes it to standard error.
             public let description: String
         }
 
         let ref: OpaquePointer
-        let box: HandlerBox<Report>?
+        let box: HandlerBox<Report>
 
         /// Makes a stopped monitor of `runLoop` that reports stalls longer
         /// than `threshold` seconds to `handler`.
@@ -76,22 +83,15 @@ extension RunLoop {
         ///     for each report; `nil` writes each report to standard error.
         /// - Returns: `nil` when `threshold` is not a positive number.
         public init?(runLoop: RunLoop, threshold: TimeInterval, handler: (@Sendable (Report) -> Void)? = nil) {
-            var made: OpaquePointer?
-            var box: HandlerBox<Report>?
-            if let handler {
-                let handlerBox = HandlerBox<Report>(handler)
-                var context = RLHangMonitorContext(version: 0, info: handlerBox.info, retain: callbackBoxRetain,
-                                                   release: callbackBoxRelease, copyDescription: nil)
-                made = withExtendedLifetime(handlerBox) {
-                    RLHangMonitorCreate(runLoop.ref, threshold, hangTrampoline, &context)
-                }
-                box = handlerBox
-            } else {
-                made = RLHangMonitorCreate(runLoop.ref, threshold, nil, nil)
+            let handlerBox = HandlerBox<Report>(handler ?? writeToStandardError)
+            var context = RLHangMonitorContext(version: 0, info: handlerBox.info, retain: callbackBoxRetain,
+                                               release: callbackBoxRelease, copyDescription: nil)
+            let made = withExtendedLifetime(handlerBox) {
+                RLHangMonitorCreate(runLoop.ref, threshold, hangTrampoline, &context)
             }
             guard let made else { return nil }
             self.ref = made
-            self.box = box
+            self.box = handlerBox
         }
 
         deinit {
@@ -130,7 +130,7 @@ extension RunLoop {
         /// itself. Idempotent; safe from any thread.
         public func invalidate() {
             RLHangMonitorInvalidate(ref)
-            box?.dropCallbacks()
+            box.dropCallbacks()
         }
 
         /// Whether the monitor is watching (started, not stopped).
@@ -156,7 +156,8 @@ private let hangTrampoline: RLHangMonitorCallBack = { _, report, info in
     var frames: [String] = []
     if let symbols = report.frames {
         for index in 0..<Int(max(report.frameCount, 0)) {
-            frames.append(symbols[index].map { String(cString: $0) } ?? "?")
+            let text = symbols[index].map { String(cString: $0) } ?? "?"
+            frames.append(readableFrame(text, address: report.addresses.flatMap { UnsafeRawPointer($0[index]) }))
         }
     }
     let mode = report.mode.map { String(cString: $0) } ?? ""
@@ -170,6 +171,12 @@ private let hangTrampoline: RLHangMonitorCallBack = { _, report, info in
                                            reportNumber: Int(report.reportNumber), frames: frames,
                                            description: description)
     withExtendedLifetime(box) { box.call(value) }
+}
+
+/// The default handler: the report's text on standard error.
+private let writeToStandardError: @Sendable (RunLoop.HangMonitor.Report) -> Void = { report in
+    var bytes = Array(report.description.utf8)
+    _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
 }
 
 /// Whole milliseconds of `seconds`, for the report text.

@@ -43,6 +43,14 @@ final class MonitorTests: XCTestCase {
             XCTAssertEqual(first.mode, .default)
             XCTAssertFalse(first.frames.isEmpty)
             XCTAssertTrue(first.frames.contains { $0.contains("nanosleep") }, first.description)
+            // Frames of the test executable are named (from its .symtab) and
+            // demangled, with no linker flag: the function that stalls, and
+            // the closure calling it.
+            XCTAssertTrue(first.frames.contains { $0.contains("sleepRestarting in") }, first.description)
+            XCTAssertTrue(first.frames.contains { $0.contains("closure #") && $0.contains("SwiftRunLoopTests") },
+                          first.description)
+            XCTAssertFalse(first.frames.contains { $0.contains("(+0x") && $0.contains("SwiftRunLoopPackageTests") },
+                           first.description)
             XCTAssertTrue(first.description.contains("after kRLRunLoopAfterWaiting"))
             XCTAssertEqual(monitor.stallCount, 1)
             XCTAssertEqual(monitor.reportCount, seen.count)
