@@ -193,6 +193,11 @@ rl_timer_slot *rl_timer_slot_for_mode(RLRunLoopTimerRef t, rl_mode *m) {
 /* Claims the timer for `rl`; false if invalid or in another loop. Timer locked. */
 static bool claim(RLRunLoopRef rl, RLRunLoopTimerRef t) {
     if (!atomic_load(&t->valid) || (t->rl && t->rl != rl)) return false;
+    /* Joining a loop converts the date again, like re-dating it: deadlines
+       of equal dates never decrease from one conversion to the next, so the
+       timer goes after those of its date converted before (a firing timer
+       keeps the deadline it fires for until end_firing). */
+    if (!t->rl && !t->firing) t->fire_ns = rl_deadline_for_date(t->fire_date);
     t->rl = rl;
     return true;
 }
@@ -394,7 +399,7 @@ typedef struct {
 static void end_firing(RLRunLoopTimerRef t, fired_at fired) {
     t->firing = false;
     if (!atomic_load(&t->valid)) return;   /* its invalidation removes every slot */
-    if (t->interval > 0 && t->fire_ns <= fired.deadline_ns) {
+    if (t->interval > 0 && t->fire_date <= fired.date) {
         int64_t now = rl_mono_now();
         int64_t steps = now >= fired.deadline_ns ? (now - fired.deadline_ns) / t->interval_ns + 1 : 1;
         t->fire_ns = fired.deadline_ns + steps * t->interval_ns;

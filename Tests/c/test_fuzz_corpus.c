@@ -97,10 +97,44 @@ static void generated_inputs_replay_clean(void) {
         LLVMFuzzerTestOneInput(buf, len);
     }
     printf("  %ld inputs: %ld ops, %ld runs (finished %ld, stopped %ld, timed out %ld, handled %ld), "
-           "%ld performs, %ld timer fires, %ld observer calls, %ld functions\n",
+           "%ld performs, %ld timer fires, %ld observer calls, %ld functions; %ld moves to a second loop, "
+           "%ld passes of it, %ld callouts there\n",
            fz_stats.inputs, fz_stats.ops, fz_stats.runs, fz_stats.results[1], fz_stats.results[2],
            fz_stats.results[3], fz_stats.results[4], fz_stats.performs, fz_stats.fires, fz_stats.observed,
-           fz_stats.work_ran);
+           fz_stats.work_ran, fz_stats.b_moves, fz_stats.b_passes, fz_stats.b_callouts);
+}
+
+/* Pseudo-random inputs leaning on the second loop: many (op, argument) pairs
+   that move items between the loops or run a pass of the second one, among
+   timers, observers, sources and runs, so moves from callouts (the item's
+   own included) and nested runs around them are common. */
+static void generated_two_loop_inputs_replay_clean(void) {
+    static const uint8_t ops[] = { 0, 1, 4, 6, 7, 7, 10, 11, 12, 17, 17, 9, 13 };
+    uint64_t x = 0xD1B54A32D192ED03ULL;
+    long n = rl_test_scaled(300);
+    uint8_t buf[512];
+    for (long i = 0; i < n; i++) {
+        size_t len = (size_t)(32 + (i * 11) % 470) & ~(size_t)1;
+        for (size_t j = 0; j < len; j += 2) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            unsigned r = (unsigned)(x >> 32) % 100;
+            if (r < 35) {
+                buf[j] = (uint8_t)(21 + 22 * ((x >> 8) % 11));
+                buf[j + 1] = (uint8_t)(128 | (x >> 16));
+            } else if (r < 65) {
+                buf[j] = ops[(x >> 8) % sizeof ops];
+                buf[j + 1] = (uint8_t)(x >> 16);
+            } else {
+                buf[j] = (uint8_t)(x >> 8);
+                buf[j + 1] = (uint8_t)(x >> 16);
+            }
+        }
+        LLVMFuzzerTestOneInput(buf, len);
+    }
+    printf("  %ld inputs: %ld ops, %ld runs, %ld timer fires, %ld observer calls, %ld performs; "
+           "%ld moves to a second loop, %ld passes of it, %ld callouts there\n",
+           fz_stats.inputs, fz_stats.ops, fz_stats.runs, fz_stats.fires, fz_stats.observed, fz_stats.performs,
+           fz_stats.b_moves, fz_stats.b_passes, fz_stats.b_callouts);
 }
 
 static void empty_and_tiny_inputs(void) {
@@ -117,6 +151,7 @@ int main(int argc, char **argv) {
         RL_TEST(corpus_bug_regressions_replay_clean),
         RL_TEST(corpus_coverage_inputs_replay_clean),
         RL_TEST(generated_inputs_replay_clean),
+        RL_TEST(generated_two_loop_inputs_replay_clean),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }

@@ -393,6 +393,59 @@ static void observers_bounced_between_two_loops_by_their_callouts(void) {
     for (int i = 0; i < N; i++) RLRelease(o[i]);
 }
 
+/* Version-0 sources bounced the same way from their performs. */
+enum { SRC_BOUNCERS = 8 };
+typedef struct {
+    RLRunLoopRef       loops[2];
+    RLRunLoopSourceRef sources[SRC_BOUNCERS];
+    atomic_int         performs;
+    atomic_int         wrong_loop;
+    atomic_int         stop;
+} src_bounce_rec;
+static src_bounce_rec g_src_bounce;
+
+static void bounce_source(void *info) {
+    int i = (int)(intptr_t)info;
+    RLRunLoopSourceRef s = g_src_bounce.sources[i];
+    RLRunLoopRef cur = RLRunLoopGetCurrent();
+    int side = cur == g_src_bounce.loops[1];
+    if (cur != g_src_bounce.loops[side] || !RLRunLoopContainsSource(cur, s, kRLRunLoopDefaultMode))
+        atomic_fetch_add(&g_src_bounce.wrong_loop, 1);
+    atomic_fetch_add(&g_src_bounce.performs, 1);
+    if (atomic_load(&g_src_bounce.stop)) return;
+    RLRunLoopRemoveSource(cur, s, kRLRunLoopDefaultMode);
+    RLRunLoopRef other = g_src_bounce.loops[!side];
+    RLRunLoopAddSource(other, s, kRLRunLoopDefaultMode);
+    RLRunLoopSourceSignal(s);
+    RLRunLoopWakeUp(other);
+}
+
+static void sources_bounced_between_two_loops_by_their_performs(void) {
+    RLThreadRef th[2];
+    for (int k = 0; k < 2; k++) {
+        th[k] = RLThreadCreate("bounce");
+        RL_ASSERT(RLThreadStart(th[k]));
+        g_src_bounce.loops[k] = RLThreadGetRunLoop(th[k]);
+    }
+    for (int i = 0; i < SRC_BOUNCERS; i++) g_src_bounce.sources[i] = rl_test_source0(0, bounce_source, (void *)(intptr_t)i);
+    for (int i = 0; i < SRC_BOUNCERS; i++) {
+        RLRunLoopAddSource(g_src_bounce.loops[i & 1], g_src_bounce.sources[i], kRLRunLoopDefaultMode);
+        RLRunLoopSourceSignal(g_src_bounce.sources[i]);
+        RLRunLoopWakeUp(g_src_bounce.loops[i & 1]);
+    }
+    int want = (int)rl_test_scaled(20000);
+    double end = rl_test_now() + 60;
+    while (atomic_load(&g_src_bounce.performs) < want && rl_test_now() < end) rl_test_sleep(0.005);
+    RL_ASSERT_GE_INT(atomic_load(&g_src_bounce.performs), want);
+    atomic_store(&g_src_bounce.stop, 1);
+    for (int k = 0; k < 2; k++) {
+        RLThreadStop(th[k]);
+        RLThreadRelease(th[k]);
+    }
+    RL_ASSERT_EQ_INT(atomic_load(&g_src_bounce.wrong_loop), 0);
+    for (int i = 0; i < SRC_BOUNCERS; i++) RLRelease(g_src_bounce.sources[i]);
+}
+
 /* ---- tolerance ---- */
 
 typedef struct { double mono_at; int fired; } when_rec;
@@ -574,6 +627,7 @@ int main(int argc, char **argv) {
         RL_TEST(timer_moved_to_another_loop_in_its_callout_fires_there_on_time),
         RL_TEST(timers_bounced_between_two_loops_by_their_callouts_all_fire),
         RL_TEST(observers_bounced_between_two_loops_by_their_callouts),
+        RL_TEST(sources_bounced_between_two_loops_by_their_performs),
         RL_TEST(lone_timer_with_tolerance_fires_at_its_date),
         RL_TEST(tolerant_timer_shares_a_wake_up_with_a_timer_in_its_window),
         RL_TEST(tolerant_timer_does_not_wait_for_a_timer_outside_its_window),

@@ -27,8 +27,17 @@
  *    function; schedule and cancel balance; every info is released (and
  *    ASan's leak check sees nothing left).
  *
- * Every input runs on a fresh thread, so its loop is torn down (and checked)
- * at the end, and inputs do not share modes. Built by Tests/fuzz/Makefile
+ * A second loop (B, on its own thread, default mode only) takes items moved
+ * to it, from the body or from any callout (removed from a mode of the main
+ * loop, added to B; and back): while it is in B an item is never called on
+ * the main loop, and B, run one polling pass at a time on request while the
+ * main thread waits, calls only what the model says is in B. Timers and
+ * observers belong to one loop at a time: adding one to the other loop while
+ * it is still in one is ignored. Some items have a context with release but
+ * no retain (ownership handed over): release must be called exactly once.
+ *
+ * Every input runs on fresh threads, so its loops are torn down (and
+ * checked) at the end, and inputs do not share modes. Built by Tests/fuzz/Makefile
  * with libFuzzer; Tests/c/test_fuzz_corpus.c includes this file to replay the
  * corpus without libFuzzer. On a broken invariant it prints the line and
  * aborts.
@@ -67,13 +76,18 @@ static void fz_fail(const char *what, int line) {
 
 static const char *const fz_mode_names[4] = { "kCFRunLoopDefaultMode", "A", "B", "kCFRunLoopCommonModes" };
 
-/* What the model knows of an item. `member` has one bit per mode. */
+/* What the model knows of an item. `member` has one bit per mode of the main
+   loop, and FZ_B_BIT for loop B's default mode. */
+#define FZ_B_BIT  (1u << 8)
+#define FZ_A_MASK (FZ_B_BIT - 1)
 typedef struct {
     int      made;        /* created */
     int      ref_gone;    /* our reference released: no more calls on it */
     int      valid;
     unsigned member;
     int      in_common;
+    int      one_loop;    /* timers and observers: in one loop at a time */
+    int      owned;       /* context has release but no retain: released once */
     int      retains, releases;
     /* sources */
     int      signalled, performs, schedules, cancels, expected_schedules;
@@ -122,6 +136,8 @@ static struct {
     unsigned nest_epoch;       /* runs started from inside a queued function */
     unsigned common;           /* modes in the common set */
     RLRunLoopRef rl;
+    RLRunLoopRef rl_b;         /* the second loop */
+    int on_b;                  /* a callout of loop B is running (on B's thread) */
     fz_item src[FZ_NSRC], tm[FZ_NTIMER], obs[FZ_NOBS];
     fz_work work[FZ_NWORK];
     int nwork;
@@ -134,7 +150,7 @@ static struct {
 } fz;
 
 /* Totals over every input, for the replay's report. */
-static struct { long inputs, ops, runs, performs, fires, observed, work_ran, results[5]; } fz_stats;
+static struct { long inputs, ops, runs, performs, fires, observed, work_ran, results[5], b_moves, b_passes, b_callouts; } fz_stats;
 
 static unsigned fz_bit(int m) { return 1u << m; }
 
@@ -151,9 +167,14 @@ static double fz_now(void) { return RLAbsoluteTimeGetCurrent(); }
 
 /* ---- the model's view of membership ---- */
 
+/* Whether a timer or observer is held by the main loop: by a mode or the
+   common set (a source may be in both loops). */
+static int fz_in_a(const fz_item *it) { return (it->member & FZ_A_MASK) || it->in_common; }
+
 /* Returns the bits newly set. */
 static unsigned fz_add(fz_item *it, int m) {
     if (!it->valid) return 0;
+    if (it->one_loop && (it->member & FZ_B_BIT)) return 0;   /* B holds it */
     unsigned before = it->member;
     if (m == FZ_COMMON) {
         if (!it->in_common) {
@@ -163,6 +184,13 @@ static unsigned fz_add(fz_item *it, int m) {
     } else {
         it->member |= fz_bit(m);
     }
+    return it->member & ~before;
+}
+
+static unsigned fz_add_b(fz_item *it) {
+    if (!it->valid || (it->one_loop && fz_in_a(it))) return 0;
+    unsigned before = it->member;
+    it->member |= FZ_B_BIT;
     return it->member & ~before;
 }
 
@@ -223,7 +251,7 @@ static const void *fz_retain(const void *info) {
 static void fz_release(const void *info) {
     fz_item *it = (fz_item *)info;
     it->releases++;
-    FZ_CHECK(it->releases <= it->retains);
+    FZ_CHECK(it->releases <= it->retains + it->owned);
 }
 
 static int fz_mode_index(RLRunLoopMode mode) {
@@ -234,40 +262,47 @@ static int fz_mode_index(RLRunLoopMode mode) {
 
 static void fz_schedule(void *info, RLRunLoopRef rl, RLRunLoopMode mode) {
     fz_item *it = info;
-    FZ_CHECK(rl == fz.rl);
+    FZ_CHECK(rl == fz.rl || rl == fz.rl_b);
     FZ_CHECK(fz_mode_index(mode) >= 0);
     it->schedules++;
 }
 static void fz_cancel(void *info, RLRunLoopRef rl, RLRunLoopMode mode) {
     fz_item *it = info;
-    FZ_CHECK(rl == fz.rl);
+    FZ_CHECK(rl == fz.rl || rl == fz.rl_b);
     FZ_CHECK(fz_mode_index(mode) >= 0);
     it->cancels++;
     FZ_CHECK(it->cancels <= it->schedules);
 }
 
+/* The membership bit a callout running now must find set. */
+static unsigned fz_running_bit(void) {
+    if (fz.on_b) fz_stats.b_callouts++;
+    return fz.on_b ? FZ_B_BIT : fz_bit(fz_top()->mode);
+}
+
 static void fz_perform(void *info) {
     fz_item *it = info;
-    fz_frame *f = fz_top();
     FZ_CHECK(!fz.body_done);
     FZ_CHECK(it->valid);
     FZ_CHECK(it->signalled);
-    FZ_CHECK(it->member & fz_bit(f->mode));
+    FZ_CHECK(it->member & fz_running_bit());
     it->signalled = 0;
     it->performs++;
     fz_stats.performs++;
-    f->performed++;
-    if (f->rash) FZ_CHECK(f->performed == 1);
+    if (!fz.on_b) {
+        fz_frame *f = fz_top();
+        f->performed++;
+        if (f->rash) FZ_CHECK(f->performed == 1);
+    }
     fz_ops_from_callout();
 }
 
 static void fz_timer_fired(RLRunLoopTimerRef t, void *info) {
     fz_item *it = info;
-    fz_frame *f = fz_top();
     FZ_CHECK(!fz.body_done);
     FZ_CHECK(t == it->ref);
     FZ_CHECK(it->valid);
-    FZ_CHECK(it->member & fz_bit(f->mode));
+    FZ_CHECK(it->member & fz_running_bit());
     FZ_CHECK(fz_now() >= it->not_before - 2e-6);
     it->fires++;
     fz_stats.fires++;
@@ -282,17 +317,18 @@ static void fz_timer_fired(RLRunLoopTimerRef t, void *info) {
 
 static void fz_observed(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
     fz_item *it = info;
-    fz_frame *f = fz_top();
     FZ_CHECK(!fz.body_done);
     FZ_CHECK(o == it->ref);
     FZ_CHECK(it->valid);
-    FZ_CHECK(it->member & fz_bit(f->mode));
+    FZ_CHECK(it->member & fz_running_bit());
     FZ_CHECK(it->activities & (RLOptionFlags)a);
-    FZ_CHECK(fz.ndisp > 0);
-    fz_dispatch *d = &fz.disp[fz.ndisp - 1];
-    FZ_CHECK(d->activity == (unsigned long)a);
-    FZ_CHECK(it->order >= d->last_order);
-    d->last_order = it->order;
+    if (!fz.on_b) {   /* the grammar checkers watch the main loop only */
+        FZ_CHECK(fz.ndisp > 0);
+        fz_dispatch *d = &fz.disp[fz.ndisp - 1];
+        FZ_CHECK(d->activity == (unsigned long)a);
+        FZ_CHECK(it->order >= d->last_order);
+        d->last_order = it->order;
+    }
     it->calls++;
     fz_stats.observed++;
     if (!it->repeats) {
@@ -380,8 +416,9 @@ static void fz_make_source(int i, int b) {
     if (it->made) return;
     RLRunLoopSourceContext c;
     memset(&c, 0, sizeof c);
+    it->owned = i >= FZ_NSRC / 2 + 1;
     c.info = it;
-    c.retain = fz_retain;
+    c.retain = it->owned ? NULL : fz_retain;
     c.release = fz_release;
     c.schedule = fz_schedule;
     c.cancel = fz_cancel;
@@ -390,7 +427,7 @@ static void fz_make_source(int i, int b) {
     it->ref = RLRunLoopSourceCreate(it->order, &c);
     FZ_CHECK(it->ref != NULL);
     it->made = it->valid = 1;
-    FZ_CHECK(it->retains == 1);
+    FZ_CHECK(it->retains == !it->owned);
 }
 
 static void fz_make_timer(int i, int b) {
@@ -398,7 +435,9 @@ static void fz_make_timer(int i, int b) {
     static const double intervals[8] = { 0, 0, 0, 0.0001, 0.0005, 1e-6, 0.002, 10 };
     fz_item *it = &fz.tm[i];
     if (it->made) return;
-    RLRunLoopTimerContext c = { 0, it, fz_retain, fz_release, NULL };
+    it->owned = i >= FZ_NTIMER / 2;
+    it->one_loop = 1;
+    RLRunLoopTimerContext c = { 0, it, it->owned ? NULL : fz_retain, fz_release, NULL };
     double date = fz_now() + offsets[b & 7];
     it->interval = intervals[(b >> 3) & 7];
     it->not_before = date;
@@ -412,7 +451,9 @@ static void fz_make_timer(int i, int b) {
 static void fz_make_observer(int i, int b, int b2) {
     fz_item *it = &fz.obs[i];
     if (it->made) return;
-    RLRunLoopObserverContext c = { 0, it, fz_retain, fz_release, NULL };
+    it->owned = i >= FZ_NOBS / 2;
+    it->one_loop = 1;
+    RLRunLoopObserverContext c = { 0, it, it->owned ? NULL : fz_retain, fz_release, NULL };
     it->activities = (RLOptionFlags)((b & 7) | ((b & 0x38) << 2));
     it->repeats = (b & 0x40) != 0;
     it->order = (RLIndex)(b2 % 7) - 3;
@@ -456,6 +497,119 @@ static void fz_query(void) {
             FZ_CHECK(RLRunLoopObserverIsValid(it->ref) == it->valid);
         }
     }
+    for (int i = 0; i < FZ_NSRC; i++)
+        if (fz.src[i].made && !fz.src[i].ref_gone)
+            FZ_CHECK(RLRunLoopContainsSource(fz.rl_b, fz.src[i].ref, fz_mode_names[0]) ==
+                     ((fz.src[i].member & FZ_B_BIT) != 0));
+    for (int i = 0; i < FZ_NTIMER; i++)
+        if (fz.tm[i].made && !fz.tm[i].ref_gone)
+            FZ_CHECK(RLRunLoopContainsTimer(fz.rl_b, fz.tm[i].ref, fz_mode_names[0]) ==
+                     ((fz.tm[i].member & FZ_B_BIT) != 0));
+    for (int i = 0; i < FZ_NOBS; i++)
+        if (fz.obs[i].made && !fz.obs[i].ref_gone)
+            FZ_CHECK(RLRunLoopContainsObserver(fz.rl_b, fz.obs[i].ref, fz_mode_names[0]) ==
+                     ((fz.obs[i].member & FZ_B_BIT) != 0));
+}
+
+/* ---- loop B: a thread that runs one polling pass of its loop on request,
+   while the requesting thread waits (so the model is never shared) ---- */
+
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t  cv;
+    int             request;   /* 1: run a pass, 2: exit; back to 0 when done */
+    pthread_t       thread;
+} fzb = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0 };
+
+static void *fz_b_body(void *arg) {
+    (void)arg;
+    pthread_mutex_lock(&fzb.mu);
+    fz.rl_b = RLRunLoopGetCurrent();
+    pthread_cond_broadcast(&fzb.cv);
+    for (;;) {
+        while (fzb.request == 0) pthread_cond_wait(&fzb.cv, &fzb.mu);
+        if (fzb.request == 2) break;
+        pthread_mutex_unlock(&fzb.mu);
+        fz.on_b = 1;
+        RLRunLoopRunInMode(fz_mode_names[0], 0, false);
+        fz.on_b = 0;
+        pthread_mutex_lock(&fzb.mu);
+        fzb.request = 0;
+        pthread_cond_broadcast(&fzb.cv);
+    }
+    fzb.request = 0;
+    pthread_cond_broadcast(&fzb.cv);
+    pthread_mutex_unlock(&fzb.mu);
+    return NULL;   /* loop B is torn down now */
+}
+
+static void fz_b_request(int request) {
+    pthread_mutex_lock(&fzb.mu);
+    fzb.request = request;
+    pthread_cond_broadcast(&fzb.cv);
+    while (fzb.request != 0) pthread_cond_wait(&fzb.cv, &fzb.mu);
+    pthread_mutex_unlock(&fzb.mu);
+}
+
+static void fz_b_start(void) {
+    if (pthread_create(&fzb.thread, NULL, fz_b_body, NULL) != 0) abort();
+    pthread_mutex_lock(&fzb.mu);
+    while (!fz.rl_b) pthread_cond_wait(&fzb.cv, &fzb.mu);
+    pthread_mutex_unlock(&fzb.mu);
+}
+
+static void fz_b_stop(void) {
+    fz_b_request(2);
+    pthread_join(fzb.thread, NULL);
+}
+
+static void fz_api_add(int kind, fz_item *it, RLRunLoopRef rl, int m) {
+    if (kind == 0) RLRunLoopAddSource(rl, it->ref, fz_mode_names[m]);
+    else if (kind == 1) RLRunLoopAddTimer(rl, it->ref, fz_mode_names[m]);
+    else RLRunLoopAddObserver(rl, it->ref, fz_mode_names[m]);
+}
+
+static void fz_api_remove(int kind, fz_item *it, RLRunLoopRef rl, int m) {
+    if (kind == 0) RLRunLoopRemoveSource(rl, it->ref, fz_mode_names[m]);
+    else if (kind == 1) RLRunLoopRemoveTimer(rl, it->ref, fz_mode_names[m]);
+    else RLRunLoopRemoveObserver(rl, it->ref, fz_mode_names[m]);
+}
+
+/* Moves an item from mode m of the main loop to loop B or back (from the
+   body or from any callout, its own included), or runs a pass of B. */
+static void fz_loop_b_op(int a) {
+    fz_item *kinds[3] = { fz.src, fz.tm, fz.obs };
+    int counts[3] = { FZ_NSRC, FZ_NTIMER, FZ_NOBS };
+    int k = ((a >> 2) & 3) % 3;
+    int m = (a >> 4) & 3;
+    fz_item *it = fz_pick(kinds[k], counts[k], a >> 4);
+    unsigned added;
+    switch (a & 3) {
+    case 0:
+    case 1:
+        if (!fz.on_b) {
+            fz_b_request(1);
+            fz_stats.b_passes++;
+        }
+        break;
+    case 2:
+        if (!it) break;
+        fz_remove(it, m);
+        fz_api_remove(k, it, fz.rl, m);
+        added = fz_add_b(it);
+        if (added) fz_stats.b_moves++;
+        if (k == 0) it->expected_schedules += fz_popcount(added);
+        fz_api_add(k, it, fz.rl_b, 0);
+        break;
+    case 3:
+        if (!it) break;
+        it->member &= ~FZ_B_BIT;
+        fz_api_remove(k, it, fz.rl_b, 0);
+        added = fz_add(it, m);
+        if (k == 0) it->expected_schedules += fz_popcount(added);
+        fz_api_add(k, it, fz.rl, m);
+        break;
+    }
 }
 
 /* One operation decoded from the input; false when the input is used up. */
@@ -466,6 +620,8 @@ static int fz_op(void) {
     int a = fz_arg();
     int m = (a >> 4) & 3;               /* a mode, or common */
     fz_item *it;
+    /* Loop B's callouts run on B's thread: they never run or stop the main loop. */
+    if (fz.on_b && (b % 22 == 17 || b % 22 == 18)) return 1;
     switch (b % 22) {
     case 0: fz_make_source(a % FZ_NSRC, a >> 3); break;
     case 1:
@@ -580,7 +736,10 @@ static int fz_op(void) {
         RLRunLoopAddCommonMode(fz.rl, fz_mode_names[cm]);
         break;
     }
-    case 21: fz_query(); break;
+    case 21:
+        if (a < 128) fz_query();
+        else fz_loop_b_op(a);
+        break;
     }
     return 1;
 }
@@ -678,22 +837,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memset(&fz, 0, sizeof fz);
     fz.data = data;
     fz.size = size;
+    fz_b_start();
     pthread_t th;
     if (pthread_create(&th, NULL, fz_body, NULL) != 0) abort();
     pthread_join(th, NULL);
+    fz_b_stop();
 
     /* The loop is gone: everything was released exactly once. */
     for (int i = 0; i < FZ_NSRC; i++) {
         fz_item *it = &fz.src[i];
         if (!it->made) continue;
-        FZ_CHECK(it->releases == it->retains);
+        FZ_CHECK(it->releases == it->retains + it->owned);
         FZ_CHECK(it->schedules == it->cancels);
         FZ_CHECK(it->schedules == it->expected_schedules);
     }
     for (int i = 0; i < FZ_NTIMER; i++)
-        if (fz.tm[i].made) FZ_CHECK(fz.tm[i].releases == fz.tm[i].retains);
+        if (fz.tm[i].made) FZ_CHECK(fz.tm[i].releases == fz.tm[i].retains + fz.tm[i].owned);
     for (int i = 0; i < FZ_NOBS; i++)
-        if (fz.obs[i].made) FZ_CHECK(fz.obs[i].releases == fz.obs[i].retains);
+        if (fz.obs[i].made) FZ_CHECK(fz.obs[i].releases == fz.obs[i].retains + fz.obs[i].owned);
     for (int i = 0; i < fz.nwork; i++) FZ_CHECK(fz.work[i].released);
     fz_stats.inputs++;
     fz_stats.ops += fz.ops;
