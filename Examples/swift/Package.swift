@@ -12,5 +12,5 @@ let package = Package(
         .executableTarget(name: "HangMonitorDemo", dependencies: [.product(name: "SwiftRunLoop", package: "SwiftRunLoop")]),
         .executableTarget(name: "IdleTasksDemo", dependencies: [.product(name: "SwiftRunLoop", package: "SwiftRunLoop")]),
     ],
-    swiftLanguageModes: [.v5]   // examples stay short: no Sendable ceremony
+    swiftLanguageModes: [.v6]
 )

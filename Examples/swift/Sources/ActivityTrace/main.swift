@@ -2,7 +2,7 @@
 // every activity and a timer that fires twice, then stops the loop.
 
 import SwiftRunLoop
-import FoundationEssentials
+import Synchronization
 
 print("== Swift: activity trace (RunLoop.Observer of .allActivities, a timer every 50 ms) ==")
 let loop = RunLoop.current
@@ -14,11 +14,11 @@ let observer = RunLoop.Observer(activities: .allActivities) { activity in
     print("  \(names[activity] ?? "?")")
 }
 loop.add(observer, forMode: .default)
-var fired = 0
+let fired = Atomic(0)   // blocks are @Sendable: shared state is Sendable too
 let timer = Timer(timeInterval: 0.05, repeats: true) { timer in
-    fired += 1
-    print("    -> timer fired (\(fired))")
-    if fired == 2 {
+    let count = fired.add(1, ordering: .relaxed).newValue
+    print("    -> timer fired (\(count))")
+    if count == 2 {
         timer.invalidate()
         RunLoop.current.stop()
     }

@@ -2,16 +2,16 @@
 // "tracking" mode; a default-mode timer waits (seeds 001/002).
 
 import SwiftRunLoop
-import FoundationEssentials
+import Synchronization
 
 print("== Swift: a common-modes timer keeps firing in a tracking mode ==")
 let loop = RunLoop.current
 let tracking = RunLoop.Mode("UITrackingRunLoopMode")
 loop.addCommonMode(tracking)
-var counts = ["common": 0, "default": 0]
+let counts = Mutex(["common": 0, "default": 0])   // blocks are @Sendable: shared state is Sendable too
 func makeTimer(_ name: String) -> Timer {
     Timer(timeInterval: 0.1, repeats: true) { _ in
-        counts[name, default: 0] += 1
+        counts.withLock { $0[name, default: 0] += 1 }
         print("  \(name == "common" ? "common-modes" : "default-mode") timer fired while running \(RunLoop.current.currentMode?.rawValue ?? "?")")
     }
 }
@@ -22,6 +22,7 @@ for (mode, seconds) in [(RunLoop.Mode.default, 0.25), (tracking, 0.3), (.default
     print("-- running in \(mode.rawValue) for \(seconds) s")
     _ = loop.run(mode: mode, seconds: seconds, returnAfterSourceHandled: false)
 }
-print("  common-modes timer fired \(counts["common"]!) times, default-mode timer \(counts["default"]!) times\n")
+let final = counts.withLock { $0 }
+print("  common-modes timer fired \(final["common"]!) times, default-mode timer \(final["default"]!) times\n")
 common.invalidate()
 plain.invalidate()
