@@ -55,3 +55,13 @@ import class SwiftRunLoop.RunLoop
         #expect(stderr.components(separatedBy: "SwiftRunLoop:").count == 2)
     }
 }
+
+@Suite struct RunMainExitTests {
+    @Test func runMainOffTheMainThreadFailsWithAReason() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            onThread { _ = try? RunLoop.runMain { 1 } }
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("RunLoop.runMain must be called on the process's main thread"))
+    }
+}

@@ -239,3 +239,22 @@ final class OneVerbTests: XCTestCase {
         }
     }
 }
+
+final class SendableStressTests: XCTestCase {
+    /// The correct form of the racy counter (a Mutex instead of a captured
+    /// var): every block queued from two threads is counted, nothing lost.
+    func test_blocks_from_two_threads_count_exactly_with_a_mutex() {
+        let thread = RunLoopThread(name: "test.stress")
+        defer { thread.stop() }
+        let count = Mutex(0)
+        let perSender = 20_000
+        let senders = (0..<2).map { _ in
+            startThread {
+                for _ in 0..<perSender { thread.runLoop.perform { count.withLock { $0 += 1 } } }
+            }
+        }
+        senders.forEach { $0() }
+        XCTAssertEqual(thread.runLoop.perform(waitUntilDone: true) {}, .done)  // after every queued block
+        XCTAssertEqual(count.withLock { $0 }, 2 * perSender)
+    }
+}
