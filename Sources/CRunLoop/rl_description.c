@@ -82,8 +82,8 @@ static void print_timer(FILE *out, RLRunLoopTimerRef t) {
 }
 
 static void print_mode(FILE *out, RLRunLoopRef rl, rl_mode *m) {
-    fprintf(out, "\t<RLRunLoopMode %p>{name = %s, common = %s, port set = %d, timer port = %d, queued blocks = %zu,\n",
-            (void *)m, m->name, yes_no(m->is_common), m->epoll_fd, m->timer_fd,
+    fprintf(out, "\t<RLRunLoopMode %p>{name = %s, common = %s, armed = %s, queued blocks = %zu,\n",
+            (void *)m, m->name, yes_no(m->is_common), yes_no(rl->armed_mode == m),
             m->pending_blocks + (m->is_common ? rl->pending_common_blocks : 0));
     fprintf(out, "\tsources0 = %s{\n", m->sources0.count ? "" : "(null) ");
     size_t index = 0;
@@ -93,10 +93,10 @@ static void print_mode(FILE *out, RLRunLoopRef rl, rl_mode *m) {
         fprintf(out, "\n");
     }
     fprintf(out, "\t},\n\tsources1 = %s{\n", m->v1_count ? "" : "(null) ");
-    for (uint32_t i = 0, n = 0; i < m->v1_capacity; i++) {
-        if (!m->v1_slots[i].source) continue;
-        fprintf(out, "\t\t%u : fd %d = ", n++, m->v1_slots[i].fd);
-        print_source(out, m->v1_slots[i].source);
+    for (uint32_t i = 0; i < m->v1_count; i++) {
+        const rl_v1_reg *r = &rl->regs[m->v1[i]];
+        fprintf(out, "\t\t%u : fd %d = ", i, r->fd);
+        print_source(out, r->source);
         fprintf(out, "\n");
     }
     fprintf(out, "\t},\n\tobservers = %s(\n", m->observers.count ? "" : "(null) ");
@@ -132,8 +132,8 @@ char *rl_loop_copy_description(const rl_object *obj) {
     FILE *out = open_memstream(&buf, &len);
     if (!out) return NULL;
     rl_loop_lock(rl);
-    fprintf(out, "<RLRunLoop %p [%s]>{wakeup port = %d, stopped = %s, sleeping = %s, main = %s, thread exited = %s,\n",
-            (void *)rl, "linux", rl->wake_fd, yes_no(rl->current_run && rl->current_run->stopped),
+    fprintf(out, "<RLRunLoop %p [%s]>{wakeup port = %d, port set = %d, timer port = %d, stopped = %s, sleeping = %s, main = %s, thread exited = %s,\n",
+            (void *)rl, "linux", rl->wake_fd, rl->epoll_fd, rl->timer_fd, yes_no(rl->current_run && rl->current_run->stopped),
             yes_no(atomic_load(&rl->sleeping)), yes_no(rl->is_main), yes_no(rl->dead));
     fprintf(out, "current mode = %s,\ncommon modes = {\n", rl->current_run ? rl->current_run->mode->name : "(none)");
     for (size_t i = 0, n = 0; i < rl->mode_count; i++)

@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <sys/epoll.h>
 #include "CRunLoop.h"
 #include "rl_object.h"
 #include "rl_time.h"
@@ -72,34 +73,38 @@ void rl_item_set_free(rl_item_set *s);
 static inline rl_item_node *rl_item_set_first(const rl_item_set *s) { return s->head[0]; }
 #define RL_ITEM_SET_FOREACH(node, set) for (rl_item_node *node = (set)->head[0]; node; node = node->next[0])
 
-/* ---- version-1 registrations: what epoll's user data points at ---------- */
-/* epoll data: (generation << 32) | slot index; two reserved values for the
-   loop's own descriptors. A stale event (slot reused or freed) fails the
-   generation check and is dropped. */
-#define RL_EVENT_WAKE  UINT64_MAX
-#define RL_EVENT_TIMER (UINT64_MAX - 1)
+/* ---- version-1 registrations in the loop's wait set ---------------------- */
+/* epoll data: (generation << 32) | registration index; reserved values for
+   the loop's own descriptors and for disarmed registrations. A stale event
+   (registration re-armed, reused or freed since) fails the generation check
+   and is dropped. */
+#define RL_EVENT_WAKE     UINT64_MAX
+#define RL_EVENT_TIMER    (UINT64_MAX - 1)
+#define RL_EVENT_DISARMED (UINT64_MAX - 2)
 
+/* One per version-1 source per loop, shared by the loop's modes that hold
+   the source. It is in the loop's epoll set from the first of those modes
+   to the last, and armed only while the mode being waited in holds it. */
 typedef struct {
-    RLRunLoopSourceRef source;   /* NULL when the slot is free */
-    int      fd;                 /* -1 when unwatched */
+    RLRunLoopSourceRef source;   /* NULL when the entry is free */
+    int      fd;                 /* the number registered; -1: unwatched */
+    uint32_t armed;              /* epoll events armed now; 0: disarmed */
     uint32_t generation;
+    uint32_t modes;              /* how many of the loop's modes hold it */
+    uint64_t mark;               /* bookkeeping of a mode switch */
     int32_t  next_free;
-} rl_v1_slot;
+} rl_v1_reg;
 
 /* ---- modes --------------------------------------------------------------- */
 struct rl_mode {
     char         *name;
     RLRunLoopRef  rl;               /* owner; modes live as long as it */
     bool          is_common;
-    int           epoll_fd;
-    int           timer_fd;         /* -1 until the mode needs a deadline */
-    int64_t       armed_ns;         /* what timer_fd is armed for; RL_NEVER = disarmed */
     int64_t       run_deadline_ns;  /* innermost run of this mode; RL_NEVER = none */
     rl_item_set   sources0;         /* retained, by order, ties in insertion order */
-    rl_v1_slot   *v1_slots;
-    uint32_t      v1_capacity;
+    uint32_t     *v1;               /* its version-1 sources: indices into the loop's regs */
     uint32_t      v1_count;
-    int32_t       v1_free;
+    uint32_t      v1_capacity;
     rl_item_set   observers;        /* retained, by order, ties in insertion order */
     RLOptionFlags observer_mask;    /* union of activities ever added (CF never shrinks it) */
     rl_timer_heap timers;           /* scheduled, not currently firing */
@@ -149,7 +154,17 @@ struct __RLRunLoop {
     bool             dead;               /* its thread has exited */
     _Atomic bool     sleeping;
     _Atomic bool     wake_pending;
-    int              wake_fd;            /* eventfd, edge-triggered in every mode's epoll set */
+    int              wake_fd;            /* eventfd, edge-triggered in epoll_fd, never read */
+    int              epoll_fd;           /* the wait set: wake_fd, timer_fd, version-1 fds */
+    int              timer_fd;           /* -1 until a run needs a deadline, or if none can be made */
+    int64_t          armed_ns;           /* what timer_fd is armed for; RL_NEVER = disarmed */
+    bool             set_stale;          /* epoll_fd may hold a registration of a closed fd: rebuild it */
+    _Atomic unsigned fork_generation;    /* the process image the kernel objects were made in */
+    rl_mode         *armed_mode;         /* whose version-1 sources are armed in epoll_fd */
+    uint64_t         arm_epoch;          /* marks of a mode switch */
+    rl_v1_reg       *regs;
+    uint32_t         reg_capacity;
+    int32_t          reg_free;
     rl_mode        **modes;
     size_t           mode_count;
     size_t           mode_capacity;
@@ -246,8 +261,9 @@ rl_mode *rl_mode_find_or_create(RLRunLoopRef rl, RLRunLoopMode name);
 void     rl_mode_free(rl_mode *m);
 bool     rl_mode_is_empty(RLRunLoopRef rl, rl_mode *m);
 bool     rl_mode_has_blocks(RLRunLoopRef rl, rl_mode *m);
-/* Arms the mode's timerfd for `deadline` (its rl_mode_next_deadline) if that changed. */
-void     rl_mode_arm(rl_mode *m, int64_t deadline);
+/* Arms the loop's timerfd for the mode's `deadline` (its rl_mode_next_deadline)
+   if that changed; false when there is no timerfd (the wait must time out). */
+bool     rl_mode_arm(rl_mode *m, int64_t deadline);
 /* The timers of a mode changed: re-arm now if another thread is changing the
    mode the loop is running in (its own thread re-arms before it sleeps). */
 void     rl_mode_timers_changed(rl_mode *m);
@@ -355,13 +371,27 @@ char *rl_observer_copy_description(const rl_object *obj);
 char *rl_timer_copy_description(const rl_object *obj);
 char *rl_loop_copy_description(const rl_object *obj);
 
-/* Wait primitives (rl_wait.c). */
-int  rl_wait_eventfd_create(void);
-int  rl_wait_epoll_create(int wake_fd);
-int  rl_wait_timerfd_attach(int epoll_fd);
-void rl_wait_timerfd_set(int timer_fd, int64_t deadline_ns);   /* RL_NEVER disarms */
-void rl_wait_signal(int wake_fd);
-int  rl_wait_watch_fd(int epoll_fd, int fd, uint64_t token);   /* 0 or -errno */
-void rl_wait_unwatch_fd(int epoll_fd, int fd);
+/* The loop's wait set (rl_wait.c); loop locked unless said otherwise. */
+bool rl_wait_set_open(RLRunLoopRef rl);          /* at creation: epoll set + wake eventfd */
+void rl_wait_set_close(RLRunLoopRef rl);
+/* Arms the timerfd for `deadline` (RL_NEVER disarms) if that changed; false
+   when the loop has no timerfd (then the wait itself must time out). */
+bool rl_wait_arm_timer(RLRunLoopRef rl, int64_t deadline);
+/* Writes the wake eventfd of a sleeping loop. Any thread, no lock. */
+void rl_wait_signal(RLRunLoopRef rl);
+/* Waits (timeout_ms as epoll_wait's) for events of the armed mode. Called
+   unlocked by the loop's thread, after rl_wait_prepare. */
+int  rl_wait_events(RLRunLoopRef rl, struct epoll_event *events, int max, int timeout_ms);
+/* Before a wait in m: remakes the kernel objects if the process forked,
+   rebuilds a stale set, arms exactly m's version-1 sources. */
+void rl_wait_prepare(RLRunLoopRef rl, rl_mode *m);
+/* The source's registration in this loop, -1 if none. */
+long rl_reg_find(RLRunLoopRef rl, RLRunLoopSourceRef s);
+/* Registers `s` watching `fd` (unwatched if fd < 0 or epoll refuses it),
+   armed if `armed`; -1 when out of memory. */
+long rl_reg_add(RLRunLoopRef rl, RLRunLoopSourceRef s, int fd, bool armed);
+void rl_reg_remove(RLRunLoopRef rl, long index);
+/* Arms or disarms one registration. */
+void rl_reg_set_armed(RLRunLoopRef rl, long index, bool armed);
 
 #endif

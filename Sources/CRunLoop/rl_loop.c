@@ -49,8 +49,7 @@ __attribute__((constructor)) static void remember_main_thread(void) {
 static RLRunLoopRef create_loop(pthread_t thread) {
     RLRunLoopRef rl = calloc(1, sizeof *rl);
     if (!rl) return NULL;
-    rl->wake_fd = rl_wait_eventfd_create();
-    if (rl->wake_fd < 0) {
+    if (!rl_wait_set_open(rl)) {
         free(rl);
         return NULL;
     }
@@ -89,7 +88,7 @@ static void finalize_loop(rl_object *obj) {
     rl_item_set_free(&rl->common_sources);
     rl_item_set_free(&rl->common_observers);
     rl_item_set_free(&rl->common_timers);
-    close(rl->wake_fd);
+    rl_wait_set_close(rl);
     pthread_mutex_destroy(&rl->lock);
     free(rl);
 }
@@ -223,7 +222,7 @@ rl_ptr_array *rl_loop_scratch(RLRunLoopRef rl) {
 void RLRunLoopWakeUp(RLRunLoopRef rl) {
     if (!rl) return;
     if (atomic_exchange(&rl->wake_pending, true)) return;
-    if (atomic_load(&rl->sleeping)) rl_wait_signal(rl->wake_fd);
+    if (atomic_load(&rl->sleeping)) rl_wait_signal(rl);
 }
 
 bool RLRunLoopIsWaiting(RLRunLoopRef rl) {
@@ -313,8 +312,8 @@ void rl_loop_remove_all_items(RLRunLoopRef rl, rl_callback_list *cancelled) {
         rl_mode *m = rl->modes[i];
         while (m->sources0.count)
             rl_source_remove_from_mode(rl, m, rl_item_set_first(&m->sources0)->item, cancelled);
-        for (uint32_t k = 0; k < m->v1_capacity; k++)
-            if (m->v1_slots[k].source) rl_source_remove_from_mode(rl, m, m->v1_slots[k].source, cancelled);
+        while (m->v1_count)
+            rl_source_remove_from_mode(rl, m, rl->regs[m->v1[m->v1_count - 1]].source, cancelled);
         while (m->observers.count) rl_observer_remove_from_mode(rl, m, rl_item_set_first(&m->observers)->item);
         while (m->timers.count)
             rl_timer_remove_from_mode(rl, m, m->timers.entries[m->timers.count - 1].slot->timer);

@@ -1,11 +1,10 @@
 /*
  * rl_mode.c: modes by name, their wait set, emptiness and timer arming.
  *
- * A mode has its own epoll set (the loop's wake eventfd, its timerfd and the
- * fds of its version-1 sources), so fds and timers of other modes never wake
- * a loop running this one. Modes live as long as their loop, as in CF.
- * Invariant: `armed_ns` is exactly what the timerfd was last set to (RL_NEVER
- * once it has fired or was disarmed).
+ * A mode holds no descriptor: the loop's one wait set arms the version-1
+ * sources of the mode being waited in, and its one timerfd is armed for that
+ * mode's deadline (rl_wait.c), so fds and timers of other modes never wake a
+ * loop running this one. Modes live as long as their loop, as in CF.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -47,19 +46,12 @@ rl_mode *rl_mode_find_or_create(RLRunLoopRef rl, RLRunLoopMode name) {
     m = calloc(1, sizeof *m);
     if (!m) return NULL;
     m->name = strdup(name);
-    m->epoll_fd = rl_wait_epoll_create(rl->wake_fd);
-    if (!m->name || m->epoll_fd < 0) {
-        fprintf(stderr, "CRunLoop: cannot create mode \"%s\" (out of file descriptors?)\n", name);
-        if (m->epoll_fd >= 0) close(m->epoll_fd);
-        free(m->name);
+    if (!m->name) {
         free(m);
         return NULL;
     }
     m->rl = rl;
-    m->timer_fd = -1;
-    m->armed_ns = RL_NEVER;
     m->run_deadline_ns = RL_NEVER;
-    m->v1_free = -1;
     rl->modes[rl->mode_count++] = m;
     return m;
 }
@@ -68,9 +60,7 @@ void rl_mode_free(rl_mode *m) {
     rl_item_set_free(&m->sources0);
     rl_item_set_free(&m->observers);
     rl_heap_free(&m->timers);
-    free(m->v1_slots);
-    if (m->timer_fd >= 0) close(m->timer_fd);
-    close(m->epoll_fd);
+    free(m->v1);
     free(m->name);
     free(m);
 }
@@ -83,8 +73,8 @@ bool rl_mode_has_blocks(RLRunLoopRef rl, rl_mode *m) {
    own source does not (CF leaves its port out of the wait then). */
 static uint32_t live_source1_count(RLRunLoopRef rl, const rl_mode *m) {
     if (!rl->is_main || m->v1_count == 0) return m->v1_count;
-    for (uint32_t i = 0; i < m->v1_capacity; i++)
-        if (rl_main_queue_source_is_inert(m->v1_slots[i].source)) return m->v1_count - 1;
+    for (uint32_t i = 0; i < m->v1_count; i++)
+        if (rl_main_queue_source_is_inert(rl->regs[m->v1[i]].source)) return m->v1_count - 1;
     return m->v1_count;
 }
 
@@ -124,24 +114,16 @@ int64_t rl_mode_next_deadline(rl_mode *m) {
     return deadline;
 }
 
-void rl_mode_arm(rl_mode *m, int64_t deadline) {
-    if (deadline == m->armed_ns) return;
-    if (m->timer_fd < 0) {
-        if (deadline == RL_NEVER) return;
-        m->timer_fd = rl_wait_timerfd_attach(m->epoll_fd);
-        if (m->timer_fd < 0) {
-            fprintf(stderr, "CRunLoop: cannot create a timerfd for mode \"%s\"\n", m->name);
-            return;
-        }
-    }
-    rl_wait_timerfd_set(m->timer_fd, deadline);
-    m->armed_ns = deadline;
+bool rl_mode_arm(rl_mode *m, int64_t deadline) {
+    return rl_wait_arm_timer(m->rl, deadline);
 }
 
 void rl_mode_timers_changed(rl_mode *m) {
     RLRunLoopRef rl = m->rl;
-    if (rl->current_run && rl->current_run->mode == m && !rl_loop_is_current_thread(rl))
-        rl_mode_arm(m, rl_mode_next_deadline(m));
+    if (!rl->current_run || rl->current_run->mode != m || rl_loop_is_current_thread(rl)) return;
+    /* Without a timerfd the sleeping loop computed its timeout before this
+       change: wake it to compute it again. */
+    if (!rl_mode_arm(m, rl_mode_next_deadline(m))) RLRunLoopWakeUp(rl);
 }
 
 bool RLRunLoopModeIsEmpty(RLRunLoopRef rl, RLRunLoopMode mode) {

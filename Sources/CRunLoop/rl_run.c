@@ -35,10 +35,44 @@ static void set_deadline(rl_run *run, RLTimeInterval seconds) {
     }
 }
 
-static bool woken_by_wake_up(const struct epoll_event *events, int n) {
+static bool has_wake_event(const struct epoll_event *events, int n) {
     for (int i = 0; i < n; i++)
         if (events[i].data.u64 == RL_EVENT_WAKE) return true;
     return false;
+}
+
+/* Only the wake eventfd's edge, and no wake-up pending: an edge written for
+   a sleep that already ended for another reason (the waker saw `sleeping`
+   just before the loop woke). The wake-up it carried was for that sleep. */
+static bool only_stale_wake(RLRunLoopRef rl, const struct epoll_event *events, int n) {
+    for (int i = 0; i < n; i++)
+        if (events[i].data.u64 != RL_EVENT_WAKE && events[i].data.u64 != RL_EVENT_DISARMED) return false;
+    return !atomic_load(&rl->wake_pending);
+}
+
+/* epoll_wait's timeout for `deadline`, rounded up (never early). */
+static int timeout_ms_until(int64_t deadline) {
+    if (deadline == RL_NEVER) return -1;
+    int64_t left = deadline - rl_mono_now();
+    if (left <= 0) return 0;
+    int64_t ms = (left + 999999) / 1000000;
+    return ms > 1000000000 ? 1000000000 : (int)ms;
+}
+
+/* The sleep (or the poll) itself, unlocked. `deadline` is RL_NEVER when the
+   timerfd ends it. Neither a signal (EINTR) nor a stale wake-up ends it: CF's
+   wait is not interrupted by signals, so it is resumed for what is left. */
+static int sleep_until_event(RLRunLoopRef rl, wait_result *out, bool poll, int64_t deadline) {
+    for (;;) {
+        int timeout = poll ? 0 : timeout_ms_until(deadline);
+        int n = rl_wait_events(rl, out->events, MAX_EVENTS, timeout);
+        if (n > 0 && !poll && only_stale_wake(rl, out->events, n)) continue;
+        if (n >= 0) return n;
+        if (errno != EINTR) {
+            fprintf(stderr, "CRunLoop: epoll_wait: %s\n", strerror(errno));
+            return 0;
+        }
+    }
 }
 
 /* Adaptive spinning: a loop whose last sleep was ended by a wake-up within
@@ -83,8 +117,10 @@ static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, wait_result 
         else rl->last_sleep_ns = RL_NEVER;
         deadline = rl_mode_next_deadline(m);
     }
+    rl_wait_prepare(rl, m);
+    int64_t timeout_deadline = RL_NEVER;   /* the timerfd ends the sleep */
     if (!poll) {
-        rl_mode_arm(m, deadline);
+        if (!rl_mode_arm(m, deadline)) timeout_deadline = deadline;
         atomic_store(&rl->sleeping, true);
         if (atomic_load(&rl->wake_pending)) {
             poll = true;
@@ -93,19 +129,15 @@ static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, wait_result 
     }
     rl_loop_unlock(rl);
     int64_t slept_at = poll ? 0 : rl_mono_now();
-    int n = epoll_wait(m->epoll_fd, out->events, MAX_EVENTS, poll ? 0 : -1);
-    if (n < 0) {
-        if (errno != EINTR) fprintf(stderr, "CRunLoop: epoll_wait: %s\n", strerror(errno));
-        n = 0;
-    }
+    int n = sleep_until_event(rl, out, poll, timeout_deadline);
     int64_t woke_at = poll ? 0 : rl_mono_now();
     rl_loop_relock(rl);
     atomic_store(&rl->sleeping, false);
-    atomic_store(&rl->wake_pending, false);
-    if (!poll) rl->last_sleep_ns = woken_by_wake_up(out->events, n) ? woke_at - slept_at : RL_NEVER;
+    bool woken = atomic_exchange(&rl->wake_pending, false) && has_wake_event(out->events, n);
+    if (!poll) rl->last_sleep_ns = woken ? woke_at - slept_at : RL_NEVER;
     out->count = n;
     for (int i = 0; i < n; i++)
-        if (out->events[i].data.u64 == RL_EVENT_TIMER) m->armed_ns = RL_NEVER;   /* it expired */
+        if (out->events[i].data.u64 == RL_EVENT_TIMER) rl->armed_ns = RL_NEVER;   /* it expired */
 }
 
 /* The version-1 sources that ended the sleep. With returnAfterSourceHandled
@@ -117,7 +149,7 @@ static bool handle_source1_events(RLRunLoopRef rl, rl_mode *m, const wait_result
     uint64_t generation = rl->run_generation;
     for (int i = 0; i < w->count; i++) {
         uint64_t token = w->events[i].data.u64;
-        if (token == RL_EVENT_WAKE || token == RL_EVENT_TIMER) continue;
+        if (token == RL_EVENT_WAKE || token == RL_EVENT_TIMER || token == RL_EVENT_DISARMED) continue;
         if (handled && stop_after_one) break;
         if (rl->run_generation != generation) break;
         if (rl_do_source1(rl, m, token)) handled = true;

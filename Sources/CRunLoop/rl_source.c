@@ -96,59 +96,53 @@ void rl_callback_list_run_cancel(RLRunLoopRef rl, rl_callback_list *list) {
 
 /* ---- membership ---------------------------------------------------------- */
 
-static long v1_slot_of(const rl_mode *m, RLRunLoopSourceRef s) {
-    for (uint32_t i = 0; i < m->v1_capacity; i++)
-        if (m->v1_slots[i].source == s) return i;
+/* Where m lists s among its version-1 sources, -1 if it does not. */
+static long v1_position(RLRunLoopRef rl, const rl_mode *m, RLRunLoopSourceRef s) {
+    for (uint32_t i = 0; i < m->v1_count; i++)
+        if (rl->regs[m->v1[i]].source == s) return i;
     return -1;
 }
 
-static long v1_slot_take(rl_mode *m) {
-    if (m->v1_free < 0) {
-        uint32_t cap = m->v1_capacity ? m->v1_capacity * 2 : 4;
-        rl_v1_slot *grown = realloc(m->v1_slots, cap * sizeof *grown);
-        if (!grown) return -1;
-        for (uint32_t i = m->v1_capacity; i < cap; i++)
-            grown[i] = (rl_v1_slot){NULL, -1, 0, i + 1 < cap ? (int32_t)(i + 1) : m->v1_free};
-        m->v1_free = (int32_t)m->v1_capacity;
-        m->v1_slots = grown;
-        m->v1_capacity = cap;
-    }
-    long index = m->v1_free;
-    m->v1_free = m->v1_slots[index].next_free;
-    return index;
-}
-
-static bool mode_contains_source(const rl_mode *m, RLRunLoopSourceRef s) {
+static bool mode_contains_source(RLRunLoopRef rl, const rl_mode *m, RLRunLoopSourceRef s) {
     if (s->version == 0) return rl_item_set_contains(&m->sources0, s);
-    return v1_slot_of(m, s) >= 0;
+    return v1_position(rl, m, s) >= 0;
 }
 
 static bool add_source0(rl_mode *m, RLRunLoopSourceRef s) {
     return rl_item_set_insert(&m->sources0, s, s->order);
 }
 
-static bool add_source1(rl_mode *m, RLRunLoopSourceRef s, int fd) {
-    long index = v1_slot_take(m);
-    if (index < 0) return false;
-    rl_v1_slot *slot = &m->v1_slots[index];
-    slot->source = s;
-    slot->generation++;
-    slot->fd = -1;
-    uint64_t token = ((uint64_t)slot->generation << 32) | (uint64_t)index;
-    /* A bad fd leaves the source in the mode, unwatched: it never fires. */
-    if (fd >= 0 && rl_wait_watch_fd(m->epoll_fd, fd, token) == 0) slot->fd = fd;
-    m->v1_count++;
+/* One registration per loop, shared by the modes that hold the source; it
+   is armed while the loop waits in one of them. A bad fd leaves the source
+   in the mode, unwatched: it never fires. */
+static bool add_source1(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, int fd) {
+    if (m->v1_count == m->v1_capacity) {
+        uint32_t cap = m->v1_capacity ? m->v1_capacity * 2 : 4;
+        uint32_t *grown = realloc(m->v1, cap * sizeof *grown);
+        if (!grown) return false;
+        m->v1 = grown;
+        m->v1_capacity = cap;
+    }
+    bool armed = m == rl->armed_mode;
+    long reg = rl_reg_find(rl, s);
+    if (reg < 0) reg = rl_reg_add(rl, s, fd, armed);
+    else if (armed) rl_reg_set_armed(rl, reg, true);
+    if (reg < 0) return false;
+    rl->regs[reg].modes++;
+    m->v1[m->v1_count++] = (uint32_t)reg;
     return true;
 }
 
 void rl_source_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *scheduled) {
-    if (mode_contains_source(m, s)) return;
-    /* Asked outside the source's lock: user code may call back into the API. */
+    if (mode_contains_source(rl, m, s)) return;
+    /* Asked outside the source's lock, once per loop (the modes share the
+       registration): user code may call back into the API. */
     int fd = -1;
-    if (s->version == 1 && s->context.v1.getFileDescriptor) fd = s->context.v1.getFileDescriptor(s->context.v1.info);
+    if (s->version == 1 && s->context.v1.getFileDescriptor && rl_reg_find(rl, s) < 0)
+        fd = s->context.v1.getFileDescriptor(s->context.v1.info);
     rl_item_lock_acquire(&s->lock);
     bool ok = atomic_load(&s->valid) && rl_ptr_array_reserve(&s->loops, s->loops.count + 1);
-    if (ok) ok = s->version == 0 ? add_source0(m, s) : add_source1(m, s, fd);
+    if (ok) ok = s->version == 0 ? add_source0(m, s) : add_source1(rl, m, s, fd);
     if (ok) rl_ptr_array_append(&s->loops, rl);
     rl_item_lock_release(&s->lock);
     if (!ok) return;
@@ -156,22 +150,18 @@ void rl_source_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl
     if (s->version == 0 && scheduled) rl_callback_list_add(scheduled, m, s);
 }
 
-static bool remove_source1(rl_mode *m, RLRunLoopSourceRef s) {
-    long index = v1_slot_of(m, s);
-    if (index < 0) return false;
-    rl_v1_slot *slot = &m->v1_slots[index];
-    if (slot->fd >= 0) rl_wait_unwatch_fd(m->epoll_fd, slot->fd);
-    slot->source = NULL;
-    slot->fd = -1;
-    slot->generation++;
-    slot->next_free = m->v1_free;
-    m->v1_free = (int32_t)index;
-    m->v1_count--;
+static bool remove_source1(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s) {
+    long pos = v1_position(rl, m, s);
+    if (pos < 0) return false;
+    uint32_t reg = m->v1[pos];
+    m->v1[pos] = m->v1[--m->v1_count];
+    if (--rl->regs[reg].modes == 0) rl_reg_remove(rl, reg);
+    else if (m == rl->armed_mode) rl_reg_set_armed(rl, reg, false);
     return true;
 }
 
 bool rl_source_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *cancelled) {
-    bool removed = s->version == 0 ? rl_item_set_remove(&m->sources0, s) : remove_source1(m, s);
+    bool removed = s->version == 0 ? rl_item_set_remove(&m->sources0, s) : remove_source1(rl, m, s);
     if (!removed) return false;
     rl->removals++;
     rl_item_lock_acquire(&s->lock);
@@ -252,7 +242,7 @@ bool RLRunLoopContainsSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RLRunLo
         found = rl_item_set_contains(&rl->common_sources, source);
     } else {
         rl_mode *m = rl_mode_find(rl, mode);
-        found = m && mode_contains_source(m, source);
+        found = m && mode_contains_source(rl, m, source);
     }
     rl_loop_unlock(rl);
     return found;
@@ -331,11 +321,12 @@ bool rl_do_sources0(RLRunLoopRef rl, rl_mode *m, bool stop_after_one) {
 
 /* __CFRunLoopDoSource1 */
 bool rl_do_source1(RLRunLoopRef rl, rl_mode *m, uint64_t token) {
+    (void)m;   /* armed registrations are exactly m's */
     uint32_t index = (uint32_t)token;
-    if (index >= m->v1_capacity) return false;
-    rl_v1_slot *slot = &m->v1_slots[index];
-    if (!slot->source || slot->generation != (uint32_t)(token >> 32)) return false;
-    RLRunLoopSourceRef s = slot->source;
+    if (index >= rl->reg_capacity) return false;
+    rl_v1_reg *r = &rl->regs[index];
+    if (!r->source || !r->armed || r->generation != (uint32_t)(token >> 32)) return false;
+    RLRunLoopSourceRef s = r->source;
     if (!atomic_load(&s->valid)) return false;
     RLRetain(s);
     rl_loop_unlock(rl);

@@ -1,76 +1,342 @@
 /*
- * rl_wait.c: the Linux wait primitives, Mach ports' stand-ins.
+ * rl_wait.c: the loop's wait set, Mach ports' stand-ins.
  *
- * - The wake eventfd is in every mode's epoll set, edge-triggered: each write
- *   is one edge, so the loop never has to read it back (one system call saved
- *   per wake-up). Its counter cannot realistically overflow.
- * - Each mode's timerfd (CLOCK_MONOTONIC, absolute) is edge-triggered too:
- *   re-arming resets its expiry count, so it is never read either.
- * - Version-1 fds are level-triggered: a perform that does not consume
- *   everything is called again on the next pass.
- * Only programmer errors and resource exhaustion can fail here; they are
- * reported on stderr, never silently turned into a spinning loop.
+ * One epoll set per loop (not per mode) holds:
+ * - the wake eventfd, edge-triggered: each write is one edge, so the loop
+ *   never reads it back (one system call saved per wake-up). A waker writes
+ *   only to a loop it saw sleeping, so an edge that arrives after the loop
+ *   already woke for something else is recognised as stale (no wake-up is
+ *   pending any more) and slept through.
+ * - one timerfd (CLOCK_MONOTONIC, absolute, made on first need), armed for
+ *   the deadline of the run that waits; edge-triggered, never read
+ *   (re-arming resets it). If none can be made, the wait's own timeout
+ *   stands in for it.
+ * - one registration per version-1 source in the loop, shared by all the
+ *   loop's modes that hold the source, level-triggered, armed only while
+ *   the mode being waited in holds it (a disarmed one is edge-triggered with
+ *   no events, so even a hang-up is reported at most once, and dropped).
+ *   Switching modes costs one epoll_ctl per source that changes state;
+ *   running the same mode again costs nothing. A mode costs no descriptor,
+ *   and a wake-up is one write whatever the number of modes.
+ *
+ * Registrations belong to an open file, not to its number (epoll keys them
+ * by both). The loop only ever touches a registration through the number it
+ * registered, and knows when that number can no longer name its file:
+ * - adding a registration under a number another registration of this loop
+ *   holds succeeds only if the number now names another file, so the older
+ *   registration is stale: it is forgotten, never removed by number (that
+ *   would remove the new one);
+ * - removing or re-arming through a number that was closed or reused fails
+ *   (EBADF, ENOENT): the old registration may live on with its file (a dup,
+ *   a child process) and keep reporting it.
+ * Either way the set is marked stale and rebuilt, from the registrations
+ * known to be good, before the next wait: a new epoll set, so nothing stale
+ * can make an idle loop spin. Out of descriptors, the old set is closed first
+ * so its number is free for the new one.
+ *
+ * fork(): the child shares the parent's epoll set, eventfd and timerfd (open
+ * files, not copies); touching them would steal the parent's wake-ups, disarm
+ * its timers, delete its registrations. A pthread_atfork handler bumps a
+ * process generation; a loop made in an older generation remakes its kernel
+ * objects (closing the child's copies of the inherited ones) before it next
+ * touches any, and never writes an inherited eventfd.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 #include "rl_internal.h"
 
-int rl_wait_eventfd_create(void) {
-    return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+/* Bumped in every child right after fork(). */
+static _Atomic unsigned process_generation;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void forked_child(void) {
+    atomic_fetch_add(&process_generation, 1);
 }
 
-int rl_wait_epoll_create(int wake_fd) {
-    int epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (epfd < 0) return -1;
-    struct epoll_event ev = {.events = EPOLLIN | EPOLLET, .data.u64 = RL_EVENT_WAKE};
-    if (epoll_ctl(epfd, EPOLL_CTL_ADD, wake_fd, &ev) < 0) {
-        close(epfd);
-        return -1;
-    }
-    return epfd;
+static void install_atfork(void) {
+    pthread_atfork(NULL, NULL, forked_child);
 }
 
-int rl_wait_timerfd_attach(int epoll_fd) {
+static inline bool inherited(RLRunLoopRef rl) {
+    return atomic_load_explicit(&rl->fork_generation, memory_order_acquire) !=
+           atomic_load_explicit(&process_generation, memory_order_relaxed);
+}
+
+static inline uint64_t token_of(const rl_v1_reg *r, long index) {
+    return ((uint64_t)r->generation << 32) | (uint64_t)index;
+}
+
+static int ctl(int epfd, int op, int fd, uint32_t events, uint64_t data) {
+    struct epoll_event ev = {.events = events, .data.u64 = data};
+    return epoll_ctl(epfd, op, fd, &ev);
+}
+
+/* What a registration's entry in the set looks like. */
+static uint32_t reg_events(const rl_v1_reg *r) {
+    return r->armed ? r->armed : EPOLLET;
+}
+
+static uint64_t reg_data(const rl_v1_reg *r, long index) {
+    return r->armed ? token_of(r, index) : RL_EVENT_DISARMED;
+}
+
+/* The registration cannot be trusted any more: forget its number. */
+static void forget(RLRunLoopRef rl, rl_v1_reg *r) {
+    r->fd = -1;
+    r->armed = 0;
+    r->generation++;
+    rl->set_stale = true;
+}
+
+/* ---- the set itself ------------------------------------------------------ */
+
+static int make_timer_fd(int epfd) {
     int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
     if (tfd < 0) return -1;
-    struct epoll_event ev = {.events = EPOLLIN | EPOLLET, .data.u64 = RL_EVENT_TIMER};
-    if (epoll_ctl(epoll_fd, EPOLL_CTL_ADD, tfd, &ev) < 0) {
+    if (ctl(epfd, EPOLL_CTL_ADD, tfd, EPOLLIN | EPOLLET, RL_EVENT_TIMER) < 0) {
         close(tfd);
         return -1;
     }
     return tfd;
 }
 
-void rl_wait_timerfd_set(int timer_fd, int64_t deadline_ns) {
-    struct itimerspec spec = {0};
-    if (deadline_ns != RL_NEVER) {
-        /* 0 would disarm; anything in the past fires at once. */
-        if (deadline_ns < 1) deadline_ns = 1;
-        spec.it_value.tv_sec = deadline_ns / 1000000000;
-        spec.it_value.tv_nsec = deadline_ns % 1000000000;
+/* A new epoll set; out of descriptors, the old one (if any) is closed first
+   so that its number serves. -1 if even that fails. */
+static int new_epoll(int *old) {
+    int epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (epfd < 0 && *old >= 0 && (errno == EMFILE || errno == ENFILE)) {
+        close(*old);
+        *old = -1;
+        epfd = epoll_create1(EPOLL_CLOEXEC);
     }
-    if (timerfd_settime(timer_fd, TFD_TIMER_ABSTIME, &spec, NULL) < 0)
-        fprintf(stderr, "CRunLoop: timerfd_settime(%d): %s\n", timer_fd, strerror(errno));
+    return epfd;
 }
 
-void rl_wait_signal(int wake_fd) {
+/* Puts the wake eventfd and every trusted registration into a new set; the
+   timerfd is remade on next need (disarmed until then). */
+static void rebuild(RLRunLoopRef rl) {
+    int old = rl->epoll_fd;
+    int epfd = new_epoll(&old);
+    if (old >= 0) close(old);
+    if (rl->timer_fd >= 0) close(rl->timer_fd);
+    rl->timer_fd = -1;
+    rl->armed_ns = RL_NEVER;
+    rl->epoll_fd = epfd;
+    if (epfd < 0) return;   /* tried again before the next wait */
+    rl->set_stale = false;
+    if (rl->wake_fd >= 0 && ctl(epfd, EPOLL_CTL_ADD, rl->wake_fd, EPOLLIN | EPOLLET, RL_EVENT_WAKE) < 0) {
+        close(epfd);
+        rl->epoll_fd = -1;
+        return;
+    }
+    for (uint32_t i = 0; i < rl->reg_capacity; i++) {
+        rl_v1_reg *r = &rl->regs[i];
+        if (!r->source || r->fd < 0) continue;
+        r->generation++;
+        if (ctl(epfd, EPOLL_CTL_ADD, r->fd, reg_events(r), reg_data(r, i)) < 0) {
+            r->fd = -1;   /* closed since: unwatched, as if added closed */
+            r->armed = 0;
+        }
+    }
+}
+
+/* In a forked child: the inherited objects are the parent's. Closes the
+   child's copies (the parent keeps its own) and makes new ones. */
+static void remake_after_fork(RLRunLoopRef rl) {
+    if (rl->wake_fd >= 0) close(rl->wake_fd);
+    rl->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    atomic_store(&rl->sleeping, false);
+    rebuild(rl);
+    atomic_store_explicit(&rl->fork_generation, atomic_load(&process_generation), memory_order_release);
+}
+
+/* Every function that touches the kernel objects starts here. */
+static void own_kernel_objects(RLRunLoopRef rl) {
+    if (inherited(rl)) remake_after_fork(rl);
+    if (rl->wake_fd < 0) {
+        rl->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (rl->wake_fd >= 0) rl->set_stale = true;
+    }
+    if (rl->set_stale || rl->epoll_fd < 0) rebuild(rl);
+}
+
+bool rl_wait_set_open(RLRunLoopRef rl) {
+    pthread_once(&atfork_once, install_atfork);
+    atomic_init(&rl->fork_generation, atomic_load(&process_generation));
+    rl->timer_fd = -1;
+    rl->armed_ns = RL_NEVER;
+    rl->reg_free = -1;
+    rl->epoll_fd = -1;
+    rl->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (rl->wake_fd < 0) return false;
+    rebuild(rl);
+    if (rl->epoll_fd < 0) {
+        close(rl->wake_fd);
+        return false;
+    }
+    return true;
+}
+
+void rl_wait_set_close(RLRunLoopRef rl) {
+    if (rl->timer_fd >= 0) close(rl->timer_fd);
+    if (rl->epoll_fd >= 0) close(rl->epoll_fd);
+    if (rl->wake_fd >= 0) close(rl->wake_fd);
+    free(rl->regs);
+}
+
+/* ---- timer --------------------------------------------------------------- */
+
+bool rl_wait_arm_timer(RLRunLoopRef rl, int64_t deadline) {
+    own_kernel_objects(rl);
+    if (deadline == rl->armed_ns) return rl->timer_fd >= 0 || deadline == RL_NEVER;
+    if (rl->timer_fd < 0) {
+        if (deadline == RL_NEVER) return true;
+        if (rl->epoll_fd < 0 || (rl->timer_fd = make_timer_fd(rl->epoll_fd)) < 0) return false;
+    }
+    struct itimerspec spec = {0};
+    if (deadline != RL_NEVER) {
+        int64_t at = deadline < 1 ? 1 : deadline;   /* 0 would disarm; the past fires at once */
+        spec.it_value.tv_sec = at / 1000000000;
+        spec.it_value.tv_nsec = at % 1000000000;
+    }
+    if (timerfd_settime(rl->timer_fd, TFD_TIMER_ABSTIME, &spec, NULL) < 0) {
+        fprintf(stderr, "CRunLoop: timerfd_settime(%d): %s\n", rl->timer_fd, strerror(errno));
+        rl->armed_ns = RL_NEVER;
+        return false;
+    }
+    rl->armed_ns = deadline;
+    return true;
+}
+
+/* ---- wake-up ------------------------------------------------------------- */
+
+void rl_wait_signal(RLRunLoopRef rl) {
+    /* A loop not remade since a fork has never slept in this process; its
+       eventfd is the parent's. */
+    if (inherited(rl)) return;
+    int fd = rl->wake_fd;
+    if (fd < 0) return;
     uint64_t one = 1;
-    while (write(wake_fd, &one, sizeof one) < 0 && errno == EINTR) {}
+    while (write(fd, &one, sizeof one) < 0 && errno == EINTR) {}
 }
 
-int rl_wait_watch_fd(int epoll_fd, int fd, uint64_t token) {
-    struct epoll_event ev = {.events = EPOLLIN, .data.u64 = token};
-    if (epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0) return -errno;
+/* ---- the wait ------------------------------------------------------------ */
+
+/* Without an epoll set (out of descriptors): sleeps in short slices, watching
+   for a wake-up, so the loop neither spins nor misses its deadline. */
+static int sleep_without_a_set(RLRunLoopRef rl, int timeout_ms) {
+    int slice = timeout_ms < 0 || timeout_ms > 10 ? 10 : timeout_ms;
+    struct timespec ts = {0, (long)slice * 1000000};
+    if (slice > 0 && !atomic_load(&rl->wake_pending)) nanosleep(&ts, NULL);
     return 0;
 }
 
-void rl_wait_unwatch_fd(int epoll_fd, int fd) {
-    /* The fd may already be closed (epoll dropped it then): nothing to do. */
-    (void)epoll_ctl(epoll_fd, EPOLL_CTL_DEL, fd, NULL);
+int rl_wait_events(RLRunLoopRef rl, struct epoll_event *events, int max, int timeout_ms) {
+    if (rl->epoll_fd < 0) return sleep_without_a_set(rl, timeout_ms);
+    return epoll_wait(rl->epoll_fd, events, max, timeout_ms);
+}
+
+/* ---- registrations ------------------------------------------------------- */
+
+long rl_reg_find(RLRunLoopRef rl, RLRunLoopSourceRef s) {
+    for (uint32_t i = 0; i < rl->reg_capacity; i++)
+        if (rl->regs[i].source == s) return i;
+    return -1;
+}
+
+static long take_entry(RLRunLoopRef rl) {
+    if (rl->reg_free < 0) {
+        uint32_t cap = rl->reg_capacity ? rl->reg_capacity * 2 : 8;
+        rl_v1_reg *grown = realloc(rl->regs, cap * sizeof *grown);
+        if (!grown) return -1;
+        for (uint32_t i = rl->reg_capacity; i < cap; i++)
+            grown[i] = (rl_v1_reg){.fd = -1, .next_free = i + 1 < cap ? (int32_t)(i + 1) : rl->reg_free};
+        rl->reg_free = (int32_t)rl->reg_capacity;
+        rl->regs = grown;
+        rl->reg_capacity = cap;
+    }
+    long index = rl->reg_free;
+    rl->reg_free = rl->regs[index].next_free;
+    return index;
+}
+
+/* `index` was just registered under `fd`: any other registration under the
+   same number is for a file that number no longer names. */
+static void forget_older_under(RLRunLoopRef rl, long index, int fd) {
+    for (uint32_t i = 0; i < rl->reg_capacity; i++)
+        if ((long)i != index && rl->regs[i].source && rl->regs[i].fd == fd) forget(rl, &rl->regs[i]);
+}
+
+long rl_reg_add(RLRunLoopRef rl, RLRunLoopSourceRef s, int fd, bool armed) {
+    own_kernel_objects(rl);
+    long index = take_entry(rl);
+    if (index < 0) return -1;
+    rl_v1_reg *r = &rl->regs[index];
+    r->source = s;
+    r->generation++;
+    r->fd = -1;
+    r->armed = 0;
+    r->modes = 0;
+    /* The loop's own descriptors are never a source's (a source that names
+       one was handed a closed number that the loop reused). */
+    if (fd < 0 || fd == rl->wake_fd || fd == rl->timer_fd || fd == rl->epoll_fd || rl->epoll_fd < 0) return index;
+    r->armed = armed ? EPOLLIN : 0;
+    if (ctl(rl->epoll_fd, EPOLL_CTL_ADD, fd, reg_events(r), reg_data(r, index)) == 0) {
+        r->fd = fd;
+        forget_older_under(rl, index, fd);
+    } else {
+        r->armed = 0;   /* refused (a regular file), closed, or the same file already here */
+    }
+    return index;
+}
+
+void rl_reg_remove(RLRunLoopRef rl, long index) {
+    own_kernel_objects(rl);
+    rl_v1_reg *r = &rl->regs[index];
+    if (r->fd >= 0 && rl->epoll_fd >= 0 && epoll_ctl(rl->epoll_fd, EPOLL_CTL_DEL, r->fd, NULL) < 0)
+        rl->set_stale = true;   /* closed or reused: its file may live on in the set */
+    r->source = NULL;
+    r->fd = -1;
+    r->armed = 0;
+    r->generation++;
+    r->next_free = rl->reg_free;
+    rl->reg_free = (int32_t)index;
+}
+
+void rl_reg_set_armed(RLRunLoopRef rl, long index, bool armed) {
+    own_kernel_objects(rl);
+    rl_v1_reg *r = &rl->regs[index];
+    uint32_t want = armed ? EPOLLIN : 0;
+    if (r->fd < 0 || r->armed == want) return;
+    r->armed = want;
+    r->generation++;   /* events queued under the old token are dropped */
+    if (rl->epoll_fd < 0 || ctl(rl->epoll_fd, EPOLL_CTL_MOD, r->fd, reg_events(r), reg_data(r, index)) < 0)
+        forget(rl, r);
+}
+
+/* Arms exactly m's registrations: those of the mode armed so far that m does
+   not hold are disarmed, m's are armed. */
+static void switch_armed_mode(RLRunLoopRef rl, rl_mode *m) {
+    uint64_t epoch = ++rl->arm_epoch;
+    for (uint32_t i = 0; i < m->v1_count; i++) rl->regs[m->v1[i]].mark = epoch;
+    rl_mode *old = rl->armed_mode;
+    if (old)
+        for (uint32_t i = 0; i < old->v1_count; i++)
+            if (rl->regs[old->v1[i]].mark != epoch) rl_reg_set_armed(rl, old->v1[i], false);
+    for (uint32_t i = 0; i < m->v1_count; i++) rl_reg_set_armed(rl, m->v1[i], true);
+    rl->armed_mode = m;
+}
+
+void rl_wait_prepare(RLRunLoopRef rl, rl_mode *m) {
+    own_kernel_objects(rl);
+    if (rl->armed_mode != m) switch_armed_mode(rl, m);
+    if (rl->set_stale) rebuild(rl);   /* a switch found a stale registration */
 }

@@ -1,0 +1,107 @@
+/*
+ * test_fd_exhaustion.c: a process out of file descriptors. The loop keeps its
+ * promises (timeouts, timers) without the descriptors it would like to make,
+ * never spins, and recovers once descriptors are back. Each test runs in its
+ * own child process, so lowering its descriptor limit touches nothing else.
+ */
+#include <CRunLoop.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/resource.h>
+#include "rltest.h"
+
+#define LIMIT 64
+
+/* Lowers the limit and opens /dev/null until no descriptor is left; returns
+   how many were opened (their numbers are in fds). */
+static int exhaust(int *fds, int capacity) {
+    struct rlimit lim = {LIMIT, LIMIT};
+    RL_ASSERT_EQ_INT(setrlimit(RLIMIT_NOFILE, &lim), 0);
+    int n = 0;
+    while (n < capacity) {
+        int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            RL_ASSERT_EQ_INT(errno, EMFILE);
+            break;
+        }
+        fds[n++] = fd;
+    }
+    return n;
+}
+
+static void release_fds(int *fds, int n) {
+    for (int i = 0; i < n; i++) close(fds[i]);
+}
+
+static int fired;
+static void count_fire(RLRunLoopTimerRef t, void *info) {
+    (void)t; (void)info;
+    fired++;
+}
+
+/* No timerfd can be made: the run still times out, and its timer fires. */
+static void run_times_out_without_a_timerfd(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    int fds[LIMIT];
+    int n = exhaust(fds, LIMIT);
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.1, 0, count_fire, NULL);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    double start = rl_test_now();
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.3, false), kRLRunLoopRunTimedOut);
+    double took = rl_test_now() - start;
+    RL_ASSERT_EQ_INT(fired, 1);
+    RL_ASSERT_GE_DBL(took, 0.3);
+    RL_ASSERT_LE_DBL(took, 5.0);   /* generous: it must only not hang */
+    /* Descriptors back: timers keep working. */
+    release_fds(fds, n);
+    RLRunLoopTimerRef t2 = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0, count_fire, NULL);
+    RLRunLoopAddTimer(rl, t2, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.2, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(fired, 2);
+    RLRelease(t);
+    RLRelease(t2);
+    RLRunLoopSourceInvalidate(keep);
+    RLRelease(keep);
+}
+
+/* A timer added from another thread while the loop sleeps without a timerfd
+   still fires on time. */
+typedef struct {
+    RLRunLoopRef rl;
+    RLRunLoopTimerRef t;
+} adder;
+
+static void *add_timer_later(void *arg) {
+    adder *a = arg;
+    rl_test_wait_sleeping(a->rl, 10);
+    RLRunLoopAddTimer(a->rl, a->t, kRLRunLoopDefaultMode);
+    return NULL;
+}
+
+static void timer_added_while_sleeping_without_a_timerfd(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    int fds[LIMIT];
+    int n = exhaust(fds, LIMIT);
+    adder a = {rl, rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.1, 0, rl_test_stop_current, NULL)};
+    pthread_t th;
+    pthread_create(&th, NULL, add_timer_later, &a);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 20, false), kRLRunLoopRunStopped);
+    pthread_join(th, NULL);
+    release_fds(fds, n);
+    RLRelease(a.t);
+    RLRunLoopSourceInvalidate(keep);
+    RLRelease(keep);
+}
+
+int main(int argc, char **argv) {
+    static const rl_test tests[] = {
+        RL_TEST(run_times_out_without_a_timerfd),
+        RL_TEST(timer_added_while_sleeping_without_a_timerfd),
+    };
+    return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
+}
