@@ -1,0 +1,245 @@
+/*
+ * test_fd_reuse.c: a version-1 source's registration belongs to the file it
+ * watched, not to the number: closing the number (while the file lives on
+ * elsewhere) or reusing it never disturbs another source or makes a loop spin.
+ */
+#include <CRunLoop.h>
+#include <fcntl.h>
+#include "rltest.h"
+
+typedef struct {
+    int fd;
+    int performed;
+    bool drain;
+} v1_info;
+
+static int v1_fd(void *info) {
+    return ((v1_info *)info)->fd;
+}
+
+static void v1_perform(void *info) {
+    v1_info *v = info;
+    v->performed++;
+    if (v->drain) {
+        char buf[64];
+        while (read(v->fd, buf, sizeof buf) > 0) {}
+    }
+}
+
+static RLRunLoopSourceRef make_v1(v1_info *info) {
+    RLRunLoopSourceContext1 ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.version = 1;
+    ctx.info = info;
+    ctx.getFileDescriptor = v1_fd;
+    ctx.perform = v1_perform;
+    return RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&ctx);
+}
+
+static int count_after_waiting(RLRunLoopMode mode, double seconds, RLRunLoopRunResult *result) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    rl_test_log log = {0};
+    RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopAfterWaiting, 0, &log);
+    RLRunLoopAddObserver(rl, o, mode);
+    *result = RLRunLoopRunInMode(mode, seconds, false);
+    RLRunLoopRemoveObserver(rl, o, mode);
+    RLRelease(o);
+    return log.n;
+}
+
+/* The old source's number now names the new source's file: invalidating the
+   old source must not unregister the new one. */
+static void invalidating_a_source_whose_number_was_reused(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int p1[2], p2[2];
+    RL_ASSERT_EQ_INT(pipe2(p1, O_NONBLOCK), 0);
+    v1_info old = {.fd = p1[0], .drain = true};
+    RLRunLoopSourceRef a = make_v1(&old);
+    RLRunLoopAddSource(rl, a, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    close(p1[0]);
+    close(p1[1]);
+    RL_ASSERT_EQ_INT(pipe2(p2, O_NONBLOCK), 0);
+    RL_ASSERT_EQ_INT(p2[0], old.fd);   /* the number is reused */
+    v1_info now = {.fd = p2[0], .drain = true};
+    RLRunLoopSourceRef b = make_v1(&now);
+    RLRunLoopAddSource(rl, b, kRLRunLoopDefaultMode);
+    RLRunLoopSourceInvalidate(a);
+    RL_ASSERT_EQ_INT(write(p2[1], "x", 1), 1);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 2, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(now.performed, 1);
+    RL_ASSERT_EQ_INT(old.performed, 0);
+    RLRunLoopSourceInvalidate(b);
+    RLRelease(a);
+    RLRelease(b);
+    close(p2[0]);
+    close(p2[1]);
+}
+
+/* Same, with the new source added to another mode before the old one is
+   removed by hand. */
+static void removing_a_source_whose_number_was_reused(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int p1[2], p2[2];
+    RL_ASSERT_EQ_INT(pipe2(p1, O_NONBLOCK), 0);
+    v1_info old = {.fd = p1[0], .drain = true};
+    RLRunLoopSourceRef a = make_v1(&old);
+    RLRunLoopAddSource(rl, a, "A");
+    RLRunLoopAddSource(rl, a, kRLRunLoopDefaultMode);
+    close(p1[0]);
+    close(p1[1]);
+    RL_ASSERT_EQ_INT(pipe2(p2, O_NONBLOCK), 0);
+    v1_info now = {.fd = p2[0], .drain = true};
+    RLRunLoopSourceRef b = make_v1(&now);
+    RLRunLoopAddSource(rl, b, kRLRunLoopDefaultMode);
+    RLRunLoopRemoveSource(rl, a, "A");
+    RLRunLoopRemoveSource(rl, a, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(write(p2[1], "x", 1), 1);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 2, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(now.performed, 1);
+    RLRunLoopSourceInvalidate(a);
+    RLRunLoopSourceInvalidate(b);
+    RLRelease(a);
+    RLRelease(b);
+    close(p2[0]);
+    close(p2[1]);
+}
+
+/* The number is closed, then the source invalidated, while the file stays
+   open through a dup and has data: nothing of it may stay in the wait. */
+static void closed_number_of_a_live_file_does_not_spin(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    int p[2];
+    RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK), 0);
+    int alive = dup(p[0]);
+    v1_info info = {.fd = p[0]};
+    RLRunLoopSourceRef a = make_v1(&info);
+    RLRunLoopAddSource(rl, a, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(write(p[1], "x", 1), 1);
+    close(p[0]);
+    RLRunLoopSourceInvalidate(a);
+    RLRunLoopRunResult r;
+    int sleeps = count_after_waiting(kRLRunLoopDefaultMode, 0.5, &r);
+    RL_ASSERT_EQ_INT(r, kRLRunLoopRunTimedOut);
+    RL_ASSERT_LE_INT(sleeps, 2);
+    RL_ASSERT_EQ_INT(info.performed, 0);
+    RLRelease(a);
+    RLRunLoopSourceInvalidate(keep);
+    RLRelease(keep);
+    close(alive);
+    close(p[1]);
+}
+
+/* Same when the source leaves one of two modes: the mode armed next (the
+   one it left) must not keep the live file's readiness. */
+static void closed_number_removed_from_one_of_two_modes(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    int p[2];
+    RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK), 0);
+    int alive = dup(p[0]);
+    v1_info info = {.fd = p[0]};
+    RLRunLoopSourceRef a = make_v1(&info);
+    RLRunLoopAddSource(rl, a, kRLRunLoopDefaultMode);
+    RLRunLoopAddSource(rl, a, "other");
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(write(p[1], "x", 1), 1);
+    close(p[0]);
+    RLRunLoopRemoveSource(rl, a, kRLRunLoopDefaultMode);
+    RLRunLoopRunResult r;
+    int sleeps = count_after_waiting(kRLRunLoopDefaultMode, 0.5, &r);
+    RL_ASSERT_EQ_INT(r, kRLRunLoopRunTimedOut);
+    RL_ASSERT_LE_INT(sleeps, 2);
+    RLRunLoopSourceInvalidate(a);
+    RLRelease(a);
+    RLRunLoopSourceInvalidate(keep);
+    RLRelease(keep);
+    close(alive);
+    close(p[1]);
+}
+
+/* A readable source of another mode neither wakes nor spins a run of this
+   one, and performs as soon as its own mode runs. */
+static void readable_source_of_another_mode_stays_quiet(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, "B");
+    int p[2];
+    RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK), 0);
+    v1_info info = {.fd = p[0], .drain = true};
+    RLRunLoopSourceRef a = make_v1(&info);
+    RLRunLoopAddSource(rl, a, "A");
+    RL_ASSERT_EQ_INT(write(p[1], "x", 1), 1);
+    RLRunLoopRunResult r;
+    int sleeps = count_after_waiting("B", 0.3, &r);
+    RL_ASSERT_EQ_INT(r, kRLRunLoopRunTimedOut);
+    RL_ASSERT_LE_INT(sleeps, 1);
+    RL_ASSERT_EQ_INT(info.performed, 0);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode("A", 2, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(info.performed, 1);
+    /* And back: B still quiet, A still served after B ran. */
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode("B", 0.05, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(write(p[1], "y", 1), 1);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode("A", 2, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(info.performed, 2);
+    RLRunLoopSourceInvalidate(a);
+    RLRelease(a);
+    RLRunLoopSourceInvalidate(keep);
+    RLRelease(keep);
+    close(p[0]);
+    close(p[1]);
+}
+
+/* A nested run in another mode, from a perform, then back to the outer mode:
+   the outer mode's sources are served again. */
+typedef struct {
+    v1_info v;
+    int nested_result;
+} nesting_info;
+
+static void nest_in_b(void *info) {
+    nesting_info *n = info;
+    v1_perform(&n->v);
+    if (n->v.performed == 1) n->nested_result = RLRunLoopRunInMode("B", 0.05, false);
+}
+
+static void nested_run_in_another_mode_then_back(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, "B");
+    int p[2];
+    RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK), 0);
+    nesting_info n = {.v = {.fd = p[0], .drain = true}};
+    RLRunLoopSourceContext1 ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.version = 1;
+    ctx.info = &n;
+    ctx.getFileDescriptor = v1_fd;
+    ctx.perform = nest_in_b;
+    RLRunLoopSourceRef a = RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&ctx);
+    RLRunLoopAddSource(rl, a, "A");
+    RL_ASSERT_EQ_INT(write(p[1], "x", 1), 1);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode("A", 2, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(n.nested_result, kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(write(p[1], "y", 1), 1);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode("A", 2, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(n.v.performed, 2);
+    RLRunLoopSourceInvalidate(a);
+    RLRelease(a);
+    RLRunLoopSourceInvalidate(keep);
+    RLRelease(keep);
+    close(p[0]);
+    close(p[1]);
+}
+
+int main(int argc, char **argv) {
+    static const rl_test tests[] = {
+        RL_TEST(invalidating_a_source_whose_number_was_reused),
+        RL_TEST(removing_a_source_whose_number_was_reused),
+        RL_TEST(closed_number_of_a_live_file_does_not_spin),
+        RL_TEST(closed_number_removed_from_one_of_two_modes),
+        RL_TEST(readable_source_of_another_mode_stays_quiet),
+        RL_TEST(nested_run_in_another_mode_then_back),
+    };
+    return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
+}
