@@ -82,12 +82,12 @@ static void signals_do_not_disturb_timers(void) {
     sa.sa_handler = count_signal;
     sigaction(SIGUSR1, &sa, NULL);
     RLRunLoopRef rl = RLRunLoopGetCurrent();
+    double start = rl_test_now();
     RLRunLoopTimerRef tm = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.2, 0, note_timer, NULL);
     RLRunLoopAddTimer(rl, tm, kRLRunLoopDefaultMode);
     signaller s = {.target = pthread_self()};
     pthread_t t;
     pthread_create(&t, NULL, send_signals, &s);
-    double start = rl_test_now();
     RLRunLoopRunResult r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.5, false);
     atomic_store(&s.stop, 1);
     pthread_join(t, NULL);

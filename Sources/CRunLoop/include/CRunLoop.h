@@ -23,6 +23,21 @@
  * their one job and must not call this library for the same loop.
  * A callout that unwinds with longjmp or a C++ exception leaves the loop
  * corrupted; that is not supported.
+ *
+ * Signals: a signal handled on a loop's thread does not end its sleep (as
+ * with CF's Mach wait): the wait resumes for the time left.
+ *
+ * fork(): the child inherits the loops as they were (their modes, sources,
+ * timers and observers), but never the kernel objects behind them: the
+ * first time the child uses a loop (runs it, wakes it, adds or removes an
+ * item), the loop makes its own epoll set, eventfd and timerfd, closing the
+ * child's copies of the parent's. Nothing the child does to a loop touches
+ * the parent's loops. A loop whose thread does not exist in the child (every
+ * thread but the one that forked) can still be changed there but never runs;
+ * waking it does nothing. (CF does not support using a run loop after fork
+ * without exec.) As with any fork of a threaded process, a lock held by
+ * another thread at fork time stays held in the child: fork while no other
+ * thread is inside this library, or only exec in the child.
  */
 #ifndef CRUNLOOP_H
 #define CRUNLOOP_H
@@ -216,13 +231,19 @@ typedef struct {
 
 /* Creates a source; the context is copied and retain(info) called. A version 1
    context is passed cast. NULL context, or a version other than 0 or 1:
-   returns NULL. A version-1 source's fd is asked for (getFileDescriptor) each
-   time it is added to a mode, and the loop watches the file that fd named
-   then: if the number is later closed and reused, remove and re-add the
-   source to watch the new file. A negative, closed or invalid fd (or a NULL
+   returns NULL. A version-1 source's fd is asked for (getFileDescriptor) when
+   it is added to a loop's first mode, and the loop watches the file that fd
+   named then, in every mode of that loop that holds the source: if the
+   number is later closed and reused, remove the source from the loop's modes
+   and add it again to watch the new file. Closing the number while the
+   source is in a loop never disturbs another source that reuses the number,
+   and never leaves the old file in the loop's wait (even when the file stays
+   open elsewhere, through a dup or a child process): the old source is just
+   no longer watched. A negative, closed or invalid fd (or a NULL
    getFileDescriptor) leaves it in the mode but unwatched (it never fires).
-   The same fd in two sources of one mode: only the first is watched. A NULL
-   perform is allowed: the source is still handled (and counts as such). */
+   The same file under the same fd in two sources of one loop: only the first
+   is watched. A NULL perform is allowed: the source is still handled (and
+   counts as such). */
 RLRunLoopSourceRef RLRunLoopSourceCreate(RLIndex order, RLRunLoopSourceContext *context);
 RLIndex RLRunLoopSourceGetOrder(RLRunLoopSourceRef source);           /* 0 for NULL */
 /* Removes the source from every mode of every loop (cancel is called for each

@@ -1,0 +1,211 @@
+/*
+ * test_fork.c: after fork() the child shares the parent's open files, and
+ * with them, until they are remade, its loops' epoll set, eventfd and timerfd.
+ * Whatever the child does with an inherited loop must not touch the parent's
+ * loops; in the child the loop works (its kernel objects are remade on first
+ * use).
+ */
+#include <CRunLoop.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include "rltest.h"
+
+static int child_fired;
+static void child_timer(RLRunLoopTimerRef t, void *info) {
+    (void)t; (void)info;
+    child_fired++;
+}
+
+/* The child runs the loop it inherited with a timer; exits 0 if it fired. */
+static void child_runs_a_timer(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.02, 0, child_timer, NULL);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.3, false);
+    RLRelease(t);
+    _exit(child_fired == 1 ? 0 : 3);
+}
+
+static void expect_child_ok(pid_t pid) {
+    int status = 0;
+    RL_ASSERT_EQ_INT(waitpid(pid, &status, 0), pid);
+    RL_ASSERT(WIFEXITED(status));
+    RL_ASSERT_EQ_INT(WEXITSTATUS(status), 0);
+}
+
+/* ---- the child runs the loop while the parent sleeps in it ---------------- */
+
+static void parents_run_times_out_after_child_plays(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.01, false), kRLRunLoopRunTimedOut);
+    pid_t pid = fork();
+    if (pid == 0) {
+        rl_test_sleep(0.1);   /* the parent is asleep in its run by now */
+        RLRunLoopTimerRef far = rl_test_timer(RLAbsoluteTimeGetCurrent() + 100, 0, child_timer, NULL);
+        RLRunLoopAddTimer(rl, far, kRLRunLoopDefaultMode);
+        child_runs_a_timer();
+    }
+    double start = rl_test_now();
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1.0, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_LE_DBL(rl_test_now() - start, 8.0);   /* it returns; the bound is only against a hang */
+    expect_child_ok(pid);
+    RLRunLoopSourceInvalidate(keep);
+    RLRelease(keep);
+}
+
+/* ---- the child runs the loop while the parent waits to be stopped --------- */
+
+static void *stop_when_sleeping(void *arg) {
+    RLRunLoopRef rl = arg;
+    rl_test_wait_sleeping(rl, 10);
+    RLRunLoopStop(rl);
+    return NULL;
+}
+
+static void parents_stop_still_wakes_it(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    for (int i = 0; i < 5; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            /* Sleeps in the inherited loop while the parent is woken. */
+            RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.5, false);
+            _exit(0);
+        }
+        pthread_t t;
+        pthread_create(&t, NULL, stop_when_sleeping, rl);
+        RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, false), kRLRunLoopRunStopped);
+        pthread_join(t, NULL);
+        expect_child_ok(pid);
+    }
+    RLRunLoopSourceInvalidate(keep);
+    RLRelease(keep);
+}
+
+/* ---- the child removes a source ------------------------------------------ */
+
+typedef struct {
+    int fd;
+    int performed;
+} v1_info;
+
+static int v1_fd(void *info) {
+    return ((v1_info *)info)->fd;
+}
+
+static void v1_perform(void *info) {
+    v1_info *v = info;
+    v->performed++;
+    char buf[64];
+    while (read(v->fd, buf, sizeof buf) > 0) {}
+}
+
+static RLRunLoopSourceRef make_v1(v1_info *info) {
+    RLRunLoopSourceContext1 ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.version = 1;
+    ctx.info = info;
+    ctx.getFileDescriptor = v1_fd;
+    ctx.perform = v1_perform;
+    return RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&ctx);
+}
+
+static void childs_remove_leaves_parents_registration(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int p[2];
+    RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK), 0);
+    v1_info info = {.fd = p[0]};
+    RLRunLoopSourceRef s = make_v1(&info);
+    RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    pid_t pid = fork();
+    if (pid == 0) {
+        RLRunLoopRemoveSource(rl, s, kRLRunLoopDefaultMode);
+        RLRunLoopSourceInvalidate(s);
+        _exit(0);
+    }
+    expect_child_ok(pid);
+    RL_ASSERT_EQ_INT(write(p[1], "x", 1), 1);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 2, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(info.performed, 1);
+    RLRunLoopSourceInvalidate(s);
+    RLRelease(s);
+    close(p[0]);
+    close(p[1]);
+}
+
+/* ---- the child adds a readable fd ---------------------------------------- */
+
+static void childs_readable_fd_does_not_spin_parent(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    int ready[2], done[2];
+    RL_ASSERT_EQ_INT(pipe(ready), 0);
+    RL_ASSERT_EQ_INT(pipe(done), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int p[2];
+        if (pipe2(p, O_NONBLOCK) != 0 || write(p[1], "x", 1) != 1) _exit(2);
+        v1_info info = {.fd = p[0]};
+        RLRunLoopSourceRef s = make_v1(&info);
+        RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
+        if (write(ready[1], "r", 1) != 1) _exit(2);
+        char c;
+        if (read(done[0], &c, 1) != 1) _exit(2);   /* keeps the readable pipe open meanwhile */
+        _exit(0);
+    }
+    char c;
+    RL_ASSERT_EQ_INT(read(ready[0], &c, 1), 1);
+    rl_test_log log = {0};
+    RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopAfterWaiting, 0, &log);
+    RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.5, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(write(done[1], "d", 1), 1);
+    expect_child_ok(pid);
+    RL_ASSERT_LE_INT(log.n, 2);
+    RLRunLoopRemoveObserver(rl, o, kRLRunLoopDefaultMode);
+    RLRelease(o);
+    RLRunLoopSourceInvalidate(keep);
+    RLRelease(keep);
+}
+
+/* ---- the child's loop works ---------------------------------------------- */
+
+static void child_uses_its_inherited_loop(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.01, false), kRLRunLoopRunTimedOut);
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* A source, a stop from another thread, a timer: all in the child. */
+        int p[2];
+        if (pipe2(p, O_NONBLOCK) != 0 || write(p[1], "x", 1) != 1) _exit(2);
+        v1_info info = {.fd = p[0]};
+        RLRunLoopSourceRef s = make_v1(&info);
+        RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
+        if (RLRunLoopRunInMode(kRLRunLoopDefaultMode, 2, true) != kRLRunLoopRunHandledSource) _exit(4);
+        pthread_t t;
+        pthread_create(&t, NULL, stop_when_sleeping, rl);
+        if (RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, false) != kRLRunLoopRunStopped) _exit(5);
+        pthread_join(t, NULL);
+        RLRunLoopSourceInvalidate(s);
+        child_runs_a_timer();
+    }
+    expect_child_ok(pid);
+    RLRunLoopSourceInvalidate(keep);
+    RLRelease(keep);
+}
+
+int main(int argc, char **argv) {
+    static const rl_test tests[] = {
+        RL_TEST(parents_run_times_out_after_child_plays),
+        RL_TEST(parents_stop_still_wakes_it),
+        RL_TEST(childs_remove_leaves_parents_registration),
+        RL_TEST(childs_readable_fd_does_not_spin_parent),
+        RL_TEST(child_uses_its_inherited_loop),
+    };
+    return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
+}
