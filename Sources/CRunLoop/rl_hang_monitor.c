@@ -480,7 +480,7 @@ static void *watchdog_main(void *arg) {
     }
     bool release_info = m->release_info_on_exit;
     pthread_mutex_unlock(&m->mu);
-    if (release_info && m->context.release && m->context.info) m->context.release(m->context.info);
+    if (release_info && m->context.release) m->context.release(m->context.info);
     monitor_release(m);
     return NULL;
 }
@@ -517,7 +517,7 @@ RLHangMonitorRef RLHangMonitorCreate(RLRunLoopRef rl, RLTimeInterval threshold, 
     m->callback = callback;
     if (context) {
         m->context = *context;
-        if (m->context.retain && m->context.info) m->context.info = (void *)m->context.retain(m->context.info);
+        if (m->context.retain) m->context.info = (void *)m->context.retain(m->context.info);   /* NULL info too */
     }
     if (rl == rl_loop_current_if_made()) atomic_store(&m->tid, (pid_t)syscall(SYS_gettid));
     return m;
@@ -627,7 +627,7 @@ void RLHangMonitorInvalidate(RLHangMonitorRef m) {
         return;
     }
     if (has_thread) pthread_join(m->thread, NULL);
-    if (m->context.release && m->context.info) m->context.release(m->context.info);
+    if (m->context.release) m->context.release(m->context.info);
 }
 
 bool RLHangMonitorIsValid(RLHangMonitorRef m) {

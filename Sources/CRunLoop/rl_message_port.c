@@ -185,7 +185,7 @@ RLMessagePortRef RLMessagePortCreate(RLMessagePortCallBack callout, const RLMess
     p->callout = callout;
     if (context) {
         p->context = *context;
-        if (p->context.retain && p->context.info) p->context.info = (void *)p->context.retain(p->context.info);
+        if (p->context.retain) p->context.info = (void *)p->context.retain(p->context.info);   /* NULL info too */
     }
     return p;
 }

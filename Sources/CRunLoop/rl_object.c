@@ -70,5 +70,5 @@ void rl_release_info_once(rl_item_lock *lock, bool *released, void (*release)(co
     bool first = !*released;
     *released = true;
     rl_item_lock_release(lock);
-    if (first && release && info) release(info);
+    if (first && release) release(info);
 }

@@ -28,7 +28,7 @@ RLRunLoopObserverRef RLRunLoopObserverCreate(RLOptionFlags activities, bool repe
     atomic_init(&o->valid, true);
     if (context) {
         o->context = *context;
-        if (o->context.retain && o->context.info) o->context.info = (void *)o->context.retain(o->context.info);
+        if (o->context.retain) o->context.info = (void *)o->context.retain(o->context.info);   /* NULL info too */
     }
     return o;
 }

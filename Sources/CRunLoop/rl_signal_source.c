@@ -232,7 +232,7 @@ RLRunLoopSourceRef RLSignalSourceCreate(int signo, RLIndex order, RLSignalCallBa
     atomic_init(&w->refcount, 1);
     if (context) {
         w->context = *context;
-        if (w->context.retain && w->context.info) w->context.info = (void *)w->context.retain(w->context.info);
+        if (w->context.retain) w->context.info = (void *)w->context.retain(w->context.info);   /* NULL info too */
     }
     RLRunLoopSourceContext1 ctx = {
         .version = 1,

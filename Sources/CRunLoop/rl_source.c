@@ -30,14 +30,15 @@ RLRunLoopSourceRef RLRunLoopSourceCreate(RLIndex order, RLRunLoopSourceContext *
     else s->context.v1 = *(RLRunLoopSourceContext1 *)context;
     atomic_init(&s->valid, true);
     atomic_init(&s->signalled, false);
-    if (s->context.v0.retain && s->context.v0.info)
-        s->context.v0.info = (void *)s->context.v0.retain(s->context.v0.info);
+    /* As CF: retain whenever it is set, NULL info included; release once,
+       when the source is freed (finalize_source). */
+    if (s->context.v0.retain) s->context.v0.info = (void *)s->context.v0.retain(s->context.v0.info);
     return s;
 }
 
 static void finalize_source(rl_object *obj) {
     RLRunLoopSourceRef s = (RLRunLoopSourceRef)obj;
-    if (s->context.v0.release && s->context.v0.info) s->context.v0.release(s->context.v0.info);
+    if (s->context.v0.release) s->context.v0.release(s->context.v0.info);
     rl_ptr_array_free(&s->loops);
     free(s);
 }

@@ -60,7 +60,7 @@ RLRunLoopTimerRef RLRunLoopTimerCreate(RLAbsoluteTime fireDate, RLTimeInterval i
     t->slot_capacity = 1;
     if (context) {
         t->context = *context;
-        if (t->context.retain && t->context.info) t->context.info = (void *)t->context.retain(t->context.info);
+        if (t->context.retain) t->context.info = (void *)t->context.retain(t->context.info);   /* NULL info too */
     }
     return t;
 }

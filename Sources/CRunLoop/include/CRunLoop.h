@@ -229,7 +229,11 @@ typedef struct {
     void        (*perform)(void *info);                /* must consume what made it readable */
 } RLRunLoopSourceContext1;
 
-/* Creates a source; the context is copied and retain(info) called. A version 1
+/* Creates a source; the context is copied and retain(info) called. Context
+   ownership, as CF, for every object in this library that takes a context:
+   retain(info) is called once whenever retain is set, even for a NULL info,
+   and release(info) whenever release is set, exactly once, even for a NULL
+   info (for a source: when it is freed). A version 1
    context is passed cast. NULL context, or a version other than 0 or 1:
    returns NULL. A version-1 source's fd is asked for (getFileDescriptor) when
    it is added to a loop's first mode, and the loop watches the file that fd
