@@ -146,6 +146,13 @@ final class CObject: @unchecked Sendable {
     }
 }
 
+/// Stops the process when the C core could not make an object (out of memory
+/// or file descriptors), as Swift does when an allocation fails; the APIs
+/// that Foundation makes non-failable stay so.
+func outOfResources<T>(_ what: String) -> T {
+    fatalError("\(what): the C core could not make it (out of memory or file descriptors)")
+}
+
 /// The text of RLCopyDescription for any C object.
 func describe(_ object: OpaquePointer) -> String {
     guard let text = RLCopyDescription(UnsafeRawPointer(object)) else { return "(null)" }

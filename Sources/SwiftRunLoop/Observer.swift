@@ -40,7 +40,8 @@ extension RunLoop {
             var context = RLRunLoopObserverContext(version: 0, info: box.info, retain: callbackBoxRetain,
                                                    release: callbackBoxRelease, copyDescription: nil)
             let ref = withExtendedLifetime(box) {
-                RLRunLoopObserverCreate(RLOptionFlags(activities.rawValue), repeats, order, observerTrampoline, &context)!
+                RLRunLoopObserverCreate(RLOptionFlags(activities.rawValue), repeats, order, observerTrampoline, &context)
+                    ?? outOfResources("RunLoop.Observer")
             }
             self.object = CObject(adopting: ref)
             self.box = box

@@ -74,12 +74,14 @@ public final class RunLoop: @unchecked Sendable {
     ///
     /// Foundation's `RunLoop.current`, CF's `CFRunLoopGetCurrent()`. Reading it
     /// twice on a thread returns the same object; on the main thread it is
-    /// ``main``.
+    /// ``main``. If the loop cannot be made (out of memory or file
+    /// descriptors) the process stops with a message, as when an allocation
+    /// fails (the C API returns NULL instead).
     public static var current: RunLoop {
         if let cached = pthread_getspecific(currentRunLoopKey) {
             return Unmanaged<RunLoop>.fromOpaque(cached).takeUnretainedValue()
         }
-        let ref = RLRunLoopGetCurrent()!
+        let ref = RLRunLoopGetCurrent() ?? outOfResources("RunLoop.current")
         let loop = ref == main.ref ? main : RunLoop(retaining: ref)
         pthread_setspecific(currentRunLoopKey, Unmanaged.passRetained(loop).toOpaque())
         return loop
@@ -91,7 +93,7 @@ public final class RunLoop: @unchecked Sendable {
     /// loop runs on the main thread in a common mode it also drains
     /// `DispatchQueue.main`, and so runs `@MainActor` jobs (use a synchronous
     /// `main`: an `async` main hands the main thread to `dispatchMain()`).
-    public static let main = RunLoop(retaining: RLRunLoopGetMain()!)
+    public static let main = RunLoop(retaining: RLRunLoopGetMain() ?? outOfResources("RunLoop.main"))
 
     /// The wrapper `RunLoop.current` returns on the thread of `ref`, a loop
     /// whose thread is running it (asked of that thread, so that identity

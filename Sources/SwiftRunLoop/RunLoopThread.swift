@@ -49,10 +49,10 @@ public final class RunLoopThread: Sendable {
     /// - Parameter name: The thread's name as the system shows it (Linux keeps
     ///   the first 15 bytes).
     public init(name: String = "RunLoopThread") {
-        guard let thread = RLThreadCreate(name) else { fatalError("RunLoopThread: out of memory") }
+        let thread: RLThreadRef = RLThreadCreate(name) ?? outOfResources("RunLoopThread")
         let handle = ThreadHandle(adopting: thread)
         precondition(RLThreadStart(thread), "RunLoopThread \"\(name)\": the thread could not be started")
-        let ref = RLThreadGetRunLoop(thread)!
+        let ref = RLThreadGetRunLoop(thread) ?? outOfResources("RunLoopThread \"\(name)\"")
         self.runLoop = RunLoop.wrapper(forLoopOf: ref)
         self.handle = handle
         self.name = name

@@ -71,7 +71,7 @@ public final class Timer: @unchecked Sendable {
         var context = RLRunLoopTimerContext(version: 0, info: box.info, retain: callbackBoxRetain,
                                             release: callbackBoxRelease, copyDescription: nil)
         let ref = withExtendedLifetime(box) {
-            RLRunLoopTimerCreate(date.absoluteTime, interval, 0, 0, timerTrampoline, &context)!
+            RLRunLoopTimerCreate(date.absoluteTime, interval, 0, 0, timerTrampoline, &context) ?? outOfResources("Timer")
         }
         self.ref = ref
         self.box = box
