@@ -7,7 +7,11 @@
 // joins it (RLThreadRelease).
 
 import CRunLoop
-import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A dedicated thread that runs its run loop until stopped: a home for
 /// timers, sources and actors (through its ``executor``).
@@ -72,10 +76,18 @@ public final class RunLoopThread: Sendable {
         RLThreadStop(handle.thread)
     }
 
-    /// Blocks the calling thread until the thread has exited (after
-    /// ``stop()``). Returns at once when called on the thread itself.
+    /// Blocks the calling thread until the thread has exited, after a
+    /// ``stop()`` made by any thread (it does not stop the thread itself).
+    /// Returns at once when called on the thread itself.
     public func waitUntilExited() {
         if runLoop.isCurrent { return }
+        // The C thread offers a join only together with a stop: wait for the
+        // exit first (polling, 1 to 10 ms apart), then join.
+        var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
+        while !RLThreadHasExited(handle.thread) {
+            nanosleep(&pause, nil)
+            pause.tv_nsec = min(pause.tv_nsec * 2, 10_000_000)
+        }
         RLThreadStop(handle.thread)
     }
 

@@ -258,3 +258,20 @@ final class SendableStressTests: XCTestCase {
         XCTAssertEqual(count.withLock { $0 }, 2 * perSender)
     }
 }
+
+final class WaitUntilExitedTests: XCTestCase {
+    func test_wait_until_exited_waits_for_another_threads_stop() {
+        let thread = RunLoopThread(name: "test.waitexit")
+        let status = Shared<RunLoop.PerformStatus?>(nil)
+        let stopper = startThread {
+            usleep(20_000)
+            // Still running while the main thread waits: the wait did not stop it.
+            status.withLock { $0 = thread.runLoop.perform(waitUntilDone: true) {} }
+            thread.stop()
+        }
+        thread.waitUntilExited()  // returns after the other thread's stop
+        XCTAssertTrue(thread.hasExited)
+        stopper()
+        XCTAssertEqual(status.current, .done)
+    }
+}
