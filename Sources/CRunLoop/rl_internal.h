@@ -179,6 +179,7 @@ struct __RLRunLoop {
     rl_block_queue   spare_blocks;       /* an emptied queue kept for reuse */
     size_t           pending_common_blocks;
     uint64_t         block_sequence;     /* the next queued block's sequence */
+    uint64_t         observer_round;     /* bumped by every rl_do_observers */
     rl_scratch      *scratch;
     size_t           scratch_depths;
     rl_object       *graveyard;          /* released under the lock, finalized after */
@@ -216,6 +217,8 @@ struct __RLRunLoopObserver {
     RLRunLoopObserverCallBack callout;
     RLRunLoopObserverContext  context;
     RLRunLoopRef              rl;              /* while in a loop */
+    RLRunLoopRef              round_loop;      /* the loop and round of its last collection, */
+    uint64_t                  round;           /* under that loop's lock (rl_do_observers) */
     size_t                    memberships;     /* modes + common set */
     void                     *block;           /* CreateWithHandler's block copy */
 };
@@ -306,10 +309,18 @@ typedef struct {
     rl_mode           *mode;
     RLRunLoopSourceRef source;
 } rl_pending_callback;
+/* Schedule/cancel callouts owed, collected under the lock and run after it.
+   The first entries live inline, so the usual single add or remove never
+   allocates; an add reserves its entry before it changes anything (out of
+   memory it fails whole), and a removal that finds no room runs the
+   callouts owed so far (unlocking for them) rather than lose one. */
+#define RL_CALLBACKS_INLINE 8
 typedef struct {
-    rl_pending_callback *items;
-    size_t count, capacity;
+    rl_pending_callback *items;     /* NULL: the entries are in `small` */
+    size_t count, capacity;         /* capacity of `items` */
+    rl_pending_callback small[RL_CALLBACKS_INLINE];
 } rl_callback_list;
+bool rl_callback_list_reserve(rl_callback_list *list, size_t count);
 void rl_callback_list_add(rl_callback_list *list, rl_mode *m, RLRunLoopSourceRef source);
 void rl_callback_list_run_schedule(RLRunLoopRef rl, rl_callback_list *list);
 void rl_callback_list_run_cancel(RLRunLoopRef rl, rl_callback_list *list);

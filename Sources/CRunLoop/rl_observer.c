@@ -70,6 +70,7 @@ static bool claim(RLRunLoopRef rl, RLRunLoopObserverRef o) {
     rl_item_lock_acquire(&o->lock);
     bool ok = atomic_load(&o->valid) && (o->rl == NULL || o->rl == rl);
     if (ok) {
+        if (o->rl == NULL) o->round_loop = NULL;   /* a new loop's rounds start afresh */
         o->rl = rl;
         o->memberships++;
     }
@@ -179,19 +180,24 @@ void RLRunLoopObserverInvalidate(RLRunLoopObserverRef observer) {
 /* ---- calling out --------------------------------------------------------- */
 
 /* __CFRunLoopDoObservers */
-void rl_do_observers(RLRunLoopRef rl, rl_mode *m, RLRunLoopActivity activity) {
-    if (!(m->observer_mask & activity)) return;
-    rl_ptr_array *due = rl_loop_scratch(rl);
-    if (!due) return;
+/* Collects into `due` the observers of `activity` not yet called in this
+   round; true when it stopped early for lack of memory (the rest wait for
+   the next chunk of the same round). Loop locked. */
+static bool collect_observers(RLRunLoopRef rl, rl_mode *m, RLRunLoopActivity activity, uint64_t round,
+                              rl_ptr_array *due) {
     RL_ITEM_SET_FOREACH(node, &m->observers) {
         RLRunLoopObserverRef o = node->item;
         if (!(o->activities & activity) || atomic_load(&o->firing) || !atomic_load(&o->valid)) continue;
-        if (!rl_ptr_array_append(due, o)) break;
+        if (o->round_loop == rl && o->round == round) continue;
+        if (!rl_ptr_array_append(due, o)) return true;
+        o->round_loop = rl;
+        o->round = round;
         RLRetain(o);
     }
-    /* Nested runs may move the per-depth table but never this depth's buffer. */
-    void **items = due->items;
-    size_t count = due->count;
+    return false;
+}
+
+static void call_observers(RLRunLoopRef rl, rl_mode *m, RLRunLoopActivity activity, void **items, size_t count) {
     uint64_t removals = rl->removals;
     for (size_t i = 0; i < count; i++) {
         RLRunLoopObserverRef o = items[i];
@@ -211,5 +217,24 @@ void rl_do_observers(RLRunLoopRef rl, rl_mode *m, RLRunLoopActivity activity) {
         atomic_store(&o->firing, false);
         rl_loop_relock(rl);
     }
-    for (size_t i = 0; i < count; i++) rl_loop_release_locked(rl, items[i]);
+}
+
+/* __CFRunLoopDoObservers. Normally one batch; when memory runs short while
+   collecting (more observers than the reserved scratch space), the rest are
+   called in further batches of the same round, so none misses the activity
+   (an observer added meanwhile may then be called in this round too). */
+void rl_do_observers(RLRunLoopRef rl, rl_mode *m, RLRunLoopActivity activity) {
+    if (!(m->observer_mask & activity)) return;
+    uint64_t round = ++rl->observer_round;
+    for (bool more = true; more;) {
+        rl_ptr_array *due = rl_loop_scratch(rl);
+        if (!due) return;
+        more = collect_observers(rl, m, activity, round, due);
+        if (!due->count) return;
+        /* Nested runs may move the per-depth table but never this depth's buffer. */
+        void **items = due->items;
+        size_t count = due->count;
+        call_observers(rl, m, activity, items, count);
+        for (size_t i = 0; i < count; i++) rl_loop_release_locked(rl, items[i]);
+    }
 }

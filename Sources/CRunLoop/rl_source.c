@@ -64,28 +64,42 @@ void RLRunLoopSourceGetContext(RLRunLoopSourceRef source, RLRunLoopSourceContext
 
 /* ---- callbacks collected under the lock, run after it --------------------- */
 
+static rl_pending_callback *callback_entries(rl_callback_list *list) {
+    return list->items ? list->items : list->small;
+}
+
+bool rl_callback_list_reserve(rl_callback_list *list, size_t count) {
+    size_t room = list->items ? list->capacity : RL_CALLBACKS_INLINE;
+    if (count <= room) return true;
+    size_t cap = room * 2;
+    while (cap < count) cap *= 2;
+    rl_pending_callback *grown = realloc(list->items, cap * sizeof *grown);
+    if (!grown) return false;
+    if (!list->items) memcpy(grown, list->small, list->count * sizeof *grown);
+    list->items = grown;
+    list->capacity = cap;
+    return true;
+}
+
+/* The caller made room (rl_callback_list_reserve). */
 void rl_callback_list_add(rl_callback_list *list, rl_mode *m, RLRunLoopSourceRef source) {
-    if (list->count == list->capacity) {
-        size_t cap = list->capacity ? list->capacity * 2 : 4;
-        rl_pending_callback *grown = realloc(list->items, cap * sizeof *grown);
-        if (!grown) return;
-        list->items = grown;
-        list->capacity = cap;
-    }
+    if (!rl_callback_list_reserve(list, list->count + 1)) return;   /* not reached: room was made */
     RLRetain(source);
-    list->items[list->count++] = (rl_pending_callback){m, source};
+    callback_entries(list)[list->count++] = (rl_pending_callback){m, source};
 }
 
 static void run_callbacks(RLRunLoopRef rl, rl_callback_list *list, bool schedule) {
+    rl_pending_callback *entries = callback_entries(list);
     for (size_t i = 0; i < list->count; i++) {
-        RLRunLoopSourceRef s = list->items[i].source;
+        RLRunLoopSourceRef s = entries[i].source;
         RLRunLoopSourceContext *c = &s->context.v0;
-        if (schedule && c->schedule) c->schedule(c->info, rl, list->items[i].mode->name);
-        if (!schedule && c->cancel) c->cancel(c->info, rl, list->items[i].mode->name);
+        if (schedule && c->schedule) c->schedule(c->info, rl, entries[i].mode->name);
+        if (!schedule && c->cancel) c->cancel(c->info, rl, entries[i].mode->name);
         RLRelease(s);
     }
     free(list->items);
-    *list = (rl_callback_list){0};
+    list->items = NULL;
+    list->count = list->capacity = 0;
 }
 
 void rl_callback_list_run_schedule(RLRunLoopRef rl, rl_callback_list *list) {
@@ -142,6 +156,8 @@ void rl_source_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl
     int fd = -1;
     if (s->version == 1 && s->context.v1.getFileDescriptor && rl_reg_find(rl, s) < 0)
         fd = s->context.v1.getFileDescriptor(s->context.v1.info);
+    /* Room for the schedule callout first: out of memory, nothing changes. */
+    if (s->version == 0 && scheduled && !rl_callback_list_reserve(scheduled, scheduled->count + 1)) return;
     rl_item_lock_acquire(&s->lock);
     bool ok = atomic_load(&s->valid) && rl_ptr_array_reserve(&s->loops, s->loops.count + 1);
     if (ok) ok = s->version == 0 ? add_source0(m, s) : add_source1(rl, m, s, fd);
@@ -163,6 +179,17 @@ static bool remove_source1(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s) {
 }
 
 bool rl_source_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *cancelled) {
+    if (s->version == 0 && cancelled && !rl_callback_list_reserve(cancelled, cancelled->count + 1) &&
+        mode_contains_source(rl, m, s)) {
+        /* Out of memory with the inline entries used: run the cancels owed
+           so far (unlocked, as always), then go on; callers re-read the loop
+           after this call. */
+        RLRetain(s);
+        rl_loop_unlock(rl);
+        rl_callback_list_run_cancel(rl, cancelled);
+        rl_loop_lock(rl);
+        rl_loop_release_locked(rl, s);
+    }
     bool removed = s->version == 0 ? rl_item_set_remove(&m->sources0, s) : remove_source1(rl, m, s);
     if (!removed) return false;
     rl->removals++;

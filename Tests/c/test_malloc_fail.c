@@ -152,12 +152,122 @@ static void run_passes(RLRunLoopMode mode) {
 
 static const char other_mode[] = "fail.other";
 
+/* ---- a crowded loop: more items than a pass keeps room for ---------------- */
+
+#define CROWD 40
+typedef struct {
+    int schedules, cancels, performs, observed;
+    bool source_in, observer_in;
+} crowd_item;
+static crowd_item crowd_items[CROWD];
+static int nested_runs, signals_heard;
+static queued_item many_items[100];
+
+static void crowd_schedule(void *info, RLRunLoopRef rl, RLRunLoopMode mode) {
+    (void)rl; (void)mode;
+    ((crowd_item *)info)->schedules++;
+}
+static void crowd_cancel(void *info, RLRunLoopRef rl, RLRunLoopMode mode) {
+    (void)rl; (void)mode;
+    ((crowd_item *)info)->cancels++;
+}
+static void crowd_perform(void *info) {
+    crowd_item *c = info;
+    c->performs++;
+    if (c == &crowd_items[0]) {   /* a nested pass of another mode, from a callout */
+        nested_runs++;
+        RLRunLoopRunInMode(other_mode, 0, false);
+    }
+}
+static void crowd_observe(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o; (void)a;
+    ((crowd_item *)info)->observed++;
+}
+static void heard(int signo, uint32_t count, void *info) {
+    (void)signo; (void)info;
+    signals_heard += (int)count;
+}
+
+typedef struct {
+    int many_queued;
+    bool signal_in;
+} crowd_outcome;
+
+static void crowd(RLRunLoopRef rl, crowd_outcome *out) {
+    RLRunLoopSourceRef sources[CROWD];
+    RLRunLoopObserverRef observers[CROWD];
+    for (int i = 0; i < CROWD; i++) {
+        RLRunLoopSourceContext sc;
+        memset(&sc, 0, sizeof sc);
+        sc.info = &crowd_items[i];
+        sc.schedule = crowd_schedule;
+        sc.cancel = crowd_cancel;
+        sc.perform = crowd_perform;
+        sources[i] = RLRunLoopSourceCreate(i, &sc);
+        RLRunLoopAddSource(rl, sources[i], kRLRunLoopDefaultMode);
+        crowd_items[i].source_in = RLRunLoopContainsSource(rl, sources[i], kRLRunLoopDefaultMode);
+        RLRunLoopSourceSignal(sources[i]);
+        RLRunLoopObserverContext oc = { 0, &crowd_items[i], NULL, NULL, NULL };
+        observers[i] = RLRunLoopObserverCreate(kRLRunLoopEntry, true, i, crowd_observe, &oc);
+        RLRunLoopAddObserver(rl, observers[i], kRLRunLoopDefaultMode);
+        crowd_items[i].observer_in = RLRunLoopContainsObserver(rl, observers[i], kRLRunLoopDefaultMode);
+    }
+    for (int i = 0; i < 100; i++) {
+        many_items[i].queueing = true;
+        RLRunLoopPerformFunctionWithRelease(rl, i % 3 ? kRLRunLoopDefaultMode : other_mode, block_fn,
+                                            &many_items[i], block_release);
+        many_items[i].queueing = false;
+        out->many_queued++;
+    }
+    RLRunLoopSourceRef sig = RLSignalSourceCreate(SIGUSR1, 0, heard, NULL);
+    RLRunLoopAddSource(rl, sig, kRLRunLoopDefaultMode);
+    out->signal_in = RLRunLoopContainsSource(rl, sig, kRLRunLoopDefaultMode);
+    if (sig) raise(SIGUSR1);   /* blocked on this thread while the source exists */
+
+    char *d = RLCopyDescription(rl);
+    free(d);
+    char **names = RLRunLoopCopyAllModes(rl);
+    for (char **n = names; n && *n; n++) free(*n);
+    free(names);
+
+    run_passes(kRLRunLoopDefaultMode);
+    run_passes(other_mode);
+    run_passes(kRLRunLoopDefaultMode);
+
+    RLRunLoopSourceInvalidate(sig);
+    RLRelease(sig);
+    for (int i = 0; i < CROWD; i++) {
+        RLRunLoopSourceInvalidate(sources[i]);
+        RLRelease(sources[i]);
+        RLRunLoopObserverInvalidate(observers[i]);
+        RLRelease(observers[i]);
+    }
+}
+
+static void check_crowd(const crowd_outcome *out) {
+    for (int i = 0; i < CROWD; i++) {
+        const crowd_item *c = &crowd_items[i];
+        if (c->source_in) {
+            RL_ASSERT_EQ_INT(c->schedules, 1);
+            RL_ASSERT_EQ_INT(c->performs, 1);
+        } else {
+            RL_ASSERT_EQ_INT(c->schedules, 0);
+        }
+        RL_ASSERT_EQ_INT(c->cancels, c->schedules);
+        if (c->observer_in) RL_ASSERT_GE_INT(c->observed, 1);
+    }
+    for (int i = 0; i < 100; i++)
+        if (many_items[i].dropped) RL_FAIL_("queued function %d of 100 dropped by a live loop", i);
+    if (out->signal_in) RL_ASSERT_GE_INT(signals_heard, 1);
+}
+
 typedef struct {
     bool got_loop, source_in, timer_in, observer_in, fd_in, port_in, port_sent, thread_ok, thread_source_in;
     int blocks_queued;
     RLPerformRequestStatus waited;         /* a request to a thread, waited for */
     RLPerformRequestStatus delayed_final;  /* a delayed request to our own loop */
     bool delayed_made;
+    crowd_outcome crowd;
 } outcome;
 
 static void workload(outcome *out) {
@@ -238,6 +348,7 @@ static void workload(outcome *out) {
     run_passes(kRLRunLoopDefaultMode);
     RLHangMonitorInvalidate(monitor);
     RLHangMonitorRelease(monitor);
+    crowd(rl, &out->crowd);
     out->delayed_final = RLPerformRequestGetStatus(delayed);
     RLPerformRequestRelease(delayed);
 
@@ -280,11 +391,15 @@ static void reset_counts(void) {
     atomic_store(&request_ran, 0);
     atomic_store(&request_released, 0);
     memset(items, 0, sizeof items);
+    memset(crowd_items, 0, sizeof crowd_items);
+    memset(many_items, 0, sizeof many_items);
+    nested_runs = signals_heard = 0;
 }
 
 /* What must hold after the workload, whatever failed. */
 static void check(const outcome *out, bool failures) {
     if (!failures) {
+        RL_ASSERT(out->crowd.signal_in && nested_runs == 1);
         RL_ASSERT(out->got_loop && out->source_in && out->timer_in && out->observer_in && out->fd_in &&
                   out->port_in && out->port_sent && out->thread_ok && out->thread_source_in && out->delayed_made);
     }
@@ -295,8 +410,9 @@ static void check(const outcome *out, bool failures) {
     if (out->port_in && out->port_sent) RL_ASSERT_EQ_INT(port_messages, 1);
     /* Every queued function is released exactly once, run or not; the two in
        the default mode ran unless queueing them failed. */
-    RL_ASSERT_EQ_INT(atomic_load(&block_released), out->blocks_queued);
-    RL_ASSERT_LE_INT(atomic_load(&block_ran), out->blocks_queued);
+    check_crowd(&out->crowd);
+    RL_ASSERT_EQ_INT(atomic_load(&block_released), out->blocks_queued + out->crowd.many_queued);
+    RL_ASSERT_LE_INT(atomic_load(&block_ran), out->blocks_queued + out->crowd.many_queued);
     for (int i = 0; i < 6; i++)
         if (items[i].dropped) RL_FAIL_("queued function %d dropped by a live loop", i);
     /* A request runs at most once and its release is called once. */
