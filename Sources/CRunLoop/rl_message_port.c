@@ -100,12 +100,11 @@ static void begin_callout(RLMessagePortRef p) {
     RLRetain(p);
 }
 
-/* Ends a callout begun with begin_callout, counting `delivered` messages;
-   releases info if the port was invalidated meanwhile. Unlocked. */
-static void end_callout(RLMessagePortRef p, size_t delivered) {
+/* Ends a callout begun with begin_callout; releases info if the port was
+   invalidated meanwhile. Unlocked. */
+static void end_callout(RLMessagePortRef p) {
     pthread_mutex_lock(&p->lock);
     p->callouts--;
-    p->delivered += delivered;
     void (*rel)(const void *) = NULL;
     void *relinfo = NULL;
     if (!atomic_load(&p->valid)) release_info_locked(p, &rel, &relinfo);
@@ -147,7 +146,7 @@ static char *port_describe(const rl_object *obj) {
     pthread_mutex_unlock(&p->lock);
 
     char *inner = pinned ? describe(info) : NULL;
-    if (pinned) end_callout(p, 0);
+    if (pinned) end_callout(p);
     char *s = NULL;
     if (asprintf(&s, "<RLMessagePort %p [%s] queued=%zu/%zu sent=%llu delivered=%llu context=%s>", (void *)p,
                  valid ? "valid" : "invalid", count, cap, (unsigned long long)sent, (unsigned long long)delivered,
@@ -235,15 +234,15 @@ static int src_fd(void *info) {
 }
 
 /* Takes the oldest message out for delivery, if the port is valid and it is
-   one of those queued before `end` (a count of messages taken out), and pins
-   the port for its callout. Locked. */
+   one of those queued before `end` (a count of messages taken out), and
+   counts its callout as in progress. Locked. */
 static bool take_next_locked(RLMessagePortRef p, uint64_t end, message *out) {
     if (!atomic_load(&p->valid) || p->count == 0 || p->taken >= end) return false;
     *out = p->ring[p->head];
     p->taken++;
     p->head = (p->head + 1) % p->capacity;
     if (--p->count == 0) efd_drain(p->efd);
-    begin_callout(p);
+    p->callouts++;
     return true;
 }
 
@@ -254,23 +253,31 @@ static bool take_next_locked(RLMessagePortRef p, uint64_t end, message *out) {
    invalidation stops delivery at the next message, whichever thread made it.
    Messages sent after the perform began (by its callbacks, say) wait for a
    later perform, so a callback that sends to its own port cannot keep the
-   loop in one perform. */
+   loop in one perform. One lock hold per message: ending a callout and
+   taking the next message out go together. */
 static void src_perform(void *info) {
     RLMessagePortRef p = info;
+    RLRetain(p);
     pthread_mutex_lock(&p->lock);
     uint64_t end = p->taken + (p->count < RL_MESSAGE_PORT_BATCH ? p->count : RL_MESSAGE_PORT_BATCH);
-    for (;;) {
-        message m;
-        if (!take_next_locked(p, end, &m)) break;
+    message m;
+    while (take_next_locked(p, end, &m)) {
         RLMessagePortCallBack cb = p->callout;
         void *cbinfo = p->context.info;
         pthread_mutex_unlock(&p->lock);
         cb(p, m.msgid, msg_bytes(&m), m.len, cbinfo);
         msg_free(&m);
-        end_callout(p, 1);
         pthread_mutex_lock(&p->lock);
+        p->callouts--;
+        p->delivered++;
     }
+    /* Invalidated during a callout: the last callout to end releases info. */
+    void (*rel)(const void *) = NULL;
+    void *relinfo = NULL;
+    if (!atomic_load(&p->valid)) release_info_locked(p, &rel, &relinfo);
     pthread_mutex_unlock(&p->lock);
+    if (rel) rel(relinfo);
+    RLRelease(p);
 }
 
 static bool port_is_valid(const void *owner) {
