@@ -275,3 +275,29 @@ final class WaitUntilExitedTests: XCTestCase {
         XCTAssertEqual(status.current, .done)
     }
 }
+
+final class SendableItemsTests: XCTestCase {
+    /// Sources and observers are Sendable: another thread signals and
+    /// invalidates them directly (no signaller needed).
+    func test_sources_and_observers_cross_threads() {
+        let thread = RunLoopThread(name: "test.senditems")
+        defer { thread.stop() }
+        let performed = Atomic<Int>(0)
+        let source = RunLoop.Source { performed.add(1, ordering: .relaxed) }
+        let observer = RunLoop.Observer(activities: .beforeWaiting) { _ in }
+        thread.runLoop.add(source, forMode: .default)
+        thread.runLoop.add(observer, forMode: .default)
+        onThread {
+            source.signal()
+            thread.runLoop.wakeUp()
+        }
+        while performed.load(ordering: .relaxed) == 0 { usleep(1000) }
+        onThread {
+            source.invalidate()
+            observer.invalidate()
+        }
+        XCTAssertFalse(source.isValid)
+        XCTAssertFalse(observer.isValid)
+        XCTAssertFalse(thread.runLoop.contains(source, forMode: .default))
+    }
+}
