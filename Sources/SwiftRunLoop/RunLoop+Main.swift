@@ -43,13 +43,17 @@ extension RunLoop {
     /// equivalent.
     ///
     /// - Parameter body: The program, run on the main actor.
-    /// - Precondition: Called on the process's main thread, outside any run
-    ///   of the main loop's default mode that `body` needs to finish.
+    /// - Precondition: Called on the process's main thread while the main
+    ///   loop is not running (not from one of its callouts, nor from
+    ///   main-actor code that it runs: the main dispatch queue is not drained
+    ///   by a nested run, so `body` could never finish).
     public static func runMain<Result: Sendable>(
         _ body: @escaping @MainActor @Sendable () async throws -> Result
     ) throws -> Result {
         precondition(main.isCurrent, "RunLoop.runMain must be called on the process's main thread "
             + "(from top-level code or a synchronous static main()), not from another thread")
+        precondition(main.currentMode == nil, "RunLoop.runMain must not be called while the main run loop runs "
+            + "(from one of its callouts or from main-actor code): call it once, from the program's entry point")
         let outcome = Locked<Swift.Result<Result, any Error>?>(nil)
         // Keeps the default mode from being empty while the task is suspended.
         let keepAlive = Source {}
