@@ -15,7 +15,7 @@ import FoundationEssentials
 ///
 /// The counterpart of Foundation's `Timer` (`NSTimer`), over CF's
 /// `CFRunLoopTimer`, with macOS semantics:
-/// - ``init(timeInterval:repeats:userInfo:block:)`` first fires one interval from now
+/// - ``init(timeInterval:repeats:block:)`` first fires one interval from now
 ///   (Foundation on Linux fires at once);
 /// - a repeating timer stays on its grid (`fireDate + k * interval`): when the
 ///   loop was busy past several fire dates it fires once and resumes on the
@@ -51,6 +51,23 @@ public final class Timer: @unchecked Sendable {
     /// Makes a timer that first fires at `date` and then, if `repeats`, every
     /// `interval` seconds; schedule it with ``RunLoop/add(_:forMode:)-(Timer,_)``.
     ///
+    /// ``init(fire:interval:repeats:userInfo:block:)`` with no `userInfo`.
+    ///
+    /// - Parameters:
+    ///   - date: The first fire date.
+    ///   - interval: Seconds between fires of a repeating timer.
+    ///   - repeats: Whether the timer fires again after its first fire.
+    ///   - block: Called on the run loop's thread each time the timer fires,
+    ///     with the timer.
+    public convenience init(fire date: Date, interval: TimeInterval, repeats: Bool,
+                            block: @escaping @Sendable (Timer) -> Void) {
+        self.init(fire: date, interval: interval, repeats: repeats, userInfo: nil, block: block)
+    }
+
+    /// Makes a timer that first fires at `date` and then, if `repeats`, every
+    /// `interval` seconds, keeping `userInfo`; schedule it with
+    /// ``RunLoop/add(_:forMode:)-(Timer,_)``.
+    ///
     /// Foundation's `Timer(fire:interval:repeats:block:)`, CF's
     /// `CFRunLoopTimerCreateWithHandler`. ``fireDate`` returns `date`
     /// exactly. For a repeating timer an `interval` of 0 or less (or NaN)
@@ -64,7 +81,7 @@ public final class Timer: @unchecked Sendable {
     ///   - userInfo: Any value to keep with the timer (``userInfo``).
     ///   - block: Called on the run loop's thread each time the timer fires,
     ///     with the timer.
-    public init(fire date: Date, interval: TimeInterval, repeats: Bool, userInfo: (any Sendable)? = nil,
+    public init(fire date: Date, interval: TimeInterval, repeats: Bool, userInfo: (any Sendable)?,
                 block: @escaping @Sendable (Timer) -> Void) {
         let interval = repeats ? (interval > 0 ? interval : 0.0001) : 0
         let box = TimerBox(block, userInfo: userInfo)
@@ -82,6 +99,20 @@ public final class Timer: @unchecked Sendable {
     /// `repeats`, every `interval` seconds; schedule it with
     /// ``RunLoop/add(_:forMode:)-(Timer,_)``.
     ///
+    /// ``init(timeInterval:repeats:userInfo:block:)`` with no `userInfo`.
+    ///
+    /// - Parameters:
+    ///   - timeInterval: Seconds until the first fire, and between fires.
+    ///   - repeats: Whether the timer fires again after its first fire.
+    ///   - block: Called on the run loop's thread each time the timer fires.
+    public convenience init(timeInterval: TimeInterval, repeats: Bool, block: @escaping @Sendable (Timer) -> Void) {
+        self.init(timeInterval: timeInterval, repeats: repeats, userInfo: nil, block: block)
+    }
+
+    /// Makes a timer that first fires `interval` seconds from now and then, if
+    /// `repeats`, every `interval` seconds, keeping `userInfo`; schedule it with
+    /// ``RunLoop/add(_:forMode:)-(Timer,_)``.
+    ///
     /// Foundation's `Timer(timeInterval:repeats:block:)`, with macOS's first
     /// fire date (now + `interval`), not Foundation-on-Linux's (now).
     ///
@@ -90,7 +121,7 @@ public final class Timer: @unchecked Sendable {
     ///   - repeats: Whether the timer fires again after its first fire.
     ///   - userInfo: Any value to keep with the timer (``userInfo``).
     ///   - block: Called on the run loop's thread each time the timer fires.
-    public convenience init(timeInterval: TimeInterval, repeats: Bool, userInfo: (any Sendable)? = nil,
+    public convenience init(timeInterval: TimeInterval, repeats: Bool, userInfo: (any Sendable)?,
                             block: @escaping @Sendable (Timer) -> Void) {
         let delay = timeInterval > 0 ? timeInterval : 0
         self.init(fire: Date(timeIntervalSinceNow: delay), interval: timeInterval, repeats: repeats,
@@ -99,6 +130,23 @@ public final class Timer: @unchecked Sendable {
 
     /// Makes a timer that first fires `interval` seconds from now and
     /// schedules it in the default mode of the current thread's run loop.
+    ///
+    /// ``scheduledTimer(withTimeInterval:repeats:userInfo:block:)`` with no
+    /// `userInfo`.
+    ///
+    /// - Parameters:
+    ///   - interval: Seconds until the first fire, and between fires.
+    ///   - repeats: Whether the timer fires again after its first fire.
+    ///   - block: Called on the current thread's loop each time the timer fires.
+    @discardableResult
+    public class func scheduledTimer(withTimeInterval interval: TimeInterval, repeats: Bool,
+                                     block: @escaping @Sendable (Timer) -> Void) -> Timer {
+        scheduledTimer(withTimeInterval: interval, repeats: repeats, userInfo: nil, block: block)
+    }
+
+    /// Makes a timer that first fires `interval` seconds from now, keeping
+    /// `userInfo`, and schedules it in the default mode of the current
+    /// thread's run loop.
     ///
     /// Foundation's `Timer.scheduledTimer(withTimeInterval:repeats:block:)`.
     /// The timer fires when that thread runs its loop in the default mode.
@@ -110,7 +158,7 @@ public final class Timer: @unchecked Sendable {
     ///   - block: Called on the current thread's loop each time the timer fires.
     @discardableResult
     public class func scheduledTimer(withTimeInterval interval: TimeInterval, repeats: Bool,
-                                     userInfo: (any Sendable)? = nil,
+                                     userInfo: (any Sendable)?,
                                      block: @escaping @Sendable (Timer) -> Void) -> Timer {
         let timer = Timer(timeInterval: interval, repeats: repeats, userInfo: userInfo, block: block)
         RunLoop.current.add(timer, forMode: .default)
