@@ -91,11 +91,21 @@ static RLOptionFlags types_for(uint32_t ev) {
    read). Made by the first RLFileDescriptorCreate (while the user's fd is
    still open) and never closed, so its number cannot be one a user closed
    behind our back. */
-static int always_ready_fd = -1;
-static pthread_once_t always_ready_once = PTHREAD_ONCE_INIT;
+static _Atomic int always_ready_fd = -1;
+static pthread_mutex_t always_ready_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void make_always_ready(void) {
-    always_ready_fd = eventfd(1, EFD_CLOEXEC | EFD_NONBLOCK);
+/* Made on first use; out of descriptors, a later call tries again. */
+static int always_ready(void) {
+    int fd = atomic_load(&always_ready_fd);
+    if (fd >= 0) return fd;
+    pthread_mutex_lock(&always_ready_lock);
+    fd = atomic_load(&always_ready_fd);
+    if (fd < 0) {
+        fd = eventfd(1, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (fd >= 0) atomic_store(&always_ready_fd, fd);
+    }
+    pthread_mutex_unlock(&always_ready_lock);
+    return fd;
 }
 
 /* Makes outer readable once (ONESHOT registration of the always-ready fd). */
@@ -216,8 +226,7 @@ static const rl_class fd_class = {
 RLFileDescriptorRef RLFileDescriptorCreate(RLFileDescriptorNativeDescriptor fd, bool closeOnInvalidate,
                                            RLFileDescriptorCallBack callout, const RLFileDescriptorContext *context) {
     if (fd < 0 || !callout || fcntl(fd, F_GETFD) < 0) return NULL;
-    pthread_once(&always_ready_once, make_always_ready);
-    if (always_ready_fd < 0) return NULL;
+    if (always_ready() < 0) return NULL;
     RLFileDescriptorRef f = calloc(1, sizeof *f);
     if (!f) return NULL;
     f->outer = epoll_create1(EPOLL_CLOEXEC);

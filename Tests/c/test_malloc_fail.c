@@ -1,11 +1,14 @@
 /*
  * test_malloc_fail.c: the malloc-failure sweep. A realistic workload (loops,
  * modes, sources, timers, observers, queued functions, perform requests,
- * descriptor objects, message ports, run-loop threads) runs once per N in a
+ * descriptor objects, message ports, run-loop threads, a hang monitor, a
+ * signal source, nested runs) runs once per N in a
  * forked process where the N-th allocation fails ("only N"), or every
  * allocation from the N-th on fails ("from N"), for every N up to the
- * workload's allocation count. Each run must end normally within its time
- * limit, every API must give its documented failure, and what did succeed
+ * workload's allocation count; and once per number of free descriptors,
+ * from none up to what the workload needs (the descriptor sweep runs under
+ * the sanitizers and valgrind too). Each run must end normally within its
+ * time limit, every API must give its documented failure, and what did succeed
  * must have its documented outcome: an item a loop contains fires, queued
  * work runs or is released exactly once, a context's retains and releases
  * balance, a request settles once and never as Dropped while its loop lives.
@@ -22,6 +25,7 @@
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <pthread.h>
+#include <sys/resource.h>
 #include <CRunLoop.h>
 #include <CRunLoopLinux.h>
 #include <CRunLoopMonitor.h>
@@ -396,13 +400,21 @@ static void reset_counts(void) {
     nested_runs = signals_heard = 0;
 }
 
+/* Whether everything the workload tried succeeded. */
+static bool outcome_complete(const outcome *out) {
+    return out->crowd.signal_in && nested_runs == 1 && out->got_loop && out->source_in && out->timer_in &&
+           out->observer_in && out->fd_in && out->port_in && out->port_sent && out->thread_ok &&
+           out->thread_source_in && out->delayed_made;
+}
+
 /* What must hold after the workload, whatever failed. */
 static void check(const outcome *out, bool failures) {
-    if (!failures) {
-        RL_ASSERT(out->crowd.signal_in && nested_runs == 1);
-        RL_ASSERT(out->got_loop && out->source_in && out->timer_in && out->observer_in && out->fd_in &&
-                  out->port_in && out->port_sent && out->thread_ok && out->thread_source_in && out->delayed_made);
-    }
+    if (!failures && !outcome_complete(out))
+        RL_FAIL_("incomplete without failures: signal %d nested %d loop %d source %d timer %d observer %d fd %d "
+                 "port %d sent %d thread %d thread source %d delayed %d",
+                 out->crowd.signal_in, nested_runs, out->got_loop, out->source_in, out->timer_in,
+                 out->observer_in, out->fd_in, out->port_in, out->port_sent, out->thread_ok,
+                 out->thread_source_in, out->delayed_made);
     if (out->source_in) RL_ASSERT_EQ_INT(performed, 1);
     if (out->timer_in) RL_ASSERT_EQ_INT(fired, 1);
     if (out->observer_in) RL_ASSERT_GE_INT(observed, 1);
@@ -520,6 +532,82 @@ static void sweep(bool from) {
     RL_ASSERT_EQ_INT(failures, 0);
 }
 
+/* ---- out of descriptors ---------------------------------------------------- */
+
+/* Lowers the descriptor limit (valgrind refuses: its own limit serves) and
+   takes every free descriptor but `left`; returns the array of those taken
+   (-1 ended). */
+static int *leave_free_fds(int left) {
+    struct rlimit lim = { 128, 128 };
+    if (setrlimit(RLIMIT_NOFILE, &lim) != 0 && getrlimit(RLIMIT_NOFILE, &lim) != 0) RL_FAIL_("getrlimit");
+    size_t cap = lim.rlim_cur < (1 << 16) ? lim.rlim_cur + 1 : (1 << 16);
+    int *taken = malloc(cap * sizeof *taken);
+    if (!taken) RL_FAIL_("malloc");
+    size_t n = 0;
+    int fd;
+    while (n + 1 < cap && (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0) taken[n++] = fd;
+    while (left-- > 0 && n > 0) close(taken[--n]);
+    taken[n] = -1;
+    return taken;
+}
+
+static void give_back_fds(int *taken) {
+    for (int *p = taken; *p >= 0; p++) close(*p);
+    free(taken);
+}
+
+/* The workload with only `left` descriptors free, then again with them all
+   back (which must then succeed whole). *complete: the first round needed
+   no more than `left`. */
+static int run_fd_child(int left, bool *complete) {
+    int report[2];
+    if (pipe(report) != 0) RL_FAIL_("pipe");
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) RL_FAIL_("fork");
+    if (pid == 0) {
+        close(report[0]);
+        alarm(rl_test_timeout() / 3 + 1);
+        outcome first, second;
+        memset(&first, 0, sizeof first);
+        memset(&second, 0, sizeof second);
+        int *taken = leave_free_fds(left);
+        workload(&first);
+        give_back_fds(taken);
+        bool done = outcome_complete(&first);
+        check(&first, true);
+        reset_counts();
+        workload(&second);
+        check(&second, false);
+        if (write(report[1], &done, sizeof done) != (ssize_t)sizeof done) _exit(3);
+        _exit(0);
+    }
+    close(report[1]);
+    bool done = false;
+    if (read(report[0], &done, sizeof done) != (ssize_t)sizeof done) done = false;
+    close(report[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) {}
+    *complete = done;
+    return status;
+}
+
+/* From no free descriptor up to as many as the workload needs. */
+static void descriptors_run_out(void) {
+    int failures = 0, left = 0;
+    for (bool complete = false; !complete && left <= 256; left++) {
+        int status = run_fd_child(left, &complete);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
+        fprintf(stderr, "  %d descriptors free: %s %d\n", left, WIFSIGNALED(status) ? "signal" : "exit",
+                WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+        if (++failures >= 10) break;
+    }
+    printf("  the workload needs %d descriptors\n", left - 1);
+    RL_ASSERT_EQ_INT(failures, 0);
+    RL_ASSERT_LE_INT(left - 1, 256);
+}
+
 static void malloc_fails_only_once(void) { sweep(false); }
 static void malloc_fails_from_then_on(void) { sweep(true); }
 
@@ -528,6 +616,7 @@ int main(int argc, char **argv) {
         RL_TEST(workload_without_failures),
         RL_TEST(malloc_fails_only_once),
         RL_TEST(malloc_fails_from_then_on),
+        RL_TEST(descriptors_run_out),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }
