@@ -161,7 +161,7 @@ static const char other_mode[] = "fail.other";
 #define CROWD 40
 typedef struct {
     int schedules, cancels, performs, observed;
-    bool source_in, observer_in;
+    bool source_in, observer_in, second_in;
 } crowd_item;
 static crowd_item crowd_items[CROWD];
 static int nested_runs, signals_heard;
@@ -192,12 +192,22 @@ static void heard(int signo, uint32_t count, void *info) {
     signals_heard += (int)count;
 }
 
+static int idle_released, idle_ran, timer2_fired;
+static void idle_fn(void *info) { (void)info; idle_ran++; }
+static void idle_release(void *info) { (void)info; idle_released++; }
+static void nested_timer(RLRunLoopTimerRef t, void *info) {
+    (void)t; (void)info;
+    timer2_fired++;
+    RLRunLoopRunInMode(other_mode, 0, false);
+}
+
 typedef struct {
     int many_queued;
-    bool signal_in;
+    bool ran, signal_in, timer2_in;
 } crowd_outcome;
 
 static void crowd(RLRunLoopRef rl, crowd_outcome *out) {
+    out->ran = true;
     RLRunLoopSourceRef sources[CROWD];
     RLRunLoopObserverRef observers[CROWD];
     for (int i = 0; i < CROWD; i++) {
@@ -238,6 +248,32 @@ static void crowd(RLRunLoopRef rl, crowd_outcome *out) {
     run_passes(other_mode);
     run_passes(kRLRunLoopDefaultMode);
 
+    /* Idle tasks, a timer in two explicit modes re-dated and nested-running,
+       removals by hand, and a mode made common after all of it. */
+    RLIdleQueueRef idle = RLIdleQueueCreate(rl, kRLRunLoopDefaultMode, 0);
+    for (int i = 0; i < 5; i++) RLIdleQueueSubmit(idle, idle_fn, NULL, idle_release);
+    RLRunLoopTimerContext tc = { 0, NULL, NULL, NULL, NULL };
+    RLRunLoopTimerRef t2 = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + 100, 0, 0, 0, nested_timer, &tc);
+    RLRunLoopAddTimer(rl, t2, kRLRunLoopDefaultMode);
+    RLRunLoopAddTimer(rl, t2, "fail.second");
+    out->timer2_in = RLRunLoopContainsTimer(rl, t2, kRLRunLoopDefaultMode);
+    RLRunLoopTimerSetNextFireDate(t2, RLAbsoluteTimeGetCurrent() - 1);
+    RLRunLoopAddSource(rl, sources[1], "fail.second");
+    crowd_items[1].second_in = RLRunLoopContainsSource(rl, sources[1], "fail.second");
+    RLRunLoopAddObserver(rl, observers[1], "fail.second");
+    run_passes(kRLRunLoopDefaultMode);
+    RLRunLoopRemoveSource(rl, sources[1], "fail.second");
+    RLRunLoopRemoveObserver(rl, observers[1], "fail.second");
+    RLRunLoopRemoveTimer(rl, t2, "fail.second");
+    RL_ASSERT(!RLRunLoopContainsSource(rl, sources[1], "fail.second"));
+    RL_ASSERT(!RLRunLoopContainsTimer(rl, t2, "fail.second"));
+    RLRunLoopAddCommonMode(rl, "fail.late");
+    run_passes("fail.late");
+    RLRunLoopTimerInvalidate(t2);
+    RLRelease(t2);
+    RLIdleQueueInvalidate(idle);
+    RLIdleQueueRelease(idle);
+
     RLRunLoopSourceInvalidate(sig);
     RLRelease(sig);
     for (int i = 0; i < CROWD; i++) {
@@ -251,18 +287,17 @@ static void crowd(RLRunLoopRef rl, crowd_outcome *out) {
 static void check_crowd(const crowd_outcome *out) {
     for (int i = 0; i < CROWD; i++) {
         const crowd_item *c = &crowd_items[i];
-        if (c->source_in) {
-            RL_ASSERT_EQ_INT(c->schedules, 1);
-            RL_ASSERT_EQ_INT(c->performs, 1);
-        } else {
-            RL_ASSERT_EQ_INT(c->schedules, 0);
-        }
+        RL_ASSERT_EQ_INT(c->schedules, c->source_in + c->second_in);
+        if (c->source_in) RL_ASSERT_EQ_INT(c->performs, 1);
         RL_ASSERT_EQ_INT(c->cancels, c->schedules);
         if (c->observer_in) RL_ASSERT_GE_INT(c->observed, 1);
     }
     for (int i = 0; i < 100; i++)
         if (many_items[i].dropped) RL_FAIL_("queued function %d of 100 dropped by a live loop", i);
     if (out->signal_in) RL_ASSERT_GE_INT(signals_heard, 1);
+    if (out->timer2_in) RL_ASSERT_EQ_INT(timer2_fired, 1);
+    RL_ASSERT_EQ_INT(idle_released, out->ran ? 5 : 0);   /* run, dropped at invalidation, or not queued */
+    RL_ASSERT_LE_INT(idle_ran, 5);
 }
 
 typedef struct {
@@ -398,11 +433,12 @@ static void reset_counts(void) {
     memset(crowd_items, 0, sizeof crowd_items);
     memset(many_items, 0, sizeof many_items);
     nested_runs = signals_heard = 0;
+    idle_released = idle_ran = timer2_fired = 0;
 }
 
 /* Whether everything the workload tried succeeded. */
 static bool outcome_complete(const outcome *out) {
-    return out->crowd.signal_in && nested_runs == 1 && out->got_loop && out->source_in && out->timer_in &&
+    return out->crowd.signal_in && out->crowd.timer2_in && nested_runs == 1 && out->got_loop && out->source_in && out->timer_in &&
            out->observer_in && out->fd_in && out->port_in && out->port_sent && out->thread_ok &&
            out->thread_source_in && out->delayed_made;
 }
