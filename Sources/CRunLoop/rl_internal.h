@@ -73,6 +73,23 @@ void rl_item_set_free(rl_item_set *s);
 static inline rl_item_node *rl_item_set_first(const rl_item_set *s) { return s->head[0]; }
 #define RL_ITEM_SET_FOREACH(node, set) for (rl_item_node *node = (set)->head[0]; node; node = node->next[0])
 
+/* A map from a key (a pointer, or a small number plus one; never 0) to a
+   32-bit index: O(1) expected put, get and delete (rl_item_set.c). */
+typedef struct {
+    uintptr_t key;                       /* 0: empty */
+    uint32_t  value;
+} rl_index_map_entry;
+typedef struct {
+    rl_index_map_entry *entries;
+    size_t              count;
+    size_t              capacity;        /* 0 or a power of two, at most half full */
+} rl_index_map;
+bool rl_index_map_reserve(rl_index_map *m, size_t count);          /* room for `count` keys */
+bool rl_index_map_put(rl_index_map *m, uintptr_t key, uint32_t value); /* false: out of memory */
+long rl_index_map_get(const rl_index_map *m, uintptr_t key);       /* -1 when absent */
+void rl_index_map_delete(rl_index_map *m, uintptr_t key);
+void rl_index_map_free(rl_index_map *m);
+
 /* ---- version-1 registrations in the loop's wait set ---------------------- */
 /* epoll data: (generation << 32) | registration index; reserved values for
    the loop's own descriptors and for disarmed registrations. A stale event
@@ -105,6 +122,7 @@ struct rl_mode {
     uint32_t     *v1;               /* its version-1 sources: indices into the loop's regs */
     uint32_t      v1_count;
     uint32_t      v1_capacity;
+    rl_index_map  v1_positions;     /* source -> its place in v1 */
     rl_item_set   observers;        /* retained, by order, ties in insertion order */
     RLOptionFlags observer_mask;    /* union of activities ever added (CF never shrinks it) */
     rl_timer_heap timers;           /* scheduled, not currently firing */

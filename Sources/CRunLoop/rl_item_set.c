@@ -151,3 +151,75 @@ void rl_item_set_free(rl_item_set *s) {
     free(s->table);
     memset(s, 0, sizeof *s);
 }
+
+/* ---- index maps: a key (never 0) to a 32-bit index ------------------------ */
+
+static size_t map_slot(const rl_index_map *m, uintptr_t key) {
+    uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ULL;
+    return (size_t)(h >> 17) & (m->capacity - 1);
+}
+
+static rl_index_map_entry *map_find(const rl_index_map *m, uintptr_t key) {
+    if (m->capacity == 0) return NULL;
+    for (size_t i = map_slot(m, key);; i = (i + 1) & (m->capacity - 1)) {
+        rl_index_map_entry *e = &m->entries[i];
+        if (e->key == 0 || e->key == key) return e;
+    }
+}
+
+bool rl_index_map_reserve(rl_index_map *m, size_t count) {
+    if (count * 2 <= m->capacity) return true;
+    size_t cap = m->capacity ? m->capacity * 2 : 8;
+    while (count * 2 > cap) cap *= 2;
+    rl_index_map_entry *grown = calloc(cap, sizeof *grown);
+    if (!grown) return false;
+    rl_index_map old = *m;
+    m->entries = grown;
+    m->capacity = cap;
+    for (size_t i = 0; i < old.capacity; i++)
+        if (old.entries[i].key) *map_find(m, old.entries[i].key) = old.entries[i];
+    free(old.entries);
+    return true;
+}
+
+bool rl_index_map_put(rl_index_map *m, uintptr_t key, uint32_t value) {
+    rl_index_map_entry *e = map_find(m, key);
+    if (e && e->key) {
+        e->value = value;
+        return true;
+    }
+    if (!rl_index_map_reserve(m, m->count + 1)) return false;
+    e = map_find(m, key);
+    *e = (rl_index_map_entry){key, value};
+    m->count++;
+    return true;
+}
+
+long rl_index_map_get(const rl_index_map *m, uintptr_t key) {
+    const rl_index_map_entry *e = map_find(m, key);
+    return e && e->key ? (long)e->value : -1;
+}
+
+void rl_index_map_delete(rl_index_map *m, uintptr_t key) {
+    rl_index_map_entry *e = map_find(m, key);
+    if (!e || !e->key) return;
+    size_t mask = m->capacity - 1;
+    size_t hole = (size_t)(e - m->entries);
+    m->entries[hole].key = 0;
+    m->count--;
+    /* Backward shift, as for the item sets' table. */
+    for (size_t i = (hole + 1) & mask; m->entries[i].key; i = (i + 1) & mask) {
+        size_t home = map_slot(m, m->entries[i].key);
+        bool movable = hole <= i ? (home <= hole || home > i) : (home <= hole && home > i);
+        if (movable) {
+            m->entries[hole] = m->entries[i];
+            m->entries[i].key = 0;
+            hole = i;
+        }
+    }
+}
+
+void rl_index_map_free(rl_index_map *m) {
+    free(m->entries);
+    memset(m, 0, sizeof *m);
+}

@@ -61,6 +61,7 @@ void rl_mode_free(rl_mode *m) {
     rl_item_set_free(&m->observers);
     rl_heap_free(&m->timers);
     free(m->v1);
+    rl_index_map_free(&m->v1_positions);
     free(m->name);
     free(m);
 }

@@ -114,9 +114,8 @@ void rl_callback_list_run_cancel(RLRunLoopRef rl, rl_callback_list *list) {
 
 /* Where m lists s among its version-1 sources, -1 if it does not. */
 static long v1_position(RLRunLoopRef rl, const rl_mode *m, RLRunLoopSourceRef s) {
-    for (uint32_t i = 0; i < m->v1_count; i++)
-        if (rl->regs[m->v1[i]].source == s) return i;
-    return -1;
+    (void)rl;
+    return rl_index_map_get(&m->v1_positions, (uintptr_t)s);
 }
 
 static bool mode_contains_source(RLRunLoopRef rl, const rl_mode *m, RLRunLoopSourceRef s) {
@@ -139,12 +138,14 @@ static bool add_source1(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, int f
         m->v1 = grown;
         m->v1_capacity = cap;
     }
+    if (!rl_index_map_reserve(&m->v1_positions, m->v1_count + 1)) return false;
     bool armed = m == rl->armed_mode;
     long reg = rl_reg_find(rl, s);
     if (reg < 0) reg = rl_reg_add(rl, s, fd, armed);
     else if (armed) rl_reg_set_armed(rl, reg, true);
     if (reg < 0) return false;
     rl->regs[reg].modes++;
+    rl_index_map_put(&m->v1_positions, (uintptr_t)s, m->v1_count);   /* room reserved above */
     m->v1[m->v1_count++] = (uint32_t)reg;
     return true;
 }
@@ -173,6 +174,9 @@ static bool remove_source1(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s) {
     if (pos < 0) return false;
     uint32_t reg = m->v1[pos];
     m->v1[pos] = m->v1[--m->v1_count];
+    rl_index_map_delete(&m->v1_positions, (uintptr_t)s);
+    if ((uint32_t)pos < m->v1_count)   /* the last one moved into its place */
+        rl_index_map_put(&m->v1_positions, (uintptr_t)rl->regs[m->v1[pos]].source, (uint32_t)pos);
     if (--rl->regs[reg].modes == 0) rl_reg_remove(rl, reg);
     else if (m == rl->armed_mode) rl_reg_set_armed(rl, reg, false);
     return true;
