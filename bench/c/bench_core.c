@@ -468,6 +468,9 @@ static void run_w7(double arg)
 /* ---- scale: adding and removing many items (ours only) --------------------- */
 
 static void scale_perform(void *info) { (void)info; }
+/* Version-1 sources without a descriptor: what their membership costs, with
+   no system call in the measurement. */
+static int scale_no_fd(void *info) { (void)info; return -1; }
 static void scale_observe(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) { (void)o; (void)a; (void)info; }
 
 /* Removal visits the items in a scrambled order (a stride coprime with n), so
@@ -503,6 +506,21 @@ static void run_scale(double arg)
         snprintf(key, sizeof key, "source0_add_ns_%s", what);
         bl_result(key, scale_ns_per(t0, t1, n));
         snprintf(key, sizeof key, "source0_remove_ns_%s", what);
+        bl_result(key, scale_ns_per(t1, t2, n));
+
+        for (long i = 0; i < n; i++) {
+            RLRunLoopSourceContext1 c = { .version = 1, .getFileDescriptor = scale_no_fd, .perform = scale_perform };
+            items[i] = RLRunLoopSourceCreate(i % 3, (RLRunLoopSourceContext *)&c);
+        }
+        t0 = bl_now_ns();
+        for (long i = 0; i < n; i++) RLRunLoopAddSource(rl, items[i], mode);
+        t1 = bl_now_ns();
+        for (long i = 0; i < n; i++) RLRunLoopRemoveSource(rl, items[scale_index(i, n)], mode);
+        t2 = bl_now_ns();
+        for (long i = 0; i < n; i++) RLRelease(items[i]);
+        snprintf(key, sizeof key, "source1_add_ns_%s", what);
+        bl_result(key, scale_ns_per(t0, t1, n));
+        snprintf(key, sizeof key, "source1_remove_ns_%s", what);
         bl_result(key, scale_ns_per(t1, t2, n));
 
         for (long i = 0; i < n; i++)
