@@ -349,6 +349,69 @@ static void timers_bounced_between_two_loops_by_their_callouts_all_fire(void) {
     for (int i = 0; i < BOUNCE_TIMERS; i++) RLRelease(t[i]);
 }
 
+/* The same bouncing while a third thread keeps moving and re-dating the
+   timers too (their callouts may end with the timer in either loop, or in
+   none for a moment): every timer still fires exactly its quota. */
+static atomic_int g_mover_stop;
+static RLRunLoopTimerRef g_moved[BOUNCE_TIMERS];
+
+static void *mover(void *arg) {
+    (void)arg;
+    uint32_t x = 12345;
+    while (!atomic_load(&g_mover_stop)) {
+        x ^= x << 13; x ^= x >> 17; x ^= x << 5;
+        RLRunLoopTimerRef t = g_moved[x % BOUNCE_TIMERS];
+        RLRunLoopRemoveTimer(g_bounce.loops[0], t, kRLRunLoopDefaultMode);
+        RLRunLoopRemoveTimer(g_bounce.loops[1], t, kRLRunLoopDefaultMode);
+        RLRunLoopAddTimer(g_bounce.loops[(x >> 8) & 1], t, kRLRunLoopDefaultMode);
+        /* Now and then, so that no timer is kept from ever coming due. */
+        if (((x >> 9) & 15) == 0) RLRunLoopTimerSetNextFireDate(t, RLAbsoluteTimeGetCurrent() + 0.0002);
+        if ((x & 15) == 0) rl_test_sleep(0.0002);
+    }
+    return NULL;
+}
+
+static void bounce_loose(RLRunLoopTimerRef t, void *info) {
+    int i = (int)(intptr_t)info;
+    RLRunLoopRef cur = RLRunLoopGetCurrent();
+    int side = cur == g_bounce.loops[1];
+    if (atomic_fetch_add(&g_bounce.fires[i], 1) + 1 >= g_bounce.quota) {
+        RLRunLoopTimerInvalidate(t);
+        atomic_fetch_add(&g_bounce.done, 1);
+        return;
+    }
+    RLRunLoopRemoveTimer(cur, t, kRLRunLoopDefaultMode);
+    RLRunLoopAddTimer(g_bounce.loops[!side], t, kRLRunLoopDefaultMode);
+}
+
+static void timers_moved_by_another_thread_while_they_fire_all_fire(void) {
+    g_bounce.quota = (int)rl_test_scaled(200);
+    RLThreadRef th[2];
+    for (int k = 0; k < 2; k++) {
+        th[k] = RLThreadCreate("bounce");
+        RL_ASSERT(RLThreadStart(th[k]));
+        g_bounce.loops[k] = RLThreadGetRunLoop(th[k]);
+    }
+    for (int i = 0; i < BOUNCE_TIMERS; i++) {
+        RLRunLoopTimerContext c = { 0, (void *)(intptr_t)i, NULL, NULL, NULL };
+        g_moved[i] = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 0.0003, 0, 0, bounce_loose, &c);
+        RLRunLoopAddTimer(g_bounce.loops[i & 1], g_moved[i], kRLRunLoopDefaultMode);
+    }
+    pthread_t m;
+    RL_ASSERT_EQ_INT(pthread_create(&m, NULL, mover, NULL), 0);
+    double end = rl_test_now() + 60;
+    while (atomic_load(&g_bounce.done) < BOUNCE_TIMERS && rl_test_now() < end) rl_test_sleep(0.005);
+    atomic_store(&g_mover_stop, 1);
+    pthread_join(m, NULL);
+    RL_ASSERT_EQ_INT(atomic_load(&g_bounce.done), BOUNCE_TIMERS);
+    for (int i = 0; i < BOUNCE_TIMERS; i++) RL_ASSERT_EQ_INT(atomic_load(&g_bounce.fires[i]), g_bounce.quota);
+    for (int k = 0; k < 2; k++) {
+        RLThreadStop(th[k]);
+        RLThreadRelease(th[k]);
+    }
+    for (int i = 0; i < BOUNCE_TIMERS; i++) RLRelease(g_moved[i]);
+}
+
 /* Observers bounced the same way (BeforeWaiting and AfterWaiting). */
 typedef struct {
     RLRunLoopRef loops[2];
@@ -630,6 +693,7 @@ int main(int argc, char **argv) {
         RL_TEST(redated_timer_goes_after_others_with_the_same_date),
         RL_TEST(timer_moved_to_another_loop_in_its_callout_fires_there_on_time),
         RL_TEST(timers_bounced_between_two_loops_by_their_callouts_all_fire),
+        RL_TEST(timers_moved_by_another_thread_while_they_fire_all_fire),
         RL_TEST(observers_bounced_between_two_loops_by_their_callouts),
         RL_TEST(sources_bounced_between_two_loops_by_their_performs),
         RL_TEST(lone_timer_with_tolerance_fires_at_its_date),
