@@ -1,0 +1,480 @@
+/*
+ * test_cf_names.c: CoreFoundation's run-loop names (CRunLoopCFNames.h).
+ *
+ * Written the macOS way: only CF names, CF's positional context initializers
+ * and CF's numeric values, so a mapping onto the wrong function, a context
+ * field out of CF's order or a constant with another value fails here.
+ */
+#include <CRunLoopCFNames.h>
+#include "rltest.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+
+/* ---- names and values ------------------------------------------------------ */
+
+static void constants_have_cf_values(void) {
+    RL_ASSERT_EQ_INT(kCFRunLoopRunFinished, 1);
+    RL_ASSERT_EQ_INT(kCFRunLoopRunStopped, 2);
+    RL_ASSERT_EQ_INT(kCFRunLoopRunTimedOut, 3);
+    RL_ASSERT_EQ_INT(kCFRunLoopRunHandledSource, 4);
+    RL_ASSERT_EQ_INT(kCFRunLoopEntry, 1);
+    RL_ASSERT_EQ_INT(kCFRunLoopBeforeTimers, 2);
+    RL_ASSERT_EQ_INT(kCFRunLoopBeforeSources, 4);
+    RL_ASSERT_EQ_INT(kCFRunLoopBeforeWaiting, 32);
+    RL_ASSERT_EQ_INT(kCFRunLoopAfterWaiting, 64);
+    RL_ASSERT_EQ_INT(kCFRunLoopExit, 128);
+    RL_ASSERT_EQ_INT(kCFRunLoopAllActivities, 0x0FFFFFFF);
+    RL_ASSERT_EQ_INT(kCFFileDescriptorReadCallBack, 1);
+    RL_ASSERT_EQ_INT(kCFFileDescriptorWriteCallBack, 2);
+    RL_ASSERT_STR_EQ(kCFRunLoopDefaultMode, "kCFRunLoopDefaultMode");
+    RL_ASSERT_STR_EQ(kCFRunLoopCommonModes, "kCFRunLoopCommonModes");
+    RL_ASSERT_EQ_INT(sizeof(Boolean), 1);
+    RL_ASSERT_EQ_INT(sizeof(CFIndex), sizeof(long));
+    RL_ASSERT_EQ_INT(sizeof(CFOptionFlags), sizeof(unsigned long));
+    RL_ASSERT_EQ_INT(sizeof(CFHashCode), sizeof(unsigned long));
+    RL_ASSERT_EQ_INT(sizeof(CFAbsoluteTime), sizeof(double));
+    RL_ASSERT_EQ_INT(kCFAbsoluteTimeIntervalSince1970, 978307200);
+    RL_ASSERT_EQ_INT(kCFAbsoluteTimeIntervalSince1904, 3061152000LL);
+    RL_ASSERT(kCFAllocatorDefault == NULL);
+}
+
+static void absolute_time_counts_from_2001(void) {
+    double unix_now = (double)time(NULL);
+    CFAbsoluteTime now = CFAbsoluteTimeGetCurrent();
+    RL_ASSERT(fabs(now + kCFAbsoluteTimeIntervalSince1970 - unix_now) < 5.0);
+}
+
+/* ---- timers ---------------------------------------------------------------- */
+
+typedef struct {
+    int fired;
+    int stop_after;
+    CFRunLoopTimerRef last_timer;
+} timer_state;
+
+static void count_timer(CFRunLoopTimerRef timer, void *info) {
+    timer_state *state = info;
+    state->last_timer = timer;
+    if (++state->fired == state->stop_after) CFRunLoopStop(CFRunLoopGetCurrent());
+}
+
+static void repeating_timer_fires_and_stops_the_run(void) {
+    timer_state state = {0, 3, NULL};
+    CFRunLoopTimerContext context = {0, &state, NULL, NULL, NULL};
+    CFRunLoopTimerRef timer = CFRunLoopTimerCreate(kCFAllocatorDefault, CFAbsoluteTimeGetCurrent() + 0.01, 0.01,
+                                                   0, 0, count_timer, &context);
+    RL_ASSERT(timer != NULL);
+    RL_ASSERT(CFRunLoopTimerIsValid(timer));
+    RL_ASSERT(CFRunLoopTimerDoesRepeat(timer));
+    RL_ASSERT_EQ_DBL(CFRunLoopTimerGetInterval(timer), 0.01);
+    CFRunLoopRef rl = CFRunLoopGetCurrent();
+    CFRunLoopAddTimer(rl, timer, kCFRunLoopDefaultMode);
+    RL_ASSERT(CFRunLoopContainsTimer(rl, timer, kCFRunLoopDefaultMode));
+    RL_ASSERT(!CFRunLoopContainsTimer(rl, timer, CFSTR("OtherMode")));
+    RL_ASSERT_EQ_DBL(CFRunLoopGetNextTimerFireDate(rl, kCFRunLoopDefaultMode), CFRunLoopTimerGetNextFireDate(timer));
+    CFRunLoopRunResult result = CFRunLoopRunInMode(kCFRunLoopDefaultMode, 30.0, false);
+    RL_ASSERT_EQ_INT(result, kCFRunLoopRunStopped);
+    RL_ASSERT_EQ_INT(state.fired, 3);
+    RL_ASSERT(state.last_timer == timer);
+    CFRunLoopTimerInvalidate(timer);
+    RL_ASSERT(!CFRunLoopTimerIsValid(timer));
+    RL_ASSERT(!CFRunLoopContainsTimer(rl, timer, kCFRunLoopDefaultMode));
+    CFRelease(timer);
+}
+
+static void timer_accessors(void) {
+    timer_state state = {0, 1, NULL};
+    CFRunLoopTimerContext context = {0, &state, NULL, NULL, NULL};
+    CFAbsoluteTime when = CFAbsoluteTimeGetCurrent() + 1000.0;
+    CFRunLoopTimerRef timer = CFRunLoopTimerCreate(NULL, when, 0, 0, 7, count_timer, &context);
+    RL_ASSERT(!CFRunLoopTimerDoesRepeat(timer));
+    RL_ASSERT_EQ_INT(CFRunLoopTimerGetOrder(timer), 7);
+    RL_ASSERT_EQ_DBL(CFRunLoopTimerGetNextFireDate(timer), when);
+    CFRunLoopTimerSetNextFireDate(timer, when + 5.0);
+    RL_ASSERT_EQ_DBL(CFRunLoopTimerGetNextFireDate(timer), when + 5.0);
+    CFRunLoopTimerSetTolerance(timer, 0.25);
+    RL_ASSERT_EQ_DBL(CFRunLoopTimerGetTolerance(timer), 0.25);
+    CFRunLoopTimerContext copy = {0};
+    CFRunLoopTimerGetContext(timer, &copy);
+    RL_ASSERT(copy.info == &state);
+    /* A one-shot timer moved to now fires once, then is invalid. */
+    CFRunLoopTimerSetNextFireDate(timer, CFAbsoluteTimeGetCurrent());
+    CFRunLoopAddTimer(CFRunLoopGetCurrent(), timer, kCFRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(CFRunLoopRunInMode(kCFRunLoopDefaultMode, 30.0, false), kCFRunLoopRunStopped);
+    RL_ASSERT_EQ_INT(state.fired, 1);
+    RL_ASSERT(!CFRunLoopTimerIsValid(timer));
+    CFRelease(timer);
+}
+
+/* CFRetain/CFRelease/CFCopyDescription fit a context, as on macOS when info
+   is a CF object. ASan and valgrind see a missing retain or release. */
+static int object_timer_fired;
+
+static void object_timer(CFRunLoopTimerRef timer, void *info) {
+    (void)timer;
+    if (CFRunLoopSourceIsValid((CFRunLoopSourceRef)info)) object_timer_fired++;
+    CFRunLoopStop(CFRunLoopGetCurrent());
+}
+
+static void cf_object_as_context_info(void) {
+    CFRunLoopSourceContext source_context = {0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    CFRunLoopSourceRef object = CFRunLoopSourceCreate(NULL, 0, &source_context);
+    CFRunLoopTimerContext context = {0, (void *)object, CFRetain, CFRelease, CFCopyDescription};
+    CFRunLoopTimerRef timer = CFRunLoopTimerCreate(NULL, CFAbsoluteTimeGetCurrent(), 0, 0, 0, object_timer, &context);
+    CFRelease(object);                    /* the timer keeps it alive */
+    CFStringRef description = CFCopyDescription(timer);
+    RL_ASSERT(description != NULL && strstr(description, "RunLoopSource") != NULL);
+    CFRelease(description);
+    CFRunLoopAddTimer(CFRunLoopGetCurrent(), timer, kCFRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(CFRunLoopRunInMode(kCFRunLoopDefaultMode, 30.0, false), kCFRunLoopRunStopped);
+    RL_ASSERT_EQ_INT(object_timer_fired, 1);
+    CFRunLoopTimerContext copy;
+    CFRunLoopTimerGetContext(timer, &copy);
+    RL_ASSERT(copy.retain == CFRetain && copy.release == CFRelease);
+    CFRelease(timer);
+}
+
+/* ---- version-0 sources ------------------------------------------------------ */
+
+typedef struct {
+    int scheduled, cancelled, performed, released;
+    CFRunLoopRef scheduled_in;
+    char mode[64];
+} source_state;
+
+static const void *source_retain(const void *info) {
+    return info;
+}
+static void source_release(const void *info) {
+    ((source_state *)(uintptr_t)info)->released++;
+}
+static Boolean source_equal(const void *a, const void *b) {
+    return a == b;
+}
+static CFHashCode source_hash(const void *info) {
+    return (CFHashCode)info;
+}
+static void source_schedule(void *info, CFRunLoopRef rl, CFRunLoopMode mode) {
+    source_state *state = info;
+    state->scheduled++;
+    state->scheduled_in = rl;
+    snprintf(state->mode, sizeof state->mode, "%s", mode);
+}
+static void source_cancel(void *info, CFRunLoopRef rl, CFRunLoopMode mode) {
+    (void)rl;
+    (void)mode;
+    ((source_state *)info)->cancelled++;
+}
+static void source_perform(void *info) {
+    ((source_state *)info)->performed++;
+}
+
+static void source0_in_cf_field_order(void) {
+    source_state state = {0};
+    CFRunLoopSourceContext context = {0,           &state,      source_retain,   source_release, NULL,
+                                      source_equal, source_hash, source_schedule, source_cancel,  source_perform};
+    CFRunLoopSourceRef source = CFRunLoopSourceCreate(kCFAllocatorDefault, 3, &context);
+    RL_ASSERT(source != NULL);
+    RL_ASSERT_EQ_INT(CFRunLoopSourceGetOrder(source), 3);
+    CFRunLoopRef rl = CFRunLoopGetCurrent();
+    CFRunLoopMode mode = CFSTR("SourceMode");
+    CFRunLoopAddSource(rl, source, mode);
+    RL_ASSERT(CFRunLoopContainsSource(rl, source, mode));
+    RL_ASSERT_EQ_INT(state.scheduled, 1);
+    RL_ASSERT(state.scheduled_in == rl);
+    RL_ASSERT_STR_EQ(state.mode, "SourceMode");
+
+    /* Not signalled: the run times out; signalled: handled once. */
+    RL_ASSERT_EQ_INT(CFRunLoopRunInMode(mode, 0, true), kCFRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(state.performed, 0);
+    CFRunLoopSourceSignal(source);
+    CFRunLoopWakeUp(rl);
+    RL_ASSERT_EQ_INT(CFRunLoopRunInMode(mode, 30.0, true), kCFRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(state.performed, 1);
+
+    CFRunLoopSourceContext copy;
+    CFRunLoopSourceGetContext(source, &copy);
+    RL_ASSERT(copy.info == &state && copy.perform == source_perform && copy.schedule == source_schedule);
+
+    CFRunLoopRemoveSource(rl, source, mode);
+    RL_ASSERT_EQ_INT(state.cancelled, 1);
+    RL_ASSERT(!CFRunLoopContainsSource(rl, source, mode));
+    RL_ASSERT(CFRunLoopSourceIsValid(source));
+    CFRunLoopSourceInvalidate(source);
+    RL_ASSERT(!CFRunLoopSourceIsValid(source));
+    RL_ASSERT_EQ_INT(state.released, 0);
+    CFRelease(source);                    /* the last reference: the context is released */
+    RL_ASSERT_EQ_INT(state.released, 1);
+}
+
+/* ---- version-1 sources (a file descriptor here) ------------------------------ */
+
+typedef struct {
+    int fd;
+    int performed;
+} pipe_state;
+
+static int pipe_fd(void *info) {
+    return ((pipe_state *)info)->fd;
+}
+static void pipe_drain(void *info) {
+    pipe_state *state = info;
+    char buffer[16];
+    while (read(state->fd, buffer, sizeof buffer) > 0) state->performed++;
+}
+
+static void source1_watches_a_descriptor(void) {
+    int fds[2];
+    RL_ASSERT(pipe2(fds, O_NONBLOCK) == 0);
+    pipe_state state = {fds[0], 0};
+    CFRunLoopSourceContext1 context = {1, &state, NULL, NULL, NULL, NULL, NULL, pipe_fd, pipe_drain};
+    CFRunLoopSourceRef source = CFRunLoopSourceCreate(NULL, 0, (CFRunLoopSourceContext *)&context);
+    RL_ASSERT(source != NULL);
+    CFRunLoopAddSource(CFRunLoopGetCurrent(), source, kCFRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0, true), kCFRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(write(fds[1], "x", 1), 1);
+    RL_ASSERT_EQ_INT(CFRunLoopRunInMode(kCFRunLoopDefaultMode, 30.0, true), kCFRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(state.performed, 1);
+    CFRunLoopSourceContext1 copy;
+    CFRunLoopSourceGetContext(source, (CFRunLoopSourceContext *)&copy);
+    RL_ASSERT(copy.version == 1 && copy.getFileDescriptor == pipe_fd);
+    CFRunLoopSourceInvalidate(source);
+    CFRelease(source);
+    close(fds[0]);
+    close(fds[1]);
+}
+
+/* ---- observers ---------------------------------------------------------------- */
+
+typedef struct {
+    CFRunLoopActivity seen[64];
+    int count;
+} activity_log;
+
+static void log_activity(CFRunLoopObserverRef observer, CFRunLoopActivity activity, void *info) {
+    (void)observer;
+    activity_log *log = info;
+    if (log->count < 64) log->seen[log->count++] = activity;
+}
+
+static void stop_now(CFRunLoopTimerRef timer, void *info) {
+    (void)timer;
+    (void)info;
+    CFRunLoopStop(CFRunLoopGetCurrent());
+}
+
+static void observer_sees_a_pass(void) {
+    activity_log log = {{0}, 0};
+    CFRunLoopObserverContext context = {0, &log, NULL, NULL, NULL};
+    CFRunLoopObserverRef observer =
+        CFRunLoopObserverCreate(kCFAllocatorDefault, kCFRunLoopAllActivities, true, 5, log_activity, &context);
+    RL_ASSERT(observer != NULL);
+    RL_ASSERT_EQ_INT(CFRunLoopObserverGetActivities(observer), kCFRunLoopAllActivities);
+    RL_ASSERT(CFRunLoopObserverDoesRepeat(observer));
+    RL_ASSERT_EQ_INT(CFRunLoopObserverGetOrder(observer), 5);
+    CFRunLoopObserverContext copy;
+    CFRunLoopObserverGetContext(observer, &copy);
+    RL_ASSERT(copy.info == &log);
+
+    CFRunLoopRef rl = CFRunLoopGetCurrent();
+    CFRunLoopAddObserver(rl, observer, kCFRunLoopDefaultMode);
+    RL_ASSERT(CFRunLoopContainsObserver(rl, observer, kCFRunLoopDefaultMode));
+    CFRunLoopTimerRef timer = CFRunLoopTimerCreate(NULL, CFAbsoluteTimeGetCurrent() + 0.01, 0, 0, 0, stop_now, NULL);
+    CFRunLoopAddTimer(rl, timer, kCFRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(CFRunLoopRunInMode(kCFRunLoopDefaultMode, 30.0, false), kCFRunLoopRunStopped);
+
+    RL_ASSERT(log.count >= 4);
+    RL_ASSERT_EQ_INT(log.seen[0], kCFRunLoopEntry);
+    RL_ASSERT_EQ_INT(log.seen[1], kCFRunLoopBeforeTimers);
+    RL_ASSERT_EQ_INT(log.seen[2], kCFRunLoopBeforeSources);
+    RL_ASSERT_EQ_INT(log.seen[log.count - 1], kCFRunLoopExit);
+
+    CFRunLoopRemoveObserver(rl, observer, kCFRunLoopDefaultMode);
+    RL_ASSERT(!CFRunLoopContainsObserver(rl, observer, kCFRunLoopDefaultMode));
+    CFRunLoopObserverInvalidate(observer);
+    RL_ASSERT(!CFRunLoopObserverIsValid(observer));
+    CFRelease(observer);
+    CFRelease(timer);
+}
+
+/* ---- modes -------------------------------------------------------------------- */
+
+typedef struct {
+    CFRunLoopMode expected;
+    int matched;
+} mode_check;
+
+static void check_current_mode(CFRunLoopTimerRef timer, void *info) {
+    (void)timer;
+    mode_check *check = info;
+    CFRunLoopMode mode = CFRunLoopCopyCurrentMode(CFRunLoopGetCurrent());
+    if (CFEqual(mode, check->expected)) check->matched++;
+    CFRelease(mode);
+    CFRunLoopStop(CFRunLoopGetCurrent());
+}
+
+static int modes_contain(CFArrayRef modes, CFRunLoopMode name) {
+    for (CFIndex i = 0; i < CFArrayGetCount(modes); i++)
+        if (CFEqual((CFStringRef)CFArrayGetValueAtIndex(modes, i), name)) return 1;
+    return 0;
+}
+
+static void custom_and_common_modes(void) {
+    CFRunLoopRef rl = CFRunLoopGetCurrent();
+    RL_ASSERT(CFRunLoopCopyCurrentMode(rl) == NULL);
+    mode_check check = {CFSTR("Tracking"), 0};
+    CFRunLoopTimerContext context = {0, &check, NULL, NULL, NULL};
+    CFRunLoopTimerRef timer = CFRunLoopTimerCreate(NULL, CFAbsoluteTimeGetCurrent(), 0.001, 0, 0,
+                                                   check_current_mode, &context);
+    CFRunLoopAddCommonMode(rl, CFSTR("Tracking"));
+    CFRunLoopAddTimer(rl, timer, kCFRunLoopCommonModes);
+    RL_ASSERT(CFRunLoopContainsTimer(rl, timer, kCFRunLoopCommonModes));
+
+    /* A mode name built at run time is the same mode (equal by content). */
+    char name[16];
+    snprintf(name, sizeof name, "%s", "Track" "ing");
+    RL_ASSERT_EQ_INT(CFRunLoopRunInMode(name, 30.0, false), kCFRunLoopRunStopped);
+    RL_ASSERT_EQ_INT(check.matched, 1);
+
+    check.expected = kCFRunLoopDefaultMode;
+    RL_ASSERT_EQ_INT(CFRunLoopRunInMode(kCFRunLoopDefaultMode, 30.0, false), kCFRunLoopRunStopped);
+    RL_ASSERT_EQ_INT(check.matched, 2);
+
+    CFArrayRef modes = CFRunLoopCopyAllModes(rl);
+    RL_ASSERT(CFArrayGetCount(modes) >= 2);
+    RL_ASSERT(modes_contain(modes, CFSTR("Tracking")));
+    RL_ASSERT(modes_contain(modes, kCFRunLoopDefaultMode));
+    RL_ASSERT(!modes_contain(modes, CFSTR("Nowhere")));
+    RL_ASSERT(CFArrayGetValueAtIndex(modes, CFArrayGetCount(modes)) == NULL);
+    CFRelease(modes);
+
+    /* A mode with nothing in it finishes at once. */
+    RL_ASSERT_EQ_INT(CFRunLoopRunInMode(CFSTR("Empty"), 30.0, false), kCFRunLoopRunFinished);
+    CFRunLoopTimerInvalidate(timer);
+    CFRelease(timer);
+}
+
+/* ---- CFFileDescriptor ----------------------------------------------------------- */
+
+typedef struct {
+    int reads;
+    CFOptionFlags last_types;
+    int released;
+} fd_state;
+
+static void fd_release(const void *info) {
+    ((fd_state *)(uintptr_t)info)->released++;
+}
+
+static void fd_readable(CFFileDescriptorRef f, CFOptionFlags callBackTypes, void *info) {
+    fd_state *state = info;
+    char byte;
+    state->last_types = callBackTypes;
+    if (read(CFFileDescriptorGetNativeDescriptor(f), &byte, 1) == 1) state->reads++;
+    CFFileDescriptorEnableCallBacks(f, kCFFileDescriptorReadCallBack);
+}
+
+static void file_descriptor_reads_a_pipe(void) {
+    int fds[2];
+    RL_ASSERT(pipe(fds) == 0);
+    fd_state state = {0, 0, 0};
+    CFFileDescriptorContext context = {0, &state, NULL, fd_release, NULL};
+    CFFileDescriptorRef f = CFFileDescriptorCreate(kCFAllocatorDefault, fds[0], true, fd_readable, &context);
+    RL_ASSERT(f != NULL);
+    RL_ASSERT_EQ_INT(CFFileDescriptorGetNativeDescriptor(f), fds[0]);
+    RL_ASSERT(CFFileDescriptorIsValid(f));
+    CFFileDescriptorContext copy;
+    CFFileDescriptorGetContext(f, &copy);
+    RL_ASSERT(copy.info == &state);
+    CFFileDescriptorEnableCallBacks(f, kCFFileDescriptorReadCallBack);
+    CFRunLoopSourceRef source = CFFileDescriptorCreateRunLoopSource(kCFAllocatorDefault, f, 0);
+    RL_ASSERT(source != NULL);
+    CFRunLoopAddSource(CFRunLoopGetCurrent(), source, kCFRunLoopDefaultMode);
+
+    for (int i = 1; i <= 3; i++) {
+        RL_ASSERT_EQ_INT(write(fds[1], "x", 1), 1);
+        RL_ASSERT_EQ_INT(CFRunLoopRunInMode(kCFRunLoopDefaultMode, 30.0, true), kCFRunLoopRunHandledSource);
+        RL_ASSERT_EQ_INT(state.reads, i);
+        RL_ASSERT_EQ_INT(state.last_types, kCFFileDescriptorReadCallBack);
+    }
+    /* Disabled: a pending byte is not reported. */
+    CFFileDescriptorDisableCallBacks(f, kCFFileDescriptorReadCallBack);
+    RL_ASSERT_EQ_INT(write(fds[1], "x", 1), 1);
+    RL_ASSERT_EQ_INT(CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.05, true), kCFRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(state.reads, 3);
+
+    CFFileDescriptorInvalidate(f);        /* closes fds[0]: closeOnInvalidate */
+    RL_ASSERT(!CFFileDescriptorIsValid(f));
+    RL_ASSERT_EQ_INT(state.released, 1);
+    RL_ASSERT(!CFRunLoopSourceIsValid(source));
+    RL_ASSERT(fcntl(fds[0], F_GETFD) == -1);
+    CFRelease(source);
+    CFRelease(f);
+    close(fds[1]);
+}
+
+/* ---- stop and wake from another thread ------------------------------------------ */
+
+static void *stop_when_waiting(void *arg) {
+    CFRunLoopRef rl = arg;
+    while (!CFRunLoopIsWaiting(rl)) rl_test_sleep(0.001);
+    CFRunLoopStop(rl);
+    CFRunLoopWakeUp(rl);
+    return NULL;
+}
+
+static void never_fires(CFRunLoopTimerRef timer, void *info) {
+    (void)timer;
+    (void)info;
+    RL_FAIL_("a timer a year away fired");
+}
+
+static void run_stopped_from_another_thread(void) {
+    CFRunLoopRef rl = CFRunLoopGetCurrent();
+    RL_ASSERT(rl == CFRunLoopGetMain());
+    RL_ASSERT(!CFRunLoopIsWaiting(rl));
+    CFRunLoopTimerRef keep = CFRunLoopTimerCreate(NULL, CFAbsoluteTimeGetCurrent() + 3.0e7, 0, 0, 0, never_fires, NULL);
+    CFRunLoopAddTimer(rl, keep, kCFRunLoopDefaultMode);
+    pthread_t thread;
+    RL_ASSERT(pthread_create(&thread, NULL, stop_when_waiting, rl) == 0);
+    CFRunLoopRun();                       /* returns once stopped */
+    pthread_join(thread, NULL);
+    CFRunLoopTimerInvalidate(keep);
+    CFRelease(keep);
+}
+
+/* ---- objects ---------------------------------------------------------------------- */
+
+static void retain_release_and_describe(void) {
+    CFRunLoopSourceContext context = {0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    CFRunLoopSourceRef source = CFRunLoopSourceCreate(NULL, 0, &context);
+    RL_ASSERT(CFRetain(source) == source);
+    CFRelease(source);
+    RL_ASSERT(CFRunLoopSourceIsValid(source));   /* one reference left */
+    RL_ASSERT(CFEqual(source, source));
+    RL_ASSERT(CFEqual(CFSTR("a"), "a"));
+    RL_ASSERT(!CFEqual(CFSTR("a"), CFSTR("b")));
+    CFStringRef description = CFCopyDescription(CFRunLoopGetCurrent());
+    RL_ASSERT(description != NULL && strstr(description, "kCFRunLoopDefaultMode") != NULL);
+    CFRelease(description);
+    CFRelease(source);
+}
+
+int main(int argc, char **argv) {
+    static const rl_test tests[] = {
+        RL_TEST(constants_have_cf_values),
+        RL_TEST(absolute_time_counts_from_2001),
+        RL_TEST(repeating_timer_fires_and_stops_the_run),
+        RL_TEST(timer_accessors),
+        RL_TEST(cf_object_as_context_info),
+        RL_TEST(source0_in_cf_field_order),
+        RL_TEST(source1_watches_a_descriptor),
+        RL_TEST(observer_sees_a_pass),
+        RL_TEST(custom_and_common_modes),
+        RL_TEST(file_descriptor_reads_a_pipe),
+        RL_TEST(run_stopped_from_another_thread),
+        RL_TEST(retain_release_and_describe),
+    };
+    return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
+}
