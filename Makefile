@@ -58,7 +58,21 @@ $(BUILD)/tests/%: Tests/c/%.c $(TEST_HDRS) $(BUILD)/libcrunloop.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -include Tests/c/rltest_prelude.h -ITests/c $< -o $@ $(BUILD)/libcrunloop.a $(LDLIBS)
 
-test-c: $(TEST_BINS)
+# CRunLoopCFNames.h must also compile as C++, and with blocks under clang.
+$(BUILD)/tests/cf_names_compile.ok: Tests/c/cf_names_compile.c $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CXX) -x c++ -std=c++11 -Wall -Wextra -Werror -Wshadow -ISources/CRunLoop/include -fsyntax-only $<
+	@if command -v clang >/dev/null 2>&1; then \
+	  echo "clang -fblocks -fsyntax-only $<"; \
+	  clang -std=c11 -fblocks $(WARN) -ISources/CRunLoop/include -fsyntax-only $< || exit 1; fi
+	@touch $@
+
+# Every ```c block of README.md must build.
+$(BUILD)/tests/readme_c.ok: README.md Tests/doc-snippets/c.sh $(LIB_HDRS) $(BUILD)/libcrunloop.a
+	CC="$(CC)" CFLAGS="$(CFLAGS)" sh Tests/doc-snippets/c.sh $(BUILD)/libcrunloop.a $(BUILD)/tests/readme
+	@touch $@
+
+test-c: $(TEST_BINS) $(BUILD)/tests/cf_names_compile.ok $(BUILD)/tests/readme_c.ok
 	@sh Tests/run-c-tests.sh $(TEST_BINS)
 
 # Sanitized builds live in their own build folders so they never mix objects.

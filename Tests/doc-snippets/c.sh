@@ -1,0 +1,23 @@
+#!/bin/sh
+# Compiles and links every ```c block of README.md against the static library
+# (built, not run), with the Makefile's warnings, so none can rot.
+# Usage: c.sh LIBRARY OUTDIR   (the Makefile passes $(BUILD)/libcrunloop.a)
+set -eu
+cd "$(dirname "$0")/../.."
+LIB=$1
+OUT=$2
+CC=${CC:-cc}
+CFLAGS=${CFLAGS:-}
+mkdir -p "$OUT"
+rm -f "$OUT"/readme-*.c
+awk -v out="$OUT/readme" '
+    !inside && /^```c[ \t]*$/ { inside = 1; n++; file = sprintf("%s-%02d.c", out, n); printf "" > file; next }
+    inside && /^```[ \t]*$/ { inside = 0; close(file); next }
+    inside { print >> file }
+' README.md
+for block in "$OUT"/readme-*.c; do
+    [ -e "$block" ] || continue
+    echo "doc-snippets: $block"
+    $CC -std=c11 -pthread -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -ISources/CRunLoop/include $CFLAGS "$block" -o "${block%.c}" "$LIB" -pthread -ldl -lm
+done
