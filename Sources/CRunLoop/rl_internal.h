@@ -205,6 +205,9 @@ struct __RLRunLoop {
     bool             multiprocessor;     /* spinning can help: another CPU may answer */
     int64_t          last_sleep_ns;      /* how long the last sleep lasted, if a wake-up ended it */
     uint64_t         removals;           /* bumped when any item leaves any mode */
+    int              embed_fd;           /* the embedding descriptor (rl_embed.c); -1 until asked for */
+    rl_mode         *embed_mode;         /* the mode a host last prepared for */
+    bool             embed_waiting;      /* a host sleeps on embed_fd for embed_mode */
 };
 
 /* ---- sources ------------------------------------------------------------- */
@@ -422,5 +425,18 @@ long rl_reg_add(RLRunLoopRef rl, RLRunLoopSourceRef s, int fd, bool armed);
 void rl_reg_remove(RLRunLoopRef rl, long index);
 /* Arms or disarms one registration. */
 void rl_reg_set_armed(RLRunLoopRef rl, long index, bool armed);
+
+/* The embedding descriptor's side of the wait set (rl_embed.c); loop locked.
+   init/close: with the wait set; detach: the wait set is about to be
+   closed; attach: a new wait set was made; after_fork: in a child, before
+   its wait set is remade. */
+void rl_embed_init(RLRunLoopRef rl);
+void rl_embed_close(RLRunLoopRef rl);
+void rl_embed_detach(RLRunLoopRef rl);
+void rl_embed_attach(RLRunLoopRef rl);
+void rl_embed_after_fork(RLRunLoopRef rl);
+/* A host sleeps on the embedding descriptor for mode m (timer changes made
+   by other threads must re-arm the timerfd, as for a loop asleep in m). */
+bool rl_embed_waits_in(RLRunLoopRef rl, rl_mode *m);
 
 #endif

@@ -123,6 +123,7 @@ static int new_epoll(int *old) {
 /* Puts the wake eventfd and every trusted registration into a new set; the
    timerfd is remade on next need (disarmed until then). */
 static void rebuild(RLRunLoopRef rl) {
+    rl_embed_detach(rl);
     int old = rl->epoll_fd;
     int epfd = new_epoll(&old);
     if (old >= 0) close(old);
@@ -146,11 +147,13 @@ static void rebuild(RLRunLoopRef rl) {
             r->armed = 0;
         }
     }
+    rl_embed_attach(rl);
 }
 
 /* In a forked child: the inherited objects are the parent's. Closes the
    child's copies (the parent keeps its own) and makes new ones. */
 static void remake_after_fork(RLRunLoopRef rl) {
+    rl_embed_after_fork(rl);   /* first: the inherited embedding set is the parent's */
     if (rl->wake_fd >= 0) close(rl->wake_fd);
     rl->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     atomic_store(&rl->sleeping, false);
@@ -175,6 +178,7 @@ bool rl_wait_set_open(RLRunLoopRef rl) {
     rl->armed_ns = RL_NEVER;
     rl->reg_free = -1;
     rl->epoll_fd = -1;
+    rl_embed_init(rl);
     rl->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (rl->wake_fd < 0) return false;
     rebuild(rl);
@@ -186,6 +190,7 @@ bool rl_wait_set_open(RLRunLoopRef rl) {
 }
 
 void rl_wait_set_close(RLRunLoopRef rl) {
+    rl_embed_close(rl);
     if (rl->timer_fd >= 0) close(rl->timer_fd);
     if (rl->epoll_fd >= 0) close(rl->epoll_fd);
     if (rl->wake_fd >= 0) close(rl->wake_fd);
@@ -336,6 +341,7 @@ static void switch_armed_mode(RLRunLoopRef rl, rl_mode *m) {
 }
 
 void rl_wait_prepare(RLRunLoopRef rl, rl_mode *m) {
+    rl->embed_waiting = false;   /* the loop waits by itself now (or a host prepares again) */
     own_kernel_objects(rl);
     if (rl->armed_mode != m) switch_armed_mode(rl, m);
     if (rl->set_stale) rebuild(rl);   /* a switch found a stale registration */

@@ -1,0 +1,190 @@
+/*
+ * rl_embed.c: a loop driven by a host's event loop (CRunLoopEmbed.h).
+ *
+ * The embedding descriptor is an epoll set of its own holding one thing: the
+ * loop's wait set (its epoll descriptor), level-triggered. An epoll set is
+ * readable while its ready list holds an event, so the descriptor is
+ * readable exactly when the loop's own sleep would end now:
+ * - the wake eventfd (edge-triggered, never read) is on the ready list from
+ *   a write until a pass's epoll_wait reports it;
+ * - the timerfd (armed by Prepare for the mode's next timer) from its expiry
+ *   until a pass reports it (or it is re-armed);
+ * - a version-1 source of the armed mode while its fd is readable; other
+ *   modes' registrations are disarmed and never listed.
+ * The pass the host runs polls the wait set (epoll_wait, timeout 0), which
+ * takes the edges off the ready list: the descriptor goes quiet again by
+ * itself. Nothing is ever read, so an idle loop makes no system call and
+ * the host no wake-up.
+ *
+ * The loop's wait set is remade now and then (a closed fd left in it, fd
+ * exhaustion, a fork); the embedding set is not, so the host's descriptor
+ * never changes: the wait set leaves it before it is closed (rl_embed_detach)
+ * and the new one joins it (rl_embed_attach). A forked child replaces its
+ * copy of the embedding set (shared with the parent, so touching it would
+ * touch the parent's) by a new one under the same number.
+ *
+ * Work that is no event (a signalled version-0 source, a queued block, a
+ * wake-up that came while no one slept) is found by Prepare, which then
+ * writes the wake eventfd itself. While the host sleeps, `sleeping` is on,
+ * so RLRunLoopWakeUp writes the eventfd as for a loop asleep by itself; the
+ * Dekker pairing of `sleeping` and `wake_pending` (rl_loop.c) is the same.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+#include "CRunLoopEmbed.h"
+#include "rl_internal.h"
+
+/* ---- hooks of the wait set (rl_wait.c); loop locked ---------------------- */
+
+void rl_embed_init(RLRunLoopRef rl) {
+    rl->embed_fd = -1;
+    rl->embed_mode = NULL;
+    rl->embed_waiting = false;
+}
+
+void rl_embed_close(RLRunLoopRef rl) {
+    if (rl->embed_fd >= 0) close(rl->embed_fd);
+    rl->embed_fd = -1;
+}
+
+void rl_embed_detach(RLRunLoopRef rl) {
+    if (rl->embed_fd >= 0 && rl->epoll_fd >= 0) epoll_ctl(rl->embed_fd, EPOLL_CTL_DEL, rl->epoll_fd, NULL);
+}
+
+void rl_embed_attach(RLRunLoopRef rl) {
+    if (rl->embed_fd < 0 || rl->epoll_fd < 0) return;
+    struct epoll_event ev = {.events = EPOLLIN, .data.fd = rl->epoll_fd};
+    epoll_ctl(rl->embed_fd, EPOLL_CTL_ADD, rl->epoll_fd, &ev);
+}
+
+/* In a forked child, before the wait set is remade: a new embedding set,
+   moved to the inherited number (dup3 closes the child's reference to the
+   parent's set without touching it). */
+void rl_embed_after_fork(RLRunLoopRef rl) {
+    if (rl->embed_fd < 0) return;
+    int fresh = epoll_create1(EPOLL_CLOEXEC);
+    if (fresh < 0 || dup3(fresh, rl->embed_fd, O_CLOEXEC) < 0) {
+        /* Keep no reference to the parent's set: the host sees a dead
+           number rather than the parent's events. */
+        close(rl->embed_fd);
+        rl->embed_fd = fresh;
+        return;
+    }
+    close(fresh);
+}
+
+/* ---- API ----------------------------------------------------------------- */
+
+int RLRunLoopEmbedGetFD(RLRunLoopRef rl) {
+    if (!rl) return -1;
+    rl_loop_lock(rl);
+    int fd = -1;
+    if (!rl->dead) {
+        if (rl->embed_fd < 0) {
+            rl->embed_fd = epoll_create1(EPOLL_CLOEXEC);
+            rl_embed_attach(rl);
+        }
+        fd = rl->embed_fd;
+    }
+    rl_loop_unlock(rl);
+    return fd;
+}
+
+/* The mode's timers' wake-up, leaving out the deadline of a run of that
+   mode that may be active further out (a host driving the loop from inside
+   one of the loop's own callouts): that run's deadline is not the host's. */
+static int64_t timers_deadline(rl_mode *m) {
+    int64_t run_deadline = m->run_deadline_ns;
+    m->run_deadline_ns = RL_NEVER;
+    int64_t deadline = rl_mode_next_deadline(m);
+    m->run_deadline_ns = run_deadline;
+    return deadline;
+}
+
+static bool has_signalled_source(rl_mode *m) {
+    RL_ITEM_SET_FOREACH(node, &m->sources0) {
+        RLRunLoopSourceRef s = node->item;
+        if (atomic_load_explicit(&s->signalled, memory_order_acquire) && atomic_load(&s->valid)) return true;
+    }
+    return false;
+}
+
+/* An empty mode's pass finishes before it looks at the wait set, so nothing
+   would take a leftover edge (a wake-up, an expired timer) off the ready
+   list and the host would spin: take them off here. */
+static void drain_wait_set(RLRunLoopRef rl) {
+    struct epoll_event events[16];
+    int n;
+    do {
+        n = rl->epoll_fd >= 0 ? epoll_wait(rl->epoll_fd, events, 16, 0) : 0;
+        for (int i = 0; i < n; i++)
+            if (events[i].data.u64 == RL_EVENT_TIMER) rl->armed_ns = RL_NEVER;
+    } while (n == 16 || (n < 0 && errno == EINTR));
+}
+
+static int timeout_ms_until(int64_t deadline, int64_t now) {
+    if (deadline == RL_NEVER) return -1;
+    if (deadline <= now) return 0;
+    int64_t ms = (deadline - now + 999999) / 1000000;
+    return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+bool RLRunLoopEmbedPrepare(RLRunLoopRef rl, RLRunLoopMode mode, int *timeout_ms) {
+    if (timeout_ms) *timeout_ms = -1;
+    if (!rl || !rl_mode_name_is_valid(mode) || rl_mode_name_is_common(mode) || !rl_loop_is_current_thread(rl))
+        return false;
+    rl_loop_lock(rl);
+    rl_mode *m = rl->dead ? NULL : rl_mode_find_or_create(rl, mode);
+    if (!m) {
+        rl_loop_unlock(rl);
+        return false;
+    }
+    rl_wait_prepare(rl, m);   /* arms m's sources; remakes what must be */
+    rl->embed_mode = m;
+    rl->embed_waiting = true;
+    int64_t deadline = timers_deadline(m);
+    bool timerfd_armed = rl_mode_arm(m, deadline);
+    /* From here wakers write the eventfd; what they did before is seen
+       below (their changes were made under the lock, before their wake-up). */
+    atomic_store(&rl->sleeping, true);
+    int64_t now = rl_mono_now();
+    bool work;
+    if (rl_mode_is_empty(rl, m)) {
+        /* Nothing can run: a pass would finish at once. */
+        atomic_store(&rl->wake_pending, false);
+        drain_wait_set(rl);
+        work = false;
+    } else {
+        bool timer_due = deadline <= now;
+        bool other = rl_mode_has_blocks(rl, m) || has_signalled_source(m) || atomic_load(&rl->wake_pending);
+        work = timer_due || other;
+        /* A due timer makes the descriptor readable through the timerfd;
+           everything else through the eventfd. */
+        if (other || (timer_due && !timerfd_armed)) {
+            atomic_store(&rl->wake_pending, true);
+            rl_wait_signal(rl);
+        }
+    }
+    int timeout = work ? 0 : timeout_ms_until(deadline, now);
+    if (rl->epoll_fd < 0 && (timeout < 0 || timeout > 10)) timeout = 10;   /* no set to sleep on */
+    rl_loop_unlock(rl);
+    if (timeout_ms) *timeout_ms = timeout;
+    return work;
+}
+
+void RLRunLoopEmbedCancel(RLRunLoopRef rl) {
+    if (!rl || !rl_loop_is_current_thread(rl)) return;
+    rl_loop_lock(rl);
+    rl->embed_waiting = false;
+    rl->embed_mode = NULL;
+    atomic_store(&rl->sleeping, false);
+    rl_loop_unlock(rl);
+}
+
+bool rl_embed_waits_in(RLRunLoopRef rl, rl_mode *m) {
+    return rl->embed_waiting && rl->embed_mode == m;
+}

@@ -1,0 +1,590 @@
+/*
+ * test_embed.c: a loop run by a host's poll(): the embedding descriptor is
+ * readable exactly when a pass has work, and an idle loop never wakes the host.
+ */
+#include <CRunLoop.h>
+#include <CRunLoopEmbed.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/epoll.h>
+#include "rltest.h"
+
+#define MODE kRLRunLoopDefaultMode
+
+/* The host's sleep: whether the descriptor became readable within ms
+   (-1: no limit, the test's alarm bounds it). */
+static int host_poll(int fd, int ms) {
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int n;
+    while ((n = poll(&p, 1, ms)) < 0) {}
+    return n > 0 && (p.revents & POLLIN);
+}
+
+static void count_fire(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    atomic_fetch_add((_Atomic int *)info, 1);
+}
+
+static void count_perform(void *info) {
+    atomic_fetch_add((_Atomic int *)info, 1);
+}
+
+/* ---- the descriptor ------------------------------------------------------ */
+
+static void descriptor_is_stable(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int fd = RLRunLoopEmbedGetFD(rl);
+    RL_ASSERT_GE_INT(fd, 0);
+    RL_ASSERT_EQ_INT(RLRunLoopEmbedGetFD(rl), fd);
+    RL_ASSERT_EQ_INT(RLRunLoopEmbedGetFD(NULL), -1);
+    RL_ASSERT(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+    /* Running the loop by itself leaves the number alone. */
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, MODE);
+    RLRunLoopRunInMode(MODE, 0.01, false);
+    RL_ASSERT_EQ_INT(RLRunLoopEmbedGetFD(rl), fd);
+    RLRelease(keep);
+}
+
+static void *get_fd_of(void *arg) {
+    return (void *)(intptr_t)RLRunLoopEmbedGetFD(arg);
+}
+
+static void descriptor_from_another_thread_is_the_same(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    pthread_t t;
+    void *got;
+    pthread_create(&t, NULL, get_fd_of, rl);
+    pthread_join(t, &got);
+    RL_ASSERT_GE_INT((intptr_t)got, 0);
+    RL_ASSERT_EQ_INT(RLRunLoopEmbedGetFD(rl), (intptr_t)got);
+}
+
+static void *prepare_elsewhere(void *arg) {
+    int timeout = 5;
+    bool r = RLRunLoopEmbedPrepare(arg, MODE, &timeout);
+    return (void *)(intptr_t)(r ? 1000 : timeout);
+}
+
+static void prepare_refuses_bad_input(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int timeout = 5;
+    RL_ASSERT(!RLRunLoopEmbedPrepare(NULL, MODE, &timeout));
+    RL_ASSERT_EQ_INT(timeout, -1);
+    timeout = 5;
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, NULL, &timeout));
+    RL_ASSERT_EQ_INT(timeout, -1);
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, "", &timeout));
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, kRLRunLoopCommonModes, &timeout));
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, NULL));   /* nothing to do, no crash */
+    /* Another thread's loop: refused. */
+    pthread_t t;
+    void *got;
+    pthread_create(&t, NULL, prepare_elsewhere, rl);
+    pthread_join(t, &got);
+    RL_ASSERT_EQ_INT((intptr_t)got, -1);
+    RLRunLoopEmbedCancel(NULL);
+}
+
+/* ---- idle ---------------------------------------------------------------- */
+
+static void idle_loop_never_makes_it_readable(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int fd = RLRunLoopEmbedGetFD(rl);
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, MODE);
+    _Atomic int fired = 0;
+    RLRunLoopTimerRef far = rl_test_timer(RLAbsoluteTimeGetCurrent() + 1000, 0, count_fire, &fired);
+    RLRunLoopAddTimer(rl, far, MODE);
+    int timeout = 0;
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, &timeout));
+    RL_ASSERT_GE_INT(timeout, 990000);
+    RL_ASSERT(RLRunLoopIsWaiting(rl));
+    RL_ASSERT(!host_poll(fd, 300));
+    /* Passes with nothing to do leave it quiet too. */
+    for (int i = 0; i < 5; i++) {
+        RLRunLoopRunInMode(MODE, 0, false);
+        RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, &timeout));
+        RL_ASSERT(!host_poll(fd, 20));
+    }
+    RL_ASSERT_EQ_INT(fired, 0);
+    RLRunLoopTimerInvalidate(far);
+    RLRelease(far);
+    RLRelease(keep);
+}
+
+static void no_timer_means_no_timeout(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, MODE);
+    int timeout = 0;
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, &timeout));
+    RL_ASSERT_EQ_INT(timeout, -1);
+    RLRelease(keep);
+}
+
+/* ---- timers -------------------------------------------------------------- */
+
+static void due_timer_makes_it_readable_and_one_pass_fires_it(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int fd = RLRunLoopEmbedGetFD(rl);
+    _Atomic int fired = 0;
+    double start = rl_test_now();
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0, count_fire, &fired);
+    RLRunLoopAddTimer(rl, t, MODE);
+    int timeout = -1;
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, &timeout));
+    RL_ASSERT_GE_INT(timeout, 1);
+    RL_ASSERT_LE_INT(timeout, 51);
+    RL_ASSERT(host_poll(fd, -1));   /* the descriptor alone wakes the host */
+    RL_ASSERT_GE_DBL(rl_test_now() - start, 0.049);
+    RLRunLoopRunInMode(MODE, 0, false);
+    RL_ASSERT_EQ_INT(fired, 1);
+    RLRelease(t);
+}
+
+static void past_timer_is_work_now(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int fd = RLRunLoopEmbedGetFD(rl);
+    _Atomic int fired = 0;
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() - 1, 0, count_fire, &fired);
+    RLRunLoopAddTimer(rl, t, MODE);
+    int timeout = -1;
+    RL_ASSERT(RLRunLoopEmbedPrepare(rl, MODE, &timeout));
+    RL_ASSERT_EQ_INT(timeout, 0);
+    RL_ASSERT(host_poll(fd, -1));
+    RLRunLoopRunInMode(MODE, 0, false);
+    RL_ASSERT_EQ_INT(fired, 1);
+    RLRelease(t);
+}
+
+/* The host wakes once per firing of a repeating timer, never more. */
+static void repeating_timer_costs_one_wake_up_per_firing(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int fd = RLRunLoopEmbedGetFD(rl);
+    _Atomic int fired = 0;
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.01, 0.01, count_fire, &fired);
+    RLRunLoopAddTimer(rl, t, MODE);
+    int wakeups = 0;
+    while (fired < 20) {
+        int timeout;
+        RLRunLoopEmbedPrepare(rl, MODE, &timeout);
+        RL_ASSERT(host_poll(fd, -1));
+        wakeups++;
+        RLRunLoopRunInMode(MODE, 0, false);
+    }
+    /* A loaded machine may coalesce firings, never add wake-ups. */
+    RL_ASSERT_LE_INT(wakeups, 20);
+    RLRunLoopTimerInvalidate(t);
+    RLRelease(t);
+}
+
+static void other_modes_timers_and_sources_stay_quiet(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int fd = RLRunLoopEmbedGetFD(rl);
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, MODE);
+    _Atomic int fired = 0;
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.02, 0, count_fire, &fired);
+    RLRunLoopAddTimer(rl, t, "other");
+    int timeout = 0;
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, &timeout));
+    RL_ASSERT_EQ_INT(timeout, -1);
+    RL_ASSERT(!host_poll(fd, 150));
+    /* Aimed at the other mode, it is work now. */
+    RL_ASSERT(RLRunLoopEmbedPrepare(rl, "other", &timeout));
+    RL_ASSERT(host_poll(fd, -1));
+    RLRunLoopRunInMode("other", 0, false);
+    RL_ASSERT_EQ_INT(fired, 1);
+    RLRelease(t);
+    RLRelease(keep);
+}
+
+typedef struct {
+    RLRunLoopRef rl;
+    RLRunLoopTimerRef timer;
+    RLRunLoopSourceRef source;
+    double delay;
+} poke;
+
+static void *add_timer_later(void *arg) {
+    poke *p = arg;
+    rl_test_sleep(p->delay);
+    RLRunLoopAddTimer(p->rl, p->timer, MODE);
+    return NULL;
+}
+
+static void timer_added_from_another_thread_wakes_the_host(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int fd = RLRunLoopEmbedGetFD(rl);
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, MODE);
+    _Atomic int fired = 0;
+    poke p = {.rl = rl, .delay = 0.05};
+    p.timer = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.1, 0, count_fire, &fired);
+    int timeout = 0;
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, &timeout));
+    RL_ASSERT_EQ_INT(timeout, -1);
+    pthread_t th;
+    pthread_create(&th, NULL, add_timer_later, &p);
+    RL_ASSERT(host_poll(fd, -1));
+    pthread_join(th, NULL);
+    RLRunLoopRunInMode(MODE, 0, false);
+    RL_ASSERT_EQ_INT(fired, 1);
+    RLRelease(p.timer);
+    RLRelease(keep);
+}
+
+/* ---- wake-ups, version-0 sources, blocks --------------------------------- */
+
+static void *signal_and_wake_later(void *arg) {
+    poke *p = arg;
+    rl_test_sleep(p->delay);
+    if (p->source) RLRunLoopSourceSignal(p->source);
+    RLRunLoopWakeUp(p->rl);
+    return NULL;
+}
+
+static void wake_up_from_another_thread_makes_it_readable_once(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int fd = RLRunLoopEmbedGetFD(rl);
+    _Atomic int performed = 0;
+    RLRunLoopSourceRef s = rl_test_source0(0, count_perform, &performed);
+    RLRunLoopAddSource(rl, s, MODE);
+    poke p = {.rl = rl, .source = s, .delay = 0.05};
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, NULL));
+    pthread_t th;
+    pthread_create(&th, NULL, signal_and_wake_later, &p);
+    RL_ASSERT(host_poll(fd, -1));
+    pthread_join(th, NULL);
+    RLRunLoopRunInMode(MODE, 0, false);
+    RL_ASSERT_EQ_INT(performed, 1);
+    /* Consumed: quiet again. */
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, NULL));
+    RL_ASSERT(!host_poll(fd, 50));
+    RLRelease(s);
+}
+
+static void signalled_source_without_wake_up_is_work_now(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int fd = RLRunLoopEmbedGetFD(rl);
+    _Atomic int performed = 0;
+    RLRunLoopSourceRef s = rl_test_source0(0, count_perform, &performed);
+    RLRunLoopAddSource(rl, s, MODE);
+    RLRunLoopSourceSignal(s);
+    int timeout = -1;
+    RL_ASSERT(RLRunLoopEmbedPrepare(rl, MODE, &timeout));
+    RL_ASSERT_EQ_INT(timeout, 0);
+    RL_ASSERT(host_poll(fd, 0));
+    RLRunLoopRunInMode(MODE, 0, false);
+    RL_ASSERT_EQ_INT(performed, 1);
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, NULL));
+    RL_ASSERT(!host_poll(fd, 50));
+    RLRelease(s);
+}
+
+static void queued_block_is_work_now(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int fd = RLRunLoopEmbedGetFD(rl);
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, MODE);
+    _Atomic int ran = 0;
+    RLRunLoopPerformFunction(rl, MODE, count_perform, &ran);
+    RL_ASSERT(RLRunLoopEmbedPrepare(rl, MODE, NULL));
+    RL_ASSERT(host_poll(fd, 0));
+    RLRunLoopRunInMode(MODE, 0, false);
+    RL_ASSERT_EQ_INT(ran, 1);
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, NULL));
+    RL_ASSERT(!host_poll(fd, 50));
+    RLRelease(keep);
+}
+
+/* A wake-up with nothing to run, on a mode with nothing in it: the pass
+   finishes at once, and the descriptor must not stay readable (the host
+   would spin). */
+static void wake_up_of_an_empty_mode_does_not_spin(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int fd = RLRunLoopEmbedGetFD(rl);
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, NULL));
+    RLRunLoopWakeUp(rl);
+    RL_ASSERT(host_poll(fd, 0));
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(MODE, 0, false), kRLRunLoopRunFinished);
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, NULL));
+    RL_ASSERT(!host_poll(fd, 50));
+}
+
+static void cancel_stops_wake_ups_writing(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int fd = RLRunLoopEmbedGetFD(rl);
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, MODE);
+    RLRunLoopEmbedPrepare(rl, MODE, NULL);
+    RL_ASSERT(RLRunLoopIsWaiting(rl));
+    RLRunLoopEmbedCancel(rl);
+    RL_ASSERT(!RLRunLoopIsWaiting(rl));
+    RLRunLoopWakeUp(rl);
+    RL_ASSERT(!host_poll(fd, 50));
+    /* The pending wake-up is seen by the next Prepare. */
+    RL_ASSERT(RLRunLoopEmbedPrepare(rl, MODE, NULL));
+    RL_ASSERT(host_poll(fd, 0));
+    RLRunLoopRunInMode(MODE, 0, false);
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, NULL));
+    RL_ASSERT(!host_poll(fd, 50));
+    RLRelease(keep);
+}
+
+/* ---- version-1 sources --------------------------------------------------- */
+
+typedef struct {
+    int fd;
+    _Atomic int performed;
+} pipe_source;
+
+static int pipe_fd(void *info) { return ((pipe_source *)info)->fd; }
+static void pipe_perform(void *info) {
+    pipe_source *p = info;
+    char buf[64];
+    while (read(p->fd, buf, sizeof buf) > 0) {}
+    atomic_fetch_add(&p->performed, 1);
+}
+
+static RLRunLoopSourceRef make_pipe_source(pipe_source *ps) {
+    RLRunLoopSourceContext1 ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.version = 1;
+    ctx.info = ps;
+    ctx.getFileDescriptor = pipe_fd;
+    ctx.perform = pipe_perform;
+    return RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&ctx);
+}
+
+static void ready_source_makes_it_readable_only_in_its_mode(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int fd = RLRunLoopEmbedGetFD(rl);
+    int p[2];
+    RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0);
+    pipe_source ps = {.fd = p[0]};
+    RLRunLoopSourceRef s = make_pipe_source(&ps);
+    RLRunLoopAddSource(rl, s, "other");
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, MODE);
+    RL_ASSERT_EQ_INT(write(p[1], "x", 1), 1);
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, NULL));
+    RL_ASSERT(!host_poll(fd, 100));
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, "other", NULL));   /* the host's poll sees it */
+    RL_ASSERT(host_poll(fd, -1));
+    RLRunLoopRunInMode("other", 0, false);
+    RL_ASSERT_EQ_INT(ps.performed, 1);
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, "other", NULL));
+    RL_ASSERT(!host_poll(fd, 50));
+    /* A write while the host sleeps. */
+    RL_ASSERT_EQ_INT(write(p[1], "y", 1), 1);
+    RL_ASSERT(host_poll(fd, -1));
+    RLRunLoopRunInMode("other", 0, false);
+    RL_ASSERT_EQ_INT(ps.performed, 2);
+    RLRunLoopSourceInvalidate(s);
+    RLRelease(s);
+    RLRelease(keep);
+    close(p[0]);
+    close(p[1]);
+}
+
+/* A host built on epoll (libuv, CF) nests the descriptor in its own set. */
+static void works_inside_a_hosts_epoll_set(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int fd = RLRunLoopEmbedGetFD(rl);
+    int host = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event ev = {.events = EPOLLIN, .data.u64 = 7};
+    RL_ASSERT_EQ_INT(epoll_ctl(host, EPOLL_CTL_ADD, fd, &ev), 0);
+    _Atomic int fired = 0;
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.02, 0.02, count_fire, &fired);
+    RLRunLoopAddTimer(rl, t, MODE);
+    int wakeups = 0;
+    while (fired < 5) {
+        int timeout;
+        RLRunLoopEmbedPrepare(rl, MODE, &timeout);
+        struct epoll_event out;
+        int n;
+        while ((n = epoll_wait(host, &out, 1, -1)) < 0) {}
+        RL_ASSERT_EQ_INT(n, 1);
+        wakeups++;
+        RLRunLoopRunInMode(MODE, 0, false);
+    }
+    RL_ASSERT_LE_INT(wakeups, 5);
+    RLRunLoopTimerInvalidate(t);
+    RLRunLoopEmbedPrepare(rl, MODE, NULL);
+    struct epoll_event out;
+    RL_ASSERT_EQ_INT(epoll_wait(host, &out, 1, 100), 0);
+    RLRelease(t);
+    close(host);
+}
+
+/* Running the loop by itself between host passes (a nested run, a modal
+   wait) leaves the descriptor working for the host afterwards. */
+static void own_runs_in_between_keep_it_working(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int fd = RLRunLoopEmbedGetFD(rl);
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, MODE);
+    RLRunLoopSourceRef keep2 = rl_test_keep_mode(rl, "modal");
+    _Atomic int fired = 0;
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.15, 0, count_fire, &fired);
+    RLRunLoopAddTimer(rl, t, MODE);
+    RLRunLoopEmbedPrepare(rl, MODE, NULL);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode("modal", 0.02, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, NULL));
+    RL_ASSERT(host_poll(fd, -1));
+    RLRunLoopRunInMode(MODE, 0, false);
+    RL_ASSERT_EQ_INT(fired, 1);
+    RLRelease(t);
+    RLRelease(keep);
+    RLRelease(keep2);
+}
+
+/* Stress: wake-ups and signals from another thread while the host loop
+   runs: every signal handled, and the host never spins on a quiet loop. */
+typedef struct {
+    RLRunLoopRef rl;
+    RLRunLoopSourceRef source;
+    int n;
+    _Atomic int sent;
+} sender;
+
+static void *send_many(void *arg) {
+    sender *s = arg;
+    for (int i = 0; i < s->n; i++) {
+        RLRunLoopSourceSignal(s->source);
+        RLRunLoopWakeUp(s->rl);
+        atomic_fetch_add(&s->sent, 1);
+        if (i % 64 == 0) rl_test_sleep(0.0002);
+    }
+    return NULL;
+}
+
+static _Atomic int stress_performed;
+static void stress_perform(void *info) {
+    (void)info;
+    atomic_fetch_add(&stress_performed, 1);
+}
+
+static void stress_signals_from_another_thread(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int fd = RLRunLoopEmbedGetFD(rl);
+    RLRunLoopSourceRef s = rl_test_source0(0, stress_perform, NULL);
+    RLRunLoopAddSource(rl, s, MODE);
+    sender snd = {.rl = rl, .source = s, .n = (int)rl_test_scaled(20000)};
+    pthread_t th;
+    pthread_create(&th, NULL, send_many, &snd);
+    while (atomic_load(&snd.sent) < snd.n) {
+        RLRunLoopEmbedPrepare(rl, MODE, NULL);
+        host_poll(fd, 100);
+        RLRunLoopRunInMode(MODE, 0, false);
+    }
+    pthread_join(th, NULL);
+    /* The last signal is seen: prepare reports it or it was handled. */
+    if (RLRunLoopEmbedPrepare(rl, MODE, NULL)) {
+        RL_ASSERT(host_poll(fd, 0));
+        RLRunLoopRunInMode(MODE, 0, false);
+    }
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, NULL));
+    RL_ASSERT_GE_INT(stress_performed, 1);
+    /* At most one stale edge left from the race with the last pass. */
+    int extra = 0;
+    while (host_poll(fd, 20) && extra < 5) {
+        extra++;
+        RLRunLoopRunInMode(MODE, 0, false);
+        RLRunLoopEmbedPrepare(rl, MODE, NULL);
+    }
+    RL_ASSERT_LE_INT(extra, 1);
+    RLRelease(s);
+}
+
+/* The loop remakes its wait set when a watched fd was closed before its
+   source left; the host's descriptor stays the same and keeps working. */
+static void descriptor_survives_the_wait_set_being_remade(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int fd = RLRunLoopEmbedGetFD(rl);
+    int p[2];
+    RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0);
+    pipe_source ps = {.fd = p[0]};
+    RLRunLoopSourceRef s = make_pipe_source(&ps);
+    RLRunLoopAddSource(rl, s, MODE);
+    RLRunLoopEmbedPrepare(rl, MODE, NULL);
+    close(p[0]);
+    RLRunLoopRemoveSource(rl, s, MODE);   /* by a closed number: the set is remade */
+    _Atomic int fired = 0;
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.03, 0, count_fire, &fired);
+    RLRunLoopAddTimer(rl, t, MODE);
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, NULL));
+    RL_ASSERT_EQ_INT(RLRunLoopEmbedGetFD(rl), fd);
+    RL_ASSERT(host_poll(fd, -1));
+    RLRunLoopRunInMode(MODE, 0, false);
+    RL_ASSERT_EQ_INT(fired, 1);
+    RLRunLoopEmbedPrepare(rl, MODE, NULL);
+    RL_ASSERT(!host_poll(fd, 50));
+    RLRelease(t);
+    RLRelease(s);
+    close(p[1]);
+}
+
+static void *thread_with_a_loop(void *arg) {
+    *(RLRunLoopRef *)arg = (RLRunLoopRef)RLRetain(RLRunLoopGetCurrent());
+    return NULL;
+}
+
+static void dead_loop_has_no_descriptor(void) {
+    RLRunLoopRef rl = NULL;
+    pthread_t th;
+    pthread_create(&th, NULL, thread_with_a_loop, &rl);
+    pthread_join(th, NULL);
+    RL_ASSERT_EQ_INT(RLRunLoopEmbedGetFD(rl), -1);
+    RLRelease(rl);
+}
+
+static void forked_child_gets_its_own_descriptor(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int fd = RLRunLoopEmbedGetFD(rl);
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, MODE);
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* Same number, the child's own: the child's timer wakes the child. */
+        _Atomic int fired = 0;
+        RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.02, 0, count_fire, &fired);
+        RLRunLoopAddTimer(rl, t, MODE);
+        RLRunLoopEmbedPrepare(rl, MODE, NULL);
+        if (RLRunLoopEmbedGetFD(rl) != fd) _exit(2);
+        if (!host_poll(fd, 5000)) _exit(3);
+        RLRunLoopRunInMode(MODE, 0, false);
+        _exit(fired == 1 ? 0 : 4);
+    }
+    /* Meanwhile the parent's descriptor stays quiet. */
+    RLRunLoopEmbedPrepare(rl, MODE, NULL);
+    RL_ASSERT(!host_poll(fd, 200));
+    int status = 0;
+    waitpid(pid, &status, 0);
+    RL_ASSERT(WIFEXITED(status));
+    RL_ASSERT_EQ_INT(WEXITSTATUS(status), 0);
+    RL_ASSERT(!host_poll(fd, 50));
+    RLRelease(keep);
+}
+
+int main(int argc, char **argv) {
+    static const rl_test tests[] = {
+        RL_TEST(descriptor_is_stable),
+        RL_TEST(descriptor_from_another_thread_is_the_same),
+        RL_TEST(prepare_refuses_bad_input),
+        RL_TEST(idle_loop_never_makes_it_readable),
+        RL_TEST(no_timer_means_no_timeout),
+        RL_TEST(due_timer_makes_it_readable_and_one_pass_fires_it),
+        RL_TEST(past_timer_is_work_now),
+        RL_TEST(repeating_timer_costs_one_wake_up_per_firing),
+        RL_TEST(other_modes_timers_and_sources_stay_quiet),
+        RL_TEST(timer_added_from_another_thread_wakes_the_host),
+        RL_TEST(wake_up_from_another_thread_makes_it_readable_once),
+        RL_TEST(signalled_source_without_wake_up_is_work_now),
+        RL_TEST(queued_block_is_work_now),
+        RL_TEST(wake_up_of_an_empty_mode_does_not_spin),
+        RL_TEST(cancel_stops_wake_ups_writing),
+        RL_TEST(ready_source_makes_it_readable_only_in_its_mode),
+        RL_TEST(works_inside_a_hosts_epoll_set),
+        RL_TEST(own_runs_in_between_keep_it_working),
+        RL_TEST(stress_signals_from_another_thread),
+        RL_TEST(descriptor_survives_the_wait_set_being_remade),
+        RL_TEST(dead_loop_has_no_descriptor),
+        RL_TEST(forked_child_gets_its_own_descriptor),
+    };
+    return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
+}
