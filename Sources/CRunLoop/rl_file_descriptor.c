@@ -1,34 +1,26 @@
 /*
- * rl_file_descriptor.c: RLFileDescriptor (CFFileDescriptor) on private epolls.
+ * rl_file_descriptor.c: RLFileDescriptor (CFFileDescriptor) on a version-1
+ * source that watches the fd itself, in the loop's own wait set.
  *
- * Layout: the run-loop source (version 1) watches f->outer, an epoll holding
- * f->inner (an epoll holding the user fd) and, when needed, a "kick".
- *
- * Invariants (all under f->lock):
- *  - f->outer is readable only when a callout may be due, and perform
- *    consumes what made it so (epoll_wait on inner, and on outer for a kick);
- *    the registrations are level-triggered, so consumed readiness is gone.
- *  - The user fd is in f->inner with exactly the events `reg_events` (0: not
- *    in it). sync() makes reg_events match the enabled types; it is called by
- *    enable/disable, after each callout, and by a perform that saw events
- *    nobody enabled. A callback that re-enables what just fired (the usual
- *    pattern) therefore costs no epoll_ctl at all.
- *  - A registration that cannot be removed any more (the user closed the fd
- *    behind our back while the file lives on elsewhere) is dropped with the
- *    whole of f->inner, which is replaced: it can never make a loop spin.
- *  - The kick, a ONESHOT registration in f->outer of a process-wide,
- *    always-readable eventfd, carries readiness the kernel cannot report: an
- *    fd epoll refuses (a regular file: always ready, as poll() says) or a
- *    closed fd (ready once per enable, so the callback's I/O sees EBADF).
- *    Those types are in `forced`. The kick fd is made before any user fd can
- *    be closed behind our back and never closed, so its number is never one
- *    the user closed.
+ * Invariants:
+ *  - The source watches (RLRunLoopSourceSetWatchedEvents) exactly the enabled
+ *    types while the object is valid. push_watched() makes it so; it is
+ *    called by enable/disable, after each callout, and by a perform that saw
+ *    readiness nobody enabled. A callback that re-enables what just fired
+ *    (the usual pattern) therefore costs no system call: the watched events
+ *    did not change.
+ *  - push_watched() runs under `sync_lock` (never under `lock`: the core may
+ *    call our copyDescription with a loop locked, which takes `lock`) and
+ *    reads the enabled types under `lock`, so the last push always carries
+ *    the latest state.
+ *  - Readiness the kernel cannot report (a closed fd, a regular file) is
+ *    poll()'s answer, given by the core to sources that set their events:
+ *    the callback is called for it once per enable, and its I/O sees EBADF.
  *  - A callout happens only for types still enabled when perform runs; the
  *    types it reports are disabled before it starts (one-shot per enable).
  *  - info is released once, at invalidation, or after the last callout in
  *    progress when invalidation raced with one (`callouts`).
- *  - The private fds are closed only when the last reference goes, so a
- *    perform that still holds a reference never sees them reused.
+ * The object holds no descriptor of its own.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -42,28 +34,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #define FD_TYPES (kRLFileDescriptorReadCallBack | kRLFileDescriptorWriteCallBack)
-#define KICK_TAG UINT64_MAX
-#define INNER_TAG 1
 
 struct __RLFileDescriptor {
     rl_object base;                /* RLRetain/RLRelease/RLCopyDescription */
     pthread_mutex_t lock;
+    pthread_mutex_t sync_lock;     /* orders pushes of the watched events */
     int fd;
-    int outer;                     /* the source's fd */
-    int inner;                     /* holds the user fd */
-    bool kick_registered;          /* the always-ready fd is in outer */
-    bool kick_armed;               /* ...and its ONESHOT has not fired */
     bool close_on_invalidate;
     bool valid;
-    uint32_t reg_events;           /* the user fd's events in inner; 0: absent */
     bool info_released;
     RLOptionFlags enabled;         /* types the user armed and that have not fired */
-    RLOptionFlags forced;          /* enabled types reported ready through the kick */
     int callouts;                  /* callbacks running now */
     RLFileDescriptorCallBack callout;
     RLFileDescriptorContext context;
@@ -72,110 +55,34 @@ struct __RLFileDescriptor {
 
 static char *copy_fd_description(RLFileDescriptorRef f);
 
-static uint32_t events_for(RLOptionFlags types) {
-    uint32_t ev = 0;
-    if (types & kRLFileDescriptorReadCallBack) ev |= EPOLLIN | EPOLLRDHUP;
-    if (types & kRLFileDescriptorWriteCallBack) ev |= EPOLLOUT;
+static RLOptionFlags watched_for(RLOptionFlags types) {
+    RLOptionFlags ev = 0;
+    if (types & kRLFileDescriptorReadCallBack) ev |= kRLRunLoopSourceReadable;
+    if (types & kRLFileDescriptorWriteCallBack) ev |= kRLRunLoopSourceWritable;
     return ev;
 }
 
-/* poll() semantics: EOF/hang-up wakes readers, errors wake both. */
-static RLOptionFlags types_for(uint32_t ev) {
+static RLOptionFlags types_for(RLOptionFlags ready) {
     RLOptionFlags t = 0;
-    if (ev & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR | EPOLLPRI)) t |= kRLFileDescriptorReadCallBack;
-    if (ev & (EPOLLOUT | EPOLLHUP | EPOLLERR)) t |= kRLFileDescriptorWriteCallBack;
+    if (ready & kRLRunLoopSourceReadable) t |= kRLFileDescriptorReadCallBack;
+    if (ready & kRLRunLoopSourceWritable) t |= kRLFileDescriptorWriteCallBack;
     return t;
 }
 
-/* One process-wide eventfd that is always readable (its count is never
-   read). Made by the first RLFileDescriptorCreate (while the user's fd is
-   still open) and never closed, so its number cannot be one a user closed
-   behind our back. */
-static _Atomic int always_ready_fd = -1;
-static pthread_mutex_t always_ready_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* Made on first use; out of descriptors, a later call tries again. */
-static int always_ready(void) {
-    int fd = atomic_load(&always_ready_fd);
-    if (fd >= 0) return fd;
-    pthread_mutex_lock(&always_ready_lock);
-    fd = atomic_load(&always_ready_fd);
-    if (fd < 0) {
-        fd = eventfd(1, EFD_CLOEXEC | EFD_NONBLOCK);
-        if (fd >= 0) atomic_store(&always_ready_fd, fd);
+/* Makes the source watch what is enabled now. Called without `lock`, by a
+   caller that holds a reference. */
+static void push_watched(RLFileDescriptorRef f) {
+    pthread_mutex_lock(&f->sync_lock);
+    pthread_mutex_lock(&f->lock);
+    RLRunLoopSourceRef src = f->source;
+    RLOptionFlags want = f->valid ? watched_for(f->enabled) : 0;
+    if (src) RLRetain(src);
+    pthread_mutex_unlock(&f->lock);
+    if (src) {
+        RLRunLoopSourceSetWatchedEvents(src, want);
+        RLRelease(src);   /* may be the last (invalidation raced): the caller still holds f */
     }
-    pthread_mutex_unlock(&always_ready_lock);
-    return fd;
-}
-
-/* Makes outer readable once (ONESHOT registration of the always-ready fd). */
-static int kick(RLFileDescriptorRef f) {
-    if (f->kick_armed) return 0;
-    if (always_ready_fd < 0) return -EMFILE;
-    struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT, .data.u64 = KICK_TAG };
-    int rc = epoll_ctl(f->outer, f->kick_registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, always_ready_fd, &ev);
-    if (rc < 0) return -errno;
-    f->kick_registered = f->kick_armed = true;
-    return 0;
-}
-
-/* Takes back a kick not yet consumed. */
-static void drain_kick(RLFileDescriptorRef f) {
-    if (!f->kick_armed) return;
-    struct epoll_event ev = { .events = EPOLLONESHOT, .data.u64 = KICK_TAG };
-    epoll_ctl(f->outer, EPOLL_CTL_MOD, always_ready_fd, &ev);
-    f->kick_armed = false;
-}
-
-/* Replaces inner with a new, empty epoll, dropping a registration that
-   cannot be removed. Keeps the old one if out of descriptors. */
-static void rebuild_inner(RLFileDescriptorRef f) {
-    int n = epoll_create1(EPOLL_CLOEXEC);
-    if (n < 0) return;
-    struct epoll_event ev = { .events = EPOLLIN, .data.u64 = INNER_TAG };
-    if (epoll_ctl(f->outer, EPOLL_CTL_ADD, n, &ev) < 0) {
-        close(n);
-        return;
-    }
-    epoll_ctl(f->outer, EPOLL_CTL_DEL, f->inner, NULL);
-    close(f->inner);
-    f->inner = n;
-    f->reg_events = 0;
-}
-
-/* Makes the user fd's registration match the enabled, not forced, types. */
-static void sync_registration(RLFileDescriptorRef f) {
-    uint32_t want = events_for(f->enabled & ~f->forced);
-    if (want == f->reg_events) return;
-    if (!want) {
-        /* EBADF/ENOENT: the fd was closed (and maybe its number reused).
-           The registration went with the file, or lives on with it: drop
-           inner to be sure. */
-        if (epoll_ctl(f->inner, EPOLL_CTL_DEL, f->fd, NULL) < 0) rebuild_inner(f);
-        f->reg_events = 0;
-        return;
-    }
-    struct epoll_event ev = { .events = want, .data.u64 = (uint64_t)(unsigned)f->fd };
-    int rc;
-    if (f->reg_events) {
-        rc = epoll_ctl(f->inner, EPOLL_CTL_MOD, f->fd, &ev);
-        if (rc < 0) {
-            rebuild_inner(f);
-            rc = epoll_ctl(f->inner, EPOLL_CTL_ADD, f->fd, &ev);
-        }
-    } else {
-        rc = epoll_ctl(f->inner, EPOLL_CTL_ADD, f->fd, &ev);
-        if (rc < 0 && errno == EEXIST) rc = epoll_ctl(f->inner, EPOLL_CTL_MOD, f->fd, &ev);
-    }
-    if (rc == 0) {
-        f->reg_events = want;
-        return;
-    }
-    /* EPERM: a file epoll cannot watch (always ready for poll()); EBADF: the
-       fd is closed (poll() says POLLNVAL). Either way: ready now, once. */
-    f->reg_events = 0;
-    f->forced = f->enabled;
-    kick(f);
+    pthread_mutex_unlock(&f->sync_lock);
 }
 
 static void release_info_locked(RLFileDescriptorRef f, void (**rel)(const void *), void **info) {
@@ -207,8 +114,7 @@ static void fd_finalize(rl_object *obj) {
         if (f->close_on_invalidate) close(f->fd);
         if (!f->info_released && f->context.release) f->context.release(f->context.info);
     }
-    close(f->inner);
-    close(f->outer);
+    pthread_mutex_destroy(&f->sync_lock);
     pthread_mutex_destroy(&f->lock);
     free(f);
 }
@@ -226,27 +132,18 @@ static const rl_class fd_class = {
 RLFileDescriptorRef RLFileDescriptorCreate(RLFileDescriptorNativeDescriptor fd, bool closeOnInvalidate,
                                            RLFileDescriptorCallBack callout, const RLFileDescriptorContext *context) {
     if (fd < 0 || !callout || fcntl(fd, F_GETFD) < 0) return NULL;
-    if (always_ready() < 0) return NULL;
     RLFileDescriptorRef f = calloc(1, sizeof *f);
     if (!f) return NULL;
-    f->outer = epoll_create1(EPOLL_CLOEXEC);
-    f->inner = epoll_create1(EPOLL_CLOEXEC);
-    struct epoll_event ev = { .events = EPOLLIN, .data.u64 = INNER_TAG };
-    if (f->outer < 0 || f->inner < 0 || epoll_ctl(f->outer, EPOLL_CTL_ADD, f->inner, &ev) < 0) {
-        if (f->outer >= 0) close(f->outer);
-        if (f->inner >= 0) close(f->inner);
-        free(f);
-        return NULL;
-    }
     rl_object_init(&f->base, &fd_class);
     pthread_mutex_init(&f->lock, NULL);
+    pthread_mutex_init(&f->sync_lock, NULL);
     f->fd = fd;
     f->close_on_invalidate = closeOnInvalidate;
     f->valid = true;
     f->callout = callout;
     if (context) {
         f->context = *context;
-        if (f->context.retain) f->context.info = (void *)f->context.retain(f->context.info);   /* NULL info too */
+        if (f->context.retain && f->context.info) f->context.info = (void *)f->context.retain(f->context.info);
     }
     return f;
 }
@@ -259,24 +156,20 @@ void RLFileDescriptorEnableCallBacks(RLFileDescriptorRef f, RLOptionFlags callBa
     if (!f) return;
     callBackTypes &= FD_TYPES;
     pthread_mutex_lock(&f->lock);
-    if (f->valid && (callBackTypes & ~f->enabled)) {
-        f->enabled |= callBackTypes;
-        sync_registration(f);
-    }
+    bool changed = f->valid && (callBackTypes & ~f->enabled);
+    if (changed) f->enabled |= callBackTypes;
     pthread_mutex_unlock(&f->lock);
+    if (changed) push_watched(f);
 }
 
 void RLFileDescriptorDisableCallBacks(RLFileDescriptorRef f, RLOptionFlags callBackTypes) {
     if (!f) return;
     callBackTypes &= FD_TYPES;
     pthread_mutex_lock(&f->lock);
-    if (f->valid && (callBackTypes & f->enabled)) {
-        f->enabled &= ~callBackTypes;
-        f->forced &= f->enabled;
-        if (!f->forced) drain_kick(f);
-        sync_registration(f);
-    }
+    bool changed = f->valid && (callBackTypes & f->enabled);
+    if (changed) f->enabled &= ~callBackTypes;
     pthread_mutex_unlock(&f->lock);
+    if (changed) push_watched(f);
 }
 
 void RLFileDescriptorInvalidate(RLFileDescriptorRef f) {
@@ -289,10 +182,7 @@ void RLFileDescriptorInvalidate(RLFileDescriptorRef f) {
         return;
     }
     f->valid = false;
-    f->enabled = f->forced = 0;
-    if (f->reg_events) epoll_ctl(f->inner, EPOLL_CTL_DEL, f->fd, NULL);   /* or dies with inner */
-    f->reg_events = 0;
-    drain_kick(f);
+    f->enabled = 0;
     RLRunLoopSourceRef src = f->source;
     f->source = NULL;
     void (*rel)(const void *);
@@ -301,7 +191,7 @@ void RLFileDescriptorInvalidate(RLFileDescriptorRef f) {
     pthread_mutex_unlock(&f->lock);
 
     if (src) {
-        RLRunLoopSourceInvalidate(src);
+        RLRunLoopSourceInvalidate(src);   /* out of every loop before fd may be closed */
         RLRelease(src);
     }
     if (f->close_on_invalidate) close(f->fd);
@@ -338,9 +228,10 @@ static void end_callout(RLFileDescriptorRef f) {
     f->callouts--;
     void (*rel)(const void *) = NULL;
     void *relinfo = NULL;
-    if (f->valid) sync_registration(f);   /* disarm what fired and was not re-enabled */
-    else release_info_locked(f, &rel, &relinfo);
+    bool valid = f->valid;
+    if (!valid) release_info_locked(f, &rel, &relinfo);
     pthread_mutex_unlock(&f->lock);
+    if (valid) push_watched(f);   /* stop watching what fired and was not re-enabled */
     if (rel) rel(relinfo);
     fd_release(f);
 }
@@ -384,48 +275,29 @@ static char *src_describe(const void *info) {
 }
 
 static int src_fd(void *info) {
-    return ((RLFileDescriptorRef)info)->outer;
+    return ((RLFileDescriptorRef)info)->fd;
 }
 
-static int epoll_poll(int epfd, struct epoll_event *evs, int max) {
-    int n;
-    do {
-        n = epoll_wait(epfd, evs, max, 0);
-    } while (n < 0 && errno == EINTR);
-    return n;
-}
-
-/* Consumes what made outer readable, then calls out the types that fired. */
+/* Calls out the enabled types the loop saw ready. */
 static void src_perform(void *info) {
     RLFileDescriptorRef f = info;
-    struct epoll_event evs[2];
-    RLOptionFlags ready = 0;
-
     pthread_mutex_lock(&f->lock);
-    int n = epoll_poll(f->inner, evs, 1);
-    if (n == 1) ready = types_for(evs[0].events);
-    if (f->kick_armed) {
-        n = epoll_poll(f->outer, evs, 2);
-        for (int i = 0; i < n; i++)
-            if (evs[i].data.u64 == KICK_TAG) f->kick_armed = false;   /* ONESHOT fired */
-        if (!f->kick_armed) ready |= f->forced;
-    }
+    RLOptionFlags ready = f->source ? types_for(RLRunLoopSourceGetReadyEvents(f->source)) : 0;
     if (!f->valid) {
         pthread_mutex_unlock(&f->lock);
         return;
     }
     RLOptionFlags fired = ready & f->enabled;
     f->enabled &= ~fired;
-    f->forced &= f->enabled;
     if (!fired) {
         /* Readiness nobody asked for (a callout on another thread has the
-           types; or a stale registration): make the kernel stop reporting. */
-        sync_registration(f);
+           types): make the loop stop reporting it. */
         pthread_mutex_unlock(&f->lock);
+        push_watched(f);
         return;
     }
-    /* The registration stays armed during the callout: if the callback
-       re-enables what fired, nothing needs to change (end_callout syncs). */
+    /* The watch stays as it is during the callout: if the callback
+       re-enables what fired, nothing needs to change (end_callout pushes). */
     RLFileDescriptorCallBack cb = f->callout;
     void *cbinfo = f->context.info;
     begin_callout(f);              /* valid implies info is still held */
@@ -450,5 +322,7 @@ RLRunLoopSourceRef RLFileDescriptorCreateRunLoopSource(RLFileDescriptorRef f, RL
         .getFileDescriptor = src_fd,
         .perform = src_perform,
     };
-    return rl_cached_source_copy(&f->lock, &f->source, fd_is_valid, f, order, &ctx);
+    RLRunLoopSourceRef s = rl_cached_source_copy(&f->lock, &f->source, fd_is_valid, f, order, &ctx);
+    if (s) push_watched(f);   /* a new source watches what is enabled (maybe nothing) */
+    return s;
 }

@@ -104,8 +104,11 @@ void rl_index_map_free(rl_index_map *m);
    to the last, and armed only while the mode being waited in holds it. */
 typedef struct {
     RLRunLoopSourceRef source;   /* NULL when the entry is free */
-    int      fd;                 /* the number registered; -1: unwatched */
-    uint32_t armed;              /* epoll events armed now; 0: disarmed */
+    int      fd;                 /* the number registered; -1: not in the set */
+    int      number;             /* the fd the source named (also when not in the set) */
+    bool     active;             /* the armed mode holds it */
+    bool     always_ready;       /* a closed or unpollable fd of a source that set its events */
+    uint32_t armed;              /* epoll events armed (or reported, if always_ready); 0: none */
     uint32_t generation;
     uint32_t modes;              /* how many of the loop's modes hold it */
     uint64_t mark;               /* bookkeeping of a mode switch */
@@ -183,6 +186,7 @@ struct __RLRunLoop {
     rl_v1_reg       *regs;
     uint32_t         reg_capacity;
     int32_t          reg_free;
+    uint32_t         ready_regs;         /* always-ready registrations with events: never sleep */
     rl_mode        **modes;
     size_t           mode_count;
     size_t           mode_capacity;
@@ -218,6 +222,8 @@ struct __RLRunLoopSource {
     _Atomic bool    valid;
     _Atomic bool    signalled;
     RLIndex         version;
+    _Atomic uint32_t watch_events;       /* version 1: epoll events watched for (EPOLLIN unless set) */
+    _Atomic bool    explicit_events;     /* version 1: set them itself: poll()'s answers for bad fds */
     union {
         RLRunLoopSourceContext  v0;
         RLRunLoopSourceContext1 v1;
@@ -386,7 +392,7 @@ void rl_do_observers(RLRunLoopRef rl, rl_mode *m, RLRunLoopActivity activity);  
 bool rl_do_blocks(RLRunLoopRef rl, rl_mode *m);                                 /* __CFRunLoopDoBlocks */
 bool rl_do_sources0(RLRunLoopRef rl, rl_mode *m, bool stop_after_one);          /* __CFRunLoopDoSources0 */
 bool rl_do_timers(RLRunLoopRef rl, rl_mode *m);                                 /* __CFRunLoopDoTimers */
-bool rl_do_source1(RLRunLoopRef rl, rl_mode *m, uint64_t token);                /* __CFRunLoopDoSource1 */
+bool rl_do_source1(RLRunLoopRef rl, rl_mode *m, uint64_t token, uint32_t events); /* __CFRunLoopDoSource1 */
 
 /* Callouts with names that tell a backtrace what the loop was doing. */
 void RL_IS_CALLING_OUT_TO_AN_OBSERVER_CALLBACK_FUNCTION(RLRunLoopObserverCallBack fn, RLRunLoopObserverRef o,
@@ -423,8 +429,14 @@ long rl_reg_find(RLRunLoopRef rl, RLRunLoopSourceRef s);
    armed if `armed`; -1 when out of memory. */
 long rl_reg_add(RLRunLoopRef rl, RLRunLoopSourceRef s, int fd, bool armed);
 void rl_reg_remove(RLRunLoopRef rl, long index);
-/* Arms or disarms one registration. */
+/* The armed mode gained or lost the registration's source. */
 void rl_reg_set_armed(RLRunLoopRef rl, long index, bool armed);
+/* The source's watched events changed: apply them; true if the loop must be
+   woken (it may sleep, and the registration is now always ready). */
+bool rl_reg_refresh(RLRunLoopRef rl, long index);
+/* Appends, for the always-ready registrations of m, the events they report
+   (after a wait, so perform is called for them); returns the new count. */
+int  rl_wait_add_ready(RLRunLoopRef rl, rl_mode *m, struct epoll_event *events, int n, int max);
 
 /* The embedding descriptor's side of the wait set (rl_embed.c); loop locked.
    init/close: with the wait set; detach: the wait set is about to be

@@ -118,6 +118,7 @@ static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, wait_result 
         deadline = rl_mode_next_deadline(m);
     }
     rl_wait_prepare(rl, m);
+    if (rl->ready_regs) poll = true;   /* a source is always ready (poll()'s answer for its fd) */
     int64_t timeout_deadline = RL_NEVER;   /* the timerfd ends the sleep */
     if (!poll) {
         if (!rl_mode_arm(m, deadline)) timeout_deadline = deadline;
@@ -135,6 +136,7 @@ static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, wait_result 
     atomic_store(&rl->sleeping, false);
     bool woken = atomic_exchange(&rl->wake_pending, false) && has_wake_event(out->events, n);
     if (!poll) rl->last_sleep_ns = woken ? woke_at - slept_at : RL_NEVER;
+    n = rl_wait_add_ready(rl, m, out->events, n, MAX_EVENTS);
     out->count = n;
     for (int i = 0; i < n; i++)
         if (out->events[i].data.u64 == RL_EVENT_TIMER) rl->armed_ns = RL_NEVER;   /* it expired */
@@ -152,7 +154,7 @@ static bool handle_source1_events(RLRunLoopRef rl, rl_mode *m, const wait_result
         if (token == RL_EVENT_WAKE || token == RL_EVENT_TIMER || token == RL_EVENT_DISARMED) continue;
         if (handled && stop_after_one) break;
         if (rl->run_generation != generation) break;
-        if (rl_do_source1(rl, m, token)) handled = true;
+        if (rl_do_source1(rl, m, token, w->events[i].events)) handled = true;
     }
     return handled;
 }

@@ -30,6 +30,8 @@ RLRunLoopSourceRef RLRunLoopSourceCreate(RLIndex order, RLRunLoopSourceContext *
     else s->context.v1 = *(RLRunLoopSourceContext1 *)context;
     atomic_init(&s->valid, true);
     atomic_init(&s->signalled, false);
+    atomic_init(&s->watch_events, EPOLLIN);
+    atomic_init(&s->explicit_events, false);
     /* As CF: retain whenever it is set, NULL info included; release once,
        when the source is freed (finalize_source). */
     if (s->context.v0.retain) s->context.v0.info = (void *)s->context.v0.retain(s->context.v0.info);
@@ -308,6 +310,45 @@ void RLRunLoopSourceInvalidate(RLRunLoopSourceRef source) {
     RLRelease(source);
 }
 
+/* ---- what a version-1 source watches ------------------------------------- */
+
+/* Applies the source's watched events in every loop that holds it. */
+static void refresh_in_loops(RLRunLoopSourceRef s) {
+    RLRunLoopRef few[8];
+    RLRunLoopRef *loops = few;
+    size_t n = 0;
+    rl_item_lock_acquire(&s->lock);
+    size_t count = s->loops.count;
+    if (count > 8) loops = malloc(count * sizeof *loops);
+    for (size_t i = 0; loops && i < count; i++) {
+        RLRunLoopRef rl = s->loops.items[i];
+        bool seen = false;
+        for (size_t k = 0; k < n && !seen; k++) seen = loops[k] == rl;
+        if (!seen) loops[n++] = (RLRunLoopRef)RLRetain(rl);   /* alive: listed, see rl_internal.h */
+    }
+    rl_item_lock_release(&s->lock);
+    for (size_t i = 0; i < n; i++) {
+        RLRunLoopRef rl = loops[i];
+        rl_loop_lock(rl);
+        long reg = rl_reg_find(rl, s);
+        bool wake = reg >= 0 && rl_reg_refresh(rl, reg);
+        rl_loop_unlock(rl);
+        if (wake) RLRunLoopWakeUp(rl);
+        RLRelease(rl);
+    }
+    if (loops != few) free(loops);
+}
+
+void RLRunLoopSourceSetWatchedEvents(RLRunLoopSourceRef source, RLOptionFlags events) {
+    if (!source || source->version != 1 || !atomic_load(&source->valid)) return;
+    uint32_t ev = 0;
+    if (events & kRLRunLoopSourceReadable) ev |= EPOLLIN;
+    if (events & kRLRunLoopSourceWritable) ev |= EPOLLOUT;
+    atomic_store(&source->explicit_events, true);
+    if (atomic_exchange(&source->watch_events, ev) == ev) return;   /* no change: no system call */
+    refresh_in_loops(source);
+}
+
 /* ---- performing ---------------------------------------------------------- */
 
 /* Whether a source collected for this pass is still in the mode: a perform
@@ -352,8 +393,27 @@ bool rl_do_sources0(RLRunLoopRef rl, rl_mode *m, bool stop_after_one) {
     return handled;
 }
 
+/* The version-1 perform this thread is in, and what its fd was ready for. */
+typedef struct {
+    RLRunLoopSourceRef source;
+    RLOptionFlags ready;
+} perform_state;
+static _Thread_local perform_state performing;
+
+/* poll()'s view: a hang-up or an error is readiness for both. */
+static RLOptionFlags ready_flags(uint32_t events) {
+    RLOptionFlags f = 0;
+    if (events & (EPOLLIN | EPOLLRDHUP | EPOLLPRI | EPOLLHUP | EPOLLERR)) f |= kRLRunLoopSourceReadable;
+    if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR)) f |= kRLRunLoopSourceWritable;
+    return f;
+}
+
+RLOptionFlags RLRunLoopSourceGetReadyEvents(RLRunLoopSourceRef source) {
+    return source && performing.source == source ? performing.ready : 0;
+}
+
 /* __CFRunLoopDoSource1 */
-bool rl_do_source1(RLRunLoopRef rl, rl_mode *m, uint64_t token) {
+bool rl_do_source1(RLRunLoopRef rl, rl_mode *m, uint64_t token, uint32_t events) {
     (void)m;   /* armed registrations are exactly m's */
     uint32_t index = (uint32_t)token;
     if (index >= rl->reg_capacity) return false;
@@ -363,8 +423,12 @@ bool rl_do_source1(RLRunLoopRef rl, rl_mode *m, uint64_t token) {
     if (!atomic_load(&s->valid)) return false;
     RLRetain(s);
     rl_loop_unlock(rl);
+    perform_state outer = performing;   /* a nested run may perform another source */
+    performing.source = s;
+    performing.ready = ready_flags(events);
     if (s->context.v1.perform)
         RL_IS_CALLING_OUT_TO_A_SOURCE1_PERFORM_FUNCTION(s->context.v1.perform, s->context.v1.info);
+    performing = outer;
     rl_loop_relock(rl);
     rl_loop_release_locked(rl, s);
     return true;

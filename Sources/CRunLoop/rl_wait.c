@@ -34,6 +34,14 @@
  * can make an idle loop spin. Out of descriptors, the old set is closed first
  * so its number is free for the new one.
  *
+ * A source that sets its watched events itself (RLRunLoopSourceSetWatchedEvents)
+ * gets poll()'s answers where epoll has none: an fd that is closed (POLLNVAL)
+ * or that epoll refuses (a regular file) is "always ready" for what it
+ * watches; the loop then polls instead of sleeping and reports it each pass
+ * until the source stops watching. When such a source starts watching again,
+ * its number is tried again (it may name a new file now). Sources that never
+ * set their events keep the old contract: a bad fd is simply unwatched.
+ *
  * fork(): the child shares the parent's epoll set, eventfd and timerfd (open
  * files, not copies); touching them would steal the parent's wake-ups, disarm
  * its timers, delete its registrations. A pthread_atfork handler bumps a
@@ -88,10 +96,41 @@ static uint64_t reg_data(const rl_v1_reg *r, long index) {
     return r->armed ? token_of(r, index) : RL_EVENT_DISARMED;
 }
 
+/* Always-ready registrations with something to report keep the loop awake. */
+static void set_ready_events(RLRunLoopRef rl, rl_v1_reg *r, uint32_t events) {
+    bool was = r->always_ready && r->armed;
+    r->always_ready = true;
+    r->armed = events;
+    if (!was && events) rl->ready_regs++;
+    if (was && !events) rl->ready_regs--;
+}
+
+static void clear_ready(RLRunLoopRef rl, rl_v1_reg *r) {
+    if (r->always_ready && r->armed) rl->ready_regs--;
+    r->always_ready = false;
+    r->armed = 0;
+}
+
+/* What the registration should watch now. */
+static uint32_t wanted(const rl_v1_reg *r) {
+    return r->active ? atomic_load_explicit(&r->source->watch_events, memory_order_relaxed) : 0;
+}
+
+static bool gets_poll_answers(const rl_v1_reg *r) {
+    return atomic_load_explicit(&r->source->explicit_events, memory_order_relaxed);
+}
+
+/* epoll refused the number: closed (EBADF) or a file it cannot watch (EPERM). */
+static void refused(RLRunLoopRef rl, rl_v1_reg *r, int error) {
+    r->fd = -1;
+    if ((error == EBADF || error == EPERM) && gets_poll_answers(r)) set_ready_events(rl, r, wanted(r));
+    else clear_ready(rl, r);
+}
+
 /* The registration cannot be trusted any more: forget its number. */
 static void forget(RLRunLoopRef rl, rl_v1_reg *r) {
+    clear_ready(rl, r);
     r->fd = -1;
-    r->armed = 0;
     r->generation++;
     rl->set_stale = true;
 }
@@ -142,10 +181,8 @@ static void rebuild(RLRunLoopRef rl) {
         rl_v1_reg *r = &rl->regs[i];
         if (!r->source || r->fd < 0) continue;
         r->generation++;
-        if (ctl(epfd, EPOLL_CTL_ADD, r->fd, reg_events(r), reg_data(r, i)) < 0) {
-            r->fd = -1;   /* closed since: unwatched, as if added closed */
-            r->armed = 0;
-        }
+        if (ctl(epfd, EPOLL_CTL_ADD, r->fd, reg_events(r), reg_data(r, i)) < 0)
+            refused(rl, r, errno);   /* closed since: as if added closed */
     }
     rl_embed_attach(rl);
 }
@@ -280,26 +317,34 @@ static void forget_older_under(RLRunLoopRef rl, long index, int fd) {
         if ((long)i != index && rl->regs[i].source && rl->regs[i].fd == fd) forget(rl, &rl->regs[i]);
 }
 
+/* Tries to put the registration in the set under its number. */
+static void try_register(RLRunLoopRef rl, long index) {
+    rl_v1_reg *r = &rl->regs[index];
+    int fd = r->number;
+    clear_ready(rl, r);
+    r->fd = -1;
+    r->generation++;
+    /* The loop's own descriptors are never a source's (a source that names
+       one was handed a closed number that the loop reused). */
+    if (fd < 0 || fd == rl->wake_fd || fd == rl->timer_fd || fd == rl->epoll_fd || rl->epoll_fd < 0) return;
+    r->armed = wanted(r);
+    if (ctl(rl->epoll_fd, EPOLL_CTL_ADD, fd, reg_events(r), reg_data(r, index)) == 0) {
+        r->fd = fd;
+        forget_older_under(rl, index, fd);
+    } else if (errno == EEXIST) {
+        r->armed = 0;   /* the same file under the same number is another source's */
+    } else {
+        refused(rl, r, errno);
+    }
+}
+
 long rl_reg_add(RLRunLoopRef rl, RLRunLoopSourceRef s, int fd, bool armed) {
     own_kernel_objects(rl);
     long index = take_entry(rl);
     if (index < 0) return -1;
     rl_v1_reg *r = &rl->regs[index];
-    r->source = s;
-    r->generation++;
-    r->fd = -1;
-    r->armed = 0;
-    r->modes = 0;
-    /* The loop's own descriptors are never a source's (a source that names
-       one was handed a closed number that the loop reused). */
-    if (fd < 0 || fd == rl->wake_fd || fd == rl->timer_fd || fd == rl->epoll_fd || rl->epoll_fd < 0) return index;
-    r->armed = armed ? EPOLLIN : 0;
-    if (ctl(rl->epoll_fd, EPOLL_CTL_ADD, fd, reg_events(r), reg_data(r, index)) == 0) {
-        r->fd = fd;
-        forget_older_under(rl, index, fd);
-    } else {
-        r->armed = 0;   /* refused (a regular file), closed, or the same file already here */
-    }
+    *r = (rl_v1_reg){.source = s, .fd = -1, .number = fd, .active = armed, .generation = r->generation};
+    try_register(rl, index);
     return index;
 }
 
@@ -308,23 +353,57 @@ void rl_reg_remove(RLRunLoopRef rl, long index) {
     rl_v1_reg *r = &rl->regs[index];
     if (r->fd >= 0 && rl->epoll_fd >= 0 && epoll_ctl(rl->epoll_fd, EPOLL_CTL_DEL, r->fd, NULL) < 0)
         rl->set_stale = true;   /* closed or reused: its file may live on in the set */
+    clear_ready(rl, r);
     r->source = NULL;
     r->fd = -1;
-    r->armed = 0;
+    r->active = false;
     r->generation++;
     r->next_free = rl->reg_free;
     rl->reg_free = (int32_t)index;
 }
 
-void rl_reg_set_armed(RLRunLoopRef rl, long index, bool armed) {
-    own_kernel_objects(rl);
+/* Makes the kernel's view match wanted(); true if it became always ready. */
+static bool apply(RLRunLoopRef rl, long index) {
     rl_v1_reg *r = &rl->regs[index];
-    uint32_t want = armed ? EPOLLIN : 0;
-    if (r->fd < 0 || r->armed == want) return;
+    uint32_t want = wanted(r);
+    if (r->always_ready) {
+        bool starts = want && !r->armed;
+        set_ready_events(rl, r, want);
+        if (starts) try_register(rl, index);   /* the number may name a watchable file now */
+        return r->always_ready && r->armed;
+    }
+    if (r->fd < 0 || r->armed == want) return false;
     r->armed = want;
     r->generation++;   /* events queued under the old token are dropped */
-    if (rl->epoll_fd < 0 || ctl(rl->epoll_fd, EPOLL_CTL_MOD, r->fd, reg_events(r), reg_data(r, index)) < 0)
-        forget(rl, r);
+    if (rl->epoll_fd >= 0 && ctl(rl->epoll_fd, EPOLL_CTL_MOD, r->fd, reg_events(r), reg_data(r, index)) == 0)
+        return false;
+    int error = errno;
+    forget(rl, r);   /* the number was closed or reused: its old file may linger in the set */
+    if (!gets_poll_answers(r)) return false;
+    if (error == ENOENT) try_register(rl, index);   /* watch what the number names now */
+    else refused(rl, r, error);
+    return r->always_ready && r->armed;
+}
+
+void rl_reg_set_armed(RLRunLoopRef rl, long index, bool armed) {
+    own_kernel_objects(rl);
+    rl->regs[index].active = armed;
+    apply(rl, index);
+}
+
+bool rl_reg_refresh(RLRunLoopRef rl, long index) {
+    own_kernel_objects(rl);
+    return apply(rl, index);
+}
+
+int rl_wait_add_ready(RLRunLoopRef rl, rl_mode *m, struct epoll_event *events, int n, int max) {
+    if (!rl->ready_regs) return n;
+    for (uint32_t i = 0; i < m->v1_count && n < max; i++) {
+        rl_v1_reg *r = &rl->regs[m->v1[i]];
+        if (r->always_ready && r->armed)
+            events[n++] = (struct epoll_event){.events = r->armed, .data.u64 = token_of(r, m->v1[i])};
+    }
+    return n;
 }
 
 /* Arms exactly m's registrations: those of the mode armed so far that m does

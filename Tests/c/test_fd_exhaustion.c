@@ -103,10 +103,89 @@ static void timer_added_while_sleeping_without_a_timerfd(void) {
     RLRelease(keep);
 }
 
+/* ---- a file descriptor object whose fd was closed behind its back ------- */
+
+typedef struct {
+    int callbacks;
+} fd_counts;
+
+static void count_callback(RLFileDescriptorRef f, RLOptionFlags types, void *info) {
+    (void)f; (void)types;
+    ((fd_counts *)info)->callbacks++;
+}
+
+static RLFileDescriptorRef watch_reads(int fd, fd_counts *counts) {
+    RLFileDescriptorContext ctx = {0, counts, NULL, NULL, NULL};
+    RLFileDescriptorRef f = RLFileDescriptorCreate(fd, false, count_callback, &ctx);
+    RL_ASSERT(f != NULL);
+    RLRunLoopSourceRef s = RLFileDescriptorCreateRunLoopSource(f, 0);
+    RLRunLoopAddSource(RLRunLoopGetCurrent(), s, kRLRunLoopDefaultMode);
+    RLRelease(s);
+    RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
+    return f;
+}
+
+static int sleeps_in(double seconds) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    rl_test_log log = {0};
+    RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopAfterWaiting, 0, &log);
+    RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, seconds, false), kRLRunLoopRunTimedOut);
+    RLRunLoopRemoveObserver(rl, o, kRLRunLoopDefaultMode);
+    RLRelease(o);
+    return log.n;
+}
+
+static void closed_fd_object_does_not_spin_without_fds(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    int p[2];
+    RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK), 0);
+    int alive = dup(p[0]);   /* the file outlives its number */
+    fd_counts counts = {0};
+    RLFileDescriptorRef f = watch_reads(p[0], &counts);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(write(p[1], "x", 1), 1);
+    close(p[0]);
+    int *fds;
+    int n = exhaust(&fds);
+    int sleeps = sleeps_in(0.5);
+    RL_ASSERT_LE_INT(counts.callbacks, 1);   /* one-shot: one callout per enable */
+    RL_ASSERT_LE_INT(sleeps, 3);
+    /* Enabled again, still out of descriptors: once more, then quiet. */
+    RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
+    sleeps = sleeps_in(0.3);
+    RL_ASSERT_LE_INT(counts.callbacks, 2);
+    RL_ASSERT_LE_INT(sleeps, 3);
+    release_fds(fds, n);
+
+    /* Descriptors back: the loop is whole again. */
+    sleeps = sleeps_in(0.3);
+    RL_ASSERT_LE_INT(sleeps, 2);
+    int q[2];
+    RL_ASSERT_EQ_INT(pipe2(q, O_NONBLOCK), 0);
+    fd_counts fresh = {0};
+    RLFileDescriptorRef g = watch_reads(q[0], &fresh);
+    RL_ASSERT_EQ_INT(write(q[1], "y", 1), 1);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 2, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(fresh.callbacks, 1);
+    RLFileDescriptorInvalidate(g);
+    RLRelease(g);
+    RLFileDescriptorInvalidate(f);
+    RLRelease(f);
+    RLRunLoopSourceInvalidate(keep);
+    RLRelease(keep);
+    close(alive);
+    close(p[1]);
+    close(q[0]);
+    close(q[1]);
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(run_times_out_without_a_timerfd),
         RL_TEST(timer_added_while_sleeping_without_a_timerfd),
+        RL_TEST(closed_fd_object_does_not_spin_without_fds),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }

@@ -247,14 +247,10 @@ static void fd_closed_behind_our_back_fires_once_per_enable(void) {
     probe p = { .action = ACT_READ };
     RLFileDescriptorRef f = make(p2[0], false, &p, DEF);
     RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
-    close(p2[0]);          /* the registration silently goes with the file */
+    close(p2[0]);          /* before the loop ever watched it */
     RLRunLoopObserverRef o = add_wake_counter(DEF);
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0.2, true), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(p.calls, 0);
-    RL_ASSERT_LE_INT(wakes, 1);
-    /* Re-arming a closed fd reports it ready once: the read sees EBADF. */
-    RLFileDescriptorDisableCallBacks(f, kRLFileDescriptorReadCallBack);
-    RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
+    /* The loop finds it closed when it starts watching: ready once (poll()'s
+       POLLNVAL), and the read sees EBADF. */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 2, true), kRLRunLoopRunHandledSource);
     RL_ASSERT_EQ_INT(p.calls, 1);
     RL_ASSERT_EQ_INT(p.read_rc, -1);
@@ -262,6 +258,15 @@ static void fd_closed_behind_our_back_fires_once_per_enable(void) {
     wakes = 0;
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0.2, true), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(p.calls, 1);
+    RL_ASSERT_LE_INT(wakes, 1);
+    /* Each enable: once more. */
+    RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 2, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(p.calls, 2);
+    RL_ASSERT_EQ_INT(p.read_errno, EBADF);
+    wakes = 0;
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0.2, true), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(p.calls, 2);
     RL_ASSERT_LE_INT(wakes, 1);
     RLRunLoopObserverInvalidate(o);
     RLRelease(o);
@@ -300,6 +305,38 @@ static void fd_closed_while_file_lives_on_does_not_spin(void) {
     done(f);
     close(keep);
     close(p2[1]);
+}
+
+/* dup2 over the watched number: from the next enable on, the object
+   watches the file the number names now. */
+static void fd_number_replaced_with_dup2_is_watched_from_next_enable(void) {
+    int a[2], b[2];
+    high_pipe(a);
+    RL_ASSERT_EQ_INT(pipe(b), 0);
+    probe p = { .action = ACT_READ };
+    RLFileDescriptorRef f = make(a[0], false, &p, DEF);
+    RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
+    RL_ASSERT_EQ_INT(write(a[1], "a", 1), 1);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 2, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(p.calls, 1);
+    RL_ASSERT_EQ_INT(p.read_rc, 1);
+    RL_ASSERT_EQ_INT(dup2(b[0], a[0]), a[0]);   /* the old file goes, the number stays */
+    close(b[0]);
+    RL_ASSERT_EQ_INT(write(b[1], "bb", 2), 2);
+    RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 2, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(p.calls, 2);
+    RL_ASSERT_EQ_INT(p.read_rc, 2);
+    /* And it keeps watching the new file. */
+    RL_ASSERT_EQ_INT(write(b[1], "c", 1), 1);
+    RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 2, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(p.calls, 3);
+    RL_ASSERT_EQ_INT(p.read_rc, 1);
+    done(f);
+    close(a[0]);
+    close(a[1]);
+    close(b[1]);
 }
 
 static void fd_regular_file_is_always_ready(void) {
@@ -663,6 +700,7 @@ int main(int argc, char **argv) {
         RL_TEST(fd_error_on_pipe_is_reported_as_write),
         RL_TEST(fd_closed_behind_our_back_fires_once_per_enable),
         RL_TEST(fd_closed_while_file_lives_on_does_not_spin),
+        RL_TEST(fd_number_replaced_with_dup2_is_watched_from_next_enable),
         RL_TEST(fd_regular_file_is_always_ready),
         RL_TEST(fd_bad_input_is_ignored),
         RL_TEST(fd_invalidate_from_callback_stops_everything),

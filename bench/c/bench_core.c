@@ -372,6 +372,75 @@ static void run_w5(double arg)
     free(w5.rtt);
 }
 
+/* ---- W5 through RLFileDescriptor (read callbacks re-enabled each time) --- */
+
+static struct {
+    RLFileDescriptorRef fb;
+    RLRunLoopSourceRef src_b;
+} w5fd;
+
+static void w5fd_on_b(RLFileDescriptorRef f, RLOptionFlags types, void *info)
+{
+    (void)types; (void)info;
+    w5_perform_b((void *)(intptr_t)RLFileDescriptorGetNativeDescriptor(f));
+    RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
+}
+
+static void w5fd_on_a(RLFileDescriptorRef f, RLOptionFlags types, void *info)
+{
+    (void)types; (void)info;
+    w5_perform_a((void *)(intptr_t)RLFileDescriptorGetNativeDescriptor(f));
+    if (w5.i < w5.n) RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
+}
+
+static void w5fd_setup_b(void)
+{
+    w5fd.fb = RLFileDescriptorCreate(w5.sv[1], false, w5fd_on_b, NULL);
+    w5fd.src_b = RLFileDescriptorCreateRunLoopSource(w5fd.fb, 0);
+    RLRunLoopAddSource(RLRunLoopGetCurrent(), w5fd.src_b, MODE);
+    RLFileDescriptorEnableCallBacks(w5fd.fb, kRLFileDescriptorReadCallBack);
+}
+
+static void run_w5fd(double arg)
+{
+    w5.n = (long)arg;
+    w5.i = 0;
+    w5.rtt = calloc((size_t)w5.n, sizeof(double));
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, w5.sv) != 0) { perror("socketpair"); exit(1); }
+    RLRunLoopRef a = RLRunLoopGetCurrent();
+    RLFileDescriptorRef fa = RLFileDescriptorCreate(w5.sv[0], false, w5fd_on_a, NULL);
+    RLRunLoopSourceRef src_a = RLFileDescriptorCreateRunLoopSource(fa, 0);
+    RLRunLoopAddSource(a, src_a, MODE);
+    RLFileDescriptorEnableCallBacks(fa, kRLFileDescriptorReadCallBack);
+    peer_thread b;
+    peer_start(&b, w5fd_setup_b);
+    int sc = bl_sc_open();
+    long long sc0 = bl_sc_read(sc);
+    uint64_t t0 = bl_now_ns();
+    w5.t_send = t0;
+    if (write(w5.sv[0], "x", 1) != 1) perror("write");
+    while (w5.i < w5.n) RLRunLoopRunInMode(MODE, 10.0, false);
+    uint64_t t1 = bl_now_ns();
+    long long sc1 = bl_sc_read(sc);
+    peer_stop(&b);
+    bl_sc_close(sc);
+    bl_result_begin("w5fd");
+    bl_result("rt_per_s", (double)w5.n / ((double)(t1 - t0) / 1e9));
+    bl_result("rtt_med_us", bl_median(w5.rtt, w5.n));
+    bl_result("rtt_p99_us", bl_percentile(w5.rtt, w5.n, 99));
+    if (sc0 >= 0 && b.sc >= 0) bl_result("sc_per_rt", (double)(sc1 - sc0 + b.sc) / (double)w5.n);
+    bl_result_end();
+    RLFileDescriptorInvalidate(fa);
+    RLRelease(fa);
+    RLRelease(src_a);
+    RLFileDescriptorInvalidate(w5fd.fb);
+    RLRelease(w5fd.fb);
+    RLRelease(w5fd.src_b);
+    close(w5.sv[0]);
+    close(w5.sv[1]);
+    free(w5.rtt);
+}
+
 /* ---- W6: idle loop ---------------------------------------------------------- */
 
 static void never(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; }
@@ -559,6 +628,7 @@ static const bl_workload workloads[] = {
     { "w3", run_w3, 2.0 },
     { "w4", run_w4, 1000000 },
     { "w5", run_w5, 100000 },
+    { "w5fd", run_w5fd, 100000 },
     { "w6", run_w6, 2.0 },
     { "w7", run_w7, 20000 },
     { "scale", run_scale, 40000 },

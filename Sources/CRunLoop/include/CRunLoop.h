@@ -268,6 +268,29 @@ void    RLRunLoopSourceSignal(RLRunLoopSourceRef source);
    caller passes storage large enough for it). NULL arguments: ignored. */
 void    RLRunLoopSourceGetContext(RLRunLoopSourceRef source, RLRunLoopSourceContext *context);
 
+/* What a version-1 source's fd is watched for. An extension: CF's version-1
+   sources wait on a Mach port, which can only be "readable". */
+enum { kRLRunLoopSourceReadable = 1UL << 0, kRLRunLoopSourceWritable = 1UL << 1 };
+/* Sets what every loop holding the version-1 source watches its fd for, from
+   now on: kRLRunLoopSourceReadable (the default), kRLRunLoopSourceWritable,
+   both, or 0 (it stays in its modes, quiet). The watch lives in the loop's
+   own wait set (no descriptor of the source's own) and takes effect at once,
+   also in a loop sleeping on another thread; setting what is already set
+   costs no system call. Readiness is level-triggered: perform is called on
+   each pass while the fd is ready for a watched event (see
+   RLRunLoopSourceGetReadyEvents), so it must consume it or stop watching it.
+   Once a source has called this, it gets poll()'s answers where epoll has
+   none: an fd that is closed (POLLNVAL) or that epoll cannot watch (a
+   regular file) counts as ready for everything it watches, and when it
+   starts watching again after watching nothing, its number is tried again
+   (it may name a new file by then). NULL, invalid or version-0 sources:
+   ignored; other bits: ignored. */
+void    RLRunLoopSourceSetWatchedEvents(RLRunLoopSourceRef source, RLOptionFlags events);
+/* Inside the source's own version-1 perform: what its fd was seen ready for
+   (kRLRunLoopSource* bits; a hang-up or an error counts as both, as with
+   poll()). 0 anywhere else, and for NULL. */
+RLOptionFlags RLRunLoopSourceGetReadyEvents(RLRunLoopSourceRef source);
+
 /* ---------------------------------------------------------------------------
  * Observers
  */

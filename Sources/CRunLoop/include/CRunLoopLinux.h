@@ -39,14 +39,22 @@ extern "C" {
  * both types are ready at once, one callout reports both. An fd the
  * kernel cannot poll (a regular file) is always ready, as for poll(); an fd
  * that was closed behind the object's back is reported ready once per enable
- * (the callback's read() then fails with EBADF) and never makes a loop spin.
- * (As with any fd API, once the closed number is reused by a new open, the
- * object watches whatever now has that number: invalidate before closing.)
+ * (the callback's read() then fails with EBADF) and never makes a loop spin,
+ * even when its file lives on elsewhere (a dup, a child process).
+ * The object holds no descriptor of its own: its source watches the fd in
+ * each loop's one wait set (RLRunLoopSourceSetWatchedEvents), so N objects
+ * cost no descriptor beyond their N fds, and one epoll_wait serves them all.
+ * The kernel says nothing when a watched number is closed or replaced
+ * (dup2) while a type stays enabled: the loop notices when the watched
+ * types next change (an enable after a callout that did not re-enable what
+ * fired, or a disable). From then on a closed fd is ready once per enable,
+ * and a number that names a new file is watched for that file. (As with any fd API: invalidate before
+ * closing.)
  *
  * Lifetime: RLFileDescriptorCreate returns one reference; RLRetain, RLRelease
  * and RLCopyDescription work on descriptors as on every object. The last
- * release closes the object's private descriptors, and the fd when
- * closeOnInvalidate and it was not invalidated. A run-loop source made from it keeps it alive, and it keeps
+ * release closes the fd when closeOnInvalidate and it was not invalidated.
+ * A run-loop source made from it keeps it alive, and it keeps
  * its source, until RLFileDescriptorInvalidate: as with CF, invalidate a
  * descriptor that has a source when you are done with it, or both leak.
  * ======================================================================== */
