@@ -135,17 +135,19 @@ static void forget(RLRunLoopRef rl, rl_v1_reg *r) {
     rl->set_stale = true;
 }
 
-/* ---- the set itself ------------------------------------------------------ */
-
-static int make_timer_fd(int epfd) {
-    int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-    if (tfd < 0) return -1;
-    if (ctl(epfd, EPOLL_CTL_ADD, tfd, EPOLLIN | EPOLLET, RL_EVENT_TIMER) < 0) {
-        close(tfd);
-        return -1;
+/* The loop just made a descriptor under `fd`: a registration under that
+   number was for a file closed behind its source's back. Never touch the
+   loop's own descriptor through it. */
+static void disown_number(RLRunLoopRef rl, int fd) {
+    for (uint32_t i = 0; i < rl->reg_capacity; i++) {
+        rl_v1_reg *r = &rl->regs[i];
+        if (!r->source || r->fd != fd) continue;
+        forget(rl, r);
+        refused(rl, r, EBADF);
     }
-    return tfd;
 }
+
+/* ---- the set itself ------------------------------------------------------ */
 
 /* A new epoll set; out of descriptors, the old one (if any) is closed first
    so that its number serves. -1 if even that fails. */
@@ -171,6 +173,7 @@ static void rebuild(RLRunLoopRef rl) {
     rl->armed_ns = RL_NEVER;
     rl->epoll_fd = epfd;
     if (epfd < 0) return;   /* tried again before the next wait */
+    disown_number(rl, epfd);
     rl->set_stale = false;
     if (rl->wake_fd >= 0 && ctl(epfd, EPOLL_CTL_ADD, rl->wake_fd, EPOLLIN | EPOLLET, RL_EVENT_WAKE) < 0) {
         close(epfd);
@@ -193,6 +196,7 @@ static void remake_after_fork(RLRunLoopRef rl) {
     rl_embed_after_fork(rl);   /* first: the inherited embedding set is the parent's */
     if (rl->wake_fd >= 0) close(rl->wake_fd);
     rl->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (rl->wake_fd >= 0) disown_number(rl, rl->wake_fd);
     atomic_store(&rl->sleeping, false);
     rebuild(rl);
     atomic_store_explicit(&rl->fork_generation, atomic_load(&process_generation), memory_order_release);
@@ -203,6 +207,7 @@ static void own_kernel_objects(RLRunLoopRef rl) {
     if (inherited(rl)) remake_after_fork(rl);
     if (rl->wake_fd < 0) {
         rl->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (rl->wake_fd >= 0) disown_number(rl, rl->wake_fd);
         if (rl->wake_fd >= 0) rl->set_stale = true;
     }
     if (rl->set_stale || rl->epoll_fd < 0) rebuild(rl);
@@ -241,7 +246,15 @@ bool rl_wait_arm_timer(RLRunLoopRef rl, int64_t deadline) {
     if (deadline == rl->armed_ns) return rl->timer_fd >= 0 || deadline == RL_NEVER;
     if (rl->timer_fd < 0) {
         if (deadline == RL_NEVER) return true;
-        if (rl->epoll_fd < 0 || (rl->timer_fd = make_timer_fd(rl->epoll_fd)) < 0) return false;
+        if (rl->epoll_fd < 0) return false;
+        int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+        if (tfd < 0) return false;
+        disown_number(rl, tfd);   /* before it joins the set under that number */
+        if (ctl(rl->epoll_fd, EPOLL_CTL_ADD, tfd, EPOLLIN | EPOLLET, RL_EVENT_TIMER) < 0) {
+            close(tfd);
+            return false;
+        }
+        rl->timer_fd = tfd;
     }
     struct itimerspec spec = {0};
     if (deadline != RL_NEVER) {
@@ -324,9 +337,13 @@ static void try_register(RLRunLoopRef rl, long index) {
     clear_ready(rl, r);
     r->fd = -1;
     r->generation++;
-    /* The loop's own descriptors are never a source's (a source that names
-       one was handed a closed number that the loop reused). */
-    if (fd < 0 || fd == rl->wake_fd || fd == rl->timer_fd || fd == rl->epoll_fd || rl->epoll_fd < 0) return;
+    if (fd < 0 || rl->epoll_fd < 0) return;
+    /* The loop's own descriptors are never a source's: a source that names
+       one names a number that was closed (and reused by the loop). */
+    if (fd == rl->wake_fd || fd == rl->timer_fd || fd == rl->epoll_fd) {
+        refused(rl, r, EBADF);
+        return;
+    }
     r->armed = wanted(r);
     if (ctl(rl->epoll_fd, EPOLL_CTL_ADD, fd, reg_events(r), reg_data(r, index)) == 0) {
         r->fd = fd;

@@ -232,6 +232,42 @@ static void nested_run_in_another_mode_then_back(void) {
     close(p[1]);
 }
 
+/* The closed number is reused by the loop itself (its timerfd, made on
+   first need): removing the source must not remove the loop's timer. */
+static int timer_fires;
+static void count_timer(RLRunLoopTimerRef t, void *info) {
+    (void)t; (void)info;
+    timer_fires++;
+}
+
+static void closed_number_reused_by_the_loop(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    int p[2];
+    RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK), 0);
+    v1_info info = {.fd = p[0], .drain = true};
+    RLRunLoopSourceRef a = make_v1(&info);
+    RLRunLoopAddSource(rl, a, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    close(p[0]);   /* the lowest free number: the loop's timerfd will get it */
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.01, 0, count_timer, NULL);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(timer_fires, 1);
+    RLRunLoopSourceInvalidate(a);
+    RLRelease(a);
+    RLRelease(t);
+    /* The loop's timer still ends sleeps: a timer and the run's timeout. */
+    t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0, count_timer, NULL);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.2, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(timer_fires, 2);
+    RLRelease(t);
+    RLRunLoopSourceInvalidate(keep);
+    RLRelease(keep);
+    close(p[1]);
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(invalidating_a_source_whose_number_was_reused),
@@ -240,6 +276,7 @@ int main(int argc, char **argv) {
         RL_TEST(closed_number_removed_from_one_of_two_modes),
         RL_TEST(readable_source_of_another_mode_stays_quiet),
         RL_TEST(nested_run_in_another_mode_then_back),
+        RL_TEST(closed_number_reused_by_the_loop),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }

@@ -1,0 +1,194 @@
+/*
+ * test_watched_events.c: version-1 sources that choose what their fd is
+ * watched for (RLRunLoopSourceSetWatchedEvents), in the loop's own wait set,
+ * and file descriptor objects built on them (no descriptor of their own).
+ */
+#include <CRunLoop.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/socket.h>
+#include "rltest.h"
+
+static int open_fd_count(void) {
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) return -1;
+    while (readdir(d)) n++;
+    closedir(d);
+    return n;
+}
+
+typedef struct {
+    int fd;
+    int performed;
+    RLOptionFlags last_ready;
+    RLRunLoopSourceRef self;
+    RLOptionFlags then_watch;   /* what perform watches afterwards */
+} watcher;
+
+static int w_fd(void *info) {
+    return ((watcher *)info)->fd;
+}
+
+static void w_perform(void *info) {
+    watcher *w = info;
+    w->performed++;
+    w->last_ready = RLRunLoopSourceGetReadyEvents(w->self);
+    RLRunLoopSourceSetWatchedEvents(w->self, w->then_watch);
+}
+
+static RLRunLoopSourceRef make_watcher(watcher *w) {
+    RLRunLoopSourceContext1 ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.version = 1;
+    ctx.info = w;
+    ctx.getFileDescriptor = w_fd;
+    ctx.perform = w_perform;
+    w->self = RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&ctx);
+    return w->self;
+}
+
+static void watches_for_writing(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int sv[2];
+    RL_ASSERT_EQ_INT(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+    watcher w = {.fd = sv[0]};
+    RLRunLoopSourceRef s = make_watcher(&w);
+    RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
+    /* Readable by default: nothing to read, so quiet. */
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, true), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(w.performed, 0);
+    RLRunLoopSourceSetWatchedEvents(s, kRLRunLoopSourceWritable);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 2, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(w.performed, 1);
+    RL_ASSERT_EQ_INT(w.last_ready, kRLRunLoopSourceWritable);
+    /* It stopped watching (then_watch = 0): quiet again. */
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, true), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(w.performed, 1);
+    /* Both: readable and writable in one perform. */
+    RL_ASSERT_EQ_INT(write(sv[1], "x", 1), 1);
+    RLRunLoopSourceSetWatchedEvents(s, kRLRunLoopSourceReadable | kRLRunLoopSourceWritable);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 2, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(w.last_ready, kRLRunLoopSourceReadable | kRLRunLoopSourceWritable);
+    RL_ASSERT_EQ_INT(RLRunLoopSourceGetReadyEvents(s), 0);   /* outside its perform */
+    RLRunLoopSourceInvalidate(s);
+    RLRelease(s);
+    close(sv[0]);
+    close(sv[1]);
+}
+
+/* A closed fd (poll()'s POLLNVAL) is ready while watched; a plain source
+   (that never set its events) with a closed fd is simply unwatched. */
+static void closed_fd_is_ready_only_for_sources_that_set_events(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int p[2];
+    RL_ASSERT_EQ_INT(pipe(p), 0);
+    close(p[0]);
+    watcher plain = {.fd = p[0]};
+    RLRunLoopSourceRef a = make_watcher(&plain);
+    RLRunLoopAddSource(rl, a, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, true), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(plain.performed, 0);
+    RLRunLoopSourceInvalidate(a);
+    RLRelease(a);
+
+    watcher w = {.fd = p[0]};
+    RLRunLoopSourceRef s = make_watcher(&w);
+    RLRunLoopSourceSetWatchedEvents(s, kRLRunLoopSourceReadable);
+    RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 2, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(w.performed, 1);
+    RL_ASSERT_EQ_INT(w.last_ready, kRLRunLoopSourceReadable);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, true), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(w.performed, 1);
+    /* Watching again: ready again. */
+    RLRunLoopSourceSetWatchedEvents(s, kRLRunLoopSourceReadable);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 2, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(w.performed, 2);
+    RLRunLoopSourceInvalidate(s);
+    RLRelease(s);
+    close(p[1]);
+}
+
+typedef struct {
+    RLRunLoopRef rl;
+    RLRunLoopSourceRef s;
+} later;
+
+static void *watch_when_sleeping(void *arg) {
+    later *l = arg;
+    rl_test_wait_sleeping(l->rl, 10);
+    RLRunLoopSourceSetWatchedEvents(l->s, kRLRunLoopSourceWritable);
+    return NULL;
+}
+
+static void watching_from_another_thread_wakes_the_loop(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int sv[2];
+    RL_ASSERT_EQ_INT(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+    watcher w = {.fd = sv[0]};
+    RLRunLoopSourceRef s = make_watcher(&w);
+    RLRunLoopSourceSetWatchedEvents(s, 0);
+    RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
+    later l = {rl, s};
+    pthread_t t;
+    pthread_create(&t, NULL, watch_when_sleeping, &l);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, true), kRLRunLoopRunHandledSource);
+    pthread_join(t, NULL);
+    RL_ASSERT_EQ_INT(w.last_ready, kRLRunLoopSourceWritable);
+    RLRunLoopSourceInvalidate(s);
+    RLRelease(s);
+    close(sv[0]);
+    close(sv[1]);
+}
+
+/* ---- file descriptor objects cost no descriptor of their own -------------- */
+
+static void fd_cb(RLFileDescriptorRef f, RLOptionFlags types, void *info) {
+    (void)f; (void)types;
+    (*(int *)info)++;
+}
+
+static void file_descriptor_objects_hold_no_descriptors(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    enum { N = 300 };
+    static int pipes[N][2];
+    static RLFileDescriptorRef fds[N];
+    int fired = 0;
+    for (int i = 0; i < N; i++) RL_ASSERT_EQ_INT(pipe2(pipes[i], O_NONBLOCK), 0);
+    int before = open_fd_count();
+    RLFileDescriptorContext ctx = {0, &fired, NULL, NULL, NULL};
+    for (int i = 0; i < N; i++) {
+        fds[i] = RLFileDescriptorCreate(pipes[i][0], false, fd_cb, &ctx);
+        RLRunLoopSourceRef s = RLFileDescriptorCreateRunLoopSource(fds[i], 0);
+        RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
+        RLRelease(s);
+        RLFileDescriptorEnableCallBacks(fds[i], kRLFileDescriptorReadCallBack);
+    }
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_LE_INT(open_fd_count() - before, 1);   /* at most the loop's timerfd */
+    for (int i = 0; i < N; i += 3) RL_ASSERT_EQ_INT(write(pipes[i][1], "x", 1), 1);
+    for (int k = 0; k < 50 && fired < (N + 2) / 3; k++) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false);
+    RL_ASSERT_EQ_INT(fired, (N + 2) / 3);
+    for (int i = 0; i < N; i++) {
+        RLFileDescriptorInvalidate(fds[i]);
+        RLRelease(fds[i]);
+        close(pipes[i][0]);
+        close(pipes[i][1]);
+    }
+    RLRunLoopSourceInvalidate(keep);
+    RLRelease(keep);
+}
+
+int main(int argc, char **argv) {
+    static const rl_test tests[] = {
+        RL_TEST(watches_for_writing),
+        RL_TEST(closed_fd_is_ready_only_for_sources_that_set_events),
+        RL_TEST(watching_from_another_thread_wakes_the_loop),
+        RL_TEST(file_descriptor_objects_hold_no_descriptors),
+    };
+    return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
+}
