@@ -143,7 +143,7 @@ RLFileDescriptorRef RLFileDescriptorCreate(RLFileDescriptorNativeDescriptor fd, 
     f->callout = callout;
     if (context) {
         f->context = *context;
-        if (f->context.retain && f->context.info) f->context.info = (void *)f->context.retain(f->context.info);
+        if (f->context.retain) f->context.info = (void *)f->context.retain(f->context.info);   /* NULL info too */
     }
     return f;
 }
