@@ -58,13 +58,23 @@ $(BUILD)/tests/%: Tests/c/%.c $(TEST_HDRS) $(BUILD)/libcrunloop.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -include Tests/c/rltest_prelude.h -ITests/c $< -o $@ $(BUILD)/libcrunloop.a $(LDLIBS)
 
-# CRunLoopCFNames.h must also compile as C++, and with blocks under clang.
-$(BUILD)/tests/cf_names_compile.ok: Tests/c/cf_names_compile.c $(LIB_HDRS)
+# CRunLoopCFNames.h must also compile as C++, and with blocks under clang; its
+# block variants run when clang finds the Swift toolchain's blocks runtime
+# (not in sanitized builds: the library's sanitizer runtime is gcc's).
+BLOCKS_RT = $(abspath $(dir $(shell command -v clang 2>/dev/null))../lib/swift/linux)
+$(BUILD)/tests/cf_names_compile.ok: Tests/c/cf_names_compile.c Tests/c/cf_names_blocks.c $(LIB_HDRS) $(TEST_HDRS) \
+                                    $(BUILD)/libcrunloop.a
 	@mkdir -p $(dir $@)
 	$(CXX) -x c++ -std=c++11 -Wall -Wextra -Werror -Wshadow -ISources/CRunLoop/include -fsyntax-only $<
 	@if command -v clang >/dev/null 2>&1; then \
 	  echo "clang -fblocks -fsyntax-only $<"; \
-	  clang -std=c11 -fblocks $(WARN) -ISources/CRunLoop/include -fsyntax-only $< || exit 1; fi
+	  clang -std=c11 -fblocks $(WARN) -ISources/CRunLoop/include -fsyntax-only $< || exit 1; \
+	  if [ -z "$(findstring sanitize,$(CFLAGS))" ] && [ -e "$(BLOCKS_RT)/libBlocksRuntime.so" ]; then \
+	    echo "clang -fblocks Tests/c/cf_names_blocks.c && run it"; \
+	    clang -std=c11 -fblocks $(WARN) -ISources/CRunLoop/include -include Tests/c/rltest_prelude.h -ITests/c \
+	      Tests/c/cf_names_blocks.c -o $(BUILD)/tests/cf_names_blocks $(BUILD)/libcrunloop.a \
+	      -L$(BLOCKS_RT) -lBlocksRuntime -Wl,-rpath,$(BLOCKS_RT) $(LDLIBS) && \
+	    $(BUILD)/tests/cf_names_blocks || exit 1; fi; fi
 	@touch $@
 
 # Every ```c block of README.md must build.

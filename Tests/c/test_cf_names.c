@@ -37,6 +37,10 @@ static void constants_have_cf_values(void) {
     RL_ASSERT_EQ_INT(kCFAbsoluteTimeIntervalSince1970, 978307200);
     RL_ASSERT_EQ_INT(kCFAbsoluteTimeIntervalSince1904, 3061152000LL);
     RL_ASSERT(kCFAllocatorDefault == NULL);
+    RL_ASSERT_EQ_INT(sizeof(SInt32), 4);
+    RL_ASSERT_EQ_INT(sizeof(UInt64), 8);
+    RL_ASSERT_EQ_INT(TRUE, 1);
+    RL_ASSERT_EQ_INT(FALSE, 0);
 }
 
 static void absolute_time_counts_from_2001(void) {
@@ -73,7 +77,7 @@ static void repeating_timer_fires_and_stops_the_run(void) {
     RL_ASSERT(CFRunLoopContainsTimer(rl, timer, kCFRunLoopDefaultMode));
     RL_ASSERT(!CFRunLoopContainsTimer(rl, timer, CFSTR("OtherMode")));
     RL_ASSERT_EQ_DBL(CFRunLoopGetNextTimerFireDate(rl, kCFRunLoopDefaultMode), CFRunLoopTimerGetNextFireDate(timer));
-    CFRunLoopRunResult result = CFRunLoopRunInMode(kCFRunLoopDefaultMode, 30.0, false);
+    SInt32 result = CFRunLoopRunInMode(kCFRunLoopDefaultMode, 30.0, FALSE);   /* older CF code's spelling */
     RL_ASSERT_EQ_INT(result, kCFRunLoopRunStopped);
     RL_ASSERT_EQ_INT(state.fired, 3);
     RL_ASSERT(state.last_timer == timer);

@@ -21,10 +21,10 @@
  *             CFRunLoopTimerRef, CFRunLoopMode, CFStringRef (modes only),
  *             CFTypeRef, CFArrayRef (from CFRunLoopCopyAllModes only),
  *             CFAllocatorRef, CFIndex, CFOptionFlags, CFHashCode, Boolean,
- *             CFTimeInterval, CFAbsoluteTime, CFRunLoopRunResult,
+ *             UInt8 ... SInt64, CFTimeInterval, CFAbsoluteTime, CFRunLoopRunResult,
  *             CFRunLoopActivity, the context structs and callback types,
  *             CFFileDescriptorRef, CFFileDescriptorNativeDescriptor
- *   constants kCFRunLoopDefaultMode, kCFRunLoopCommonModes,
+ *   constants TRUE, FALSE, kCFRunLoopDefaultMode, kCFRunLoopCommonModes,
  *             kCFRunLoopRunFinished/Stopped/TimedOut/HandledSource,
  *             kCFRunLoopEntry/BeforeTimers/BeforeSources/BeforeWaiting/
  *             AfterWaiting/Exit/AllActivities, kCFAllocatorDefault,
@@ -133,6 +133,22 @@ typedef const void     *CFTypeRef;
 typedef const char     *CFStringRef;      /* modes and descriptions only */
 typedef const struct __RLCFAllocator *CFAllocatorRef;   /* only the default (NULL) */
 typedef const struct __RLCFModeArray *CFArrayRef;       /* CFRunLoopCopyAllModes only */
+/* The fixed-size integers CF's headers bring along (older CF code stores a
+   run result in an SInt32), and CF's TRUE and FALSE. */
+typedef uint8_t  UInt8;
+typedef int8_t   SInt8;
+typedef uint16_t UInt16;
+typedef int16_t  SInt16;
+typedef uint32_t UInt32;
+typedef int32_t  SInt32;
+typedef uint64_t UInt64;
+typedef int64_t  SInt64;
+#ifndef TRUE
+#define TRUE 1
+#endif
+#ifndef FALSE
+#define FALSE 0
+#endif
 
 #define kCFAllocatorDefault ((CFAllocatorRef)NULL)
 #define CFSTR(cstr) ((CFStringRef)("" cstr ""))
