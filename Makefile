@@ -20,11 +20,27 @@ TEST_SRCS := $(sort $(wildcard Tests/c/test_*.c))
 TEST_HDRS := $(wildcard Tests/c/*.h)
 TEST_BINS := $(patsubst Tests/c/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 
+# ---- GLib bridge: its own library, built only where GLib's development files
+# are (pkg-config glib-2.0); the core above never depends on GLib. Its tests
+# (Tests/c-glib, which also use GIO) join test-c and so every C suite.
+HAVE_GLIB := $(shell pkg-config --exists glib-2.0 gio-unix-2.0 2>/dev/null && echo yes)
+ifeq ($(HAVE_GLIB),yes)
+GLIB_CFLAGS := $(patsubst -I%,-isystem %,$(shell pkg-config --cflags glib-2.0))
+GLIB_LDLIBS := $(shell pkg-config --libs glib-2.0)
+GIO_CFLAGS  := $(patsubst -I%,-isystem %,$(shell pkg-config --cflags gio-2.0 gio-unix-2.0))
+GIO_LDLIBS  := $(shell pkg-config --libs gio-2.0 gio-unix-2.0)
+GLIB_SRCS   := $(sort $(wildcard Sources/CRunLoopGLib/*.c))
+GLIB_HDRS   := $(wildcard Sources/CRunLoopGLib/*.h Sources/CRunLoopGLib/include/*.h)
+GLIB_OBJS   := $(patsubst Sources/CRunLoopGLib/%.c,$(BUILD)/obj-glib/%.o,$(GLIB_SRCS))
+GLIB_LIBS_OUT := $(BUILD)/libcrunloop-glib.a $(BUILD)/libcrunloop-glib.so
+GLIB_TEST_BINS := $(patsubst Tests/c-glib/%.c,$(BUILD)/tests/%,$(sort $(wildcard Tests/c-glib/test_*.c)))
+endif
+
 .PHONY: all lib install test test-c test-sanitize test-asan test-tsan test-valgrind test-swift test-swift-tsan soak \
         bench bench-quick examples demo fuzz clean
 
 all: lib
-lib: $(BUILD)/libcrunloop.a $(BUILD)/libcrunloop.so
+lib: $(BUILD)/libcrunloop.a $(BUILD)/libcrunloop.so $(GLIB_LIBS_OUT)
 
 $(BUILD)/obj/%.o: Sources/CRunLoop/%.c $(LIB_HDRS)
 	@mkdir -p $(dir $@)
@@ -38,11 +54,26 @@ $(BUILD)/libcrunloop.so: $(LIB_OBJS) Sources/CRunLoop/exports.map
 	$(CC) -shared -Wl,-soname,libcrunloop.so.0 -Wl,--version-script=Sources/CRunLoop/exports.map \
 	  -o $@ $(LIB_OBJS) $(LDLIBS)
 
+$(BUILD)/obj-glib/%.o: Sources/CRunLoopGLib/%.c $(GLIB_HDRS) $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -ISources/CRunLoopGLib/include $(GLIB_CFLAGS) -c $< -o $@
+
+$(BUILD)/libcrunloop-glib.a: $(GLIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libcrunloop-glib.so: $(GLIB_OBJS) $(BUILD)/libcrunloop.so
+	$(CC) -shared -Wl,-soname,libcrunloop-glib.so.0 -o $@ $(GLIB_OBJS) -L$(BUILD) -lcrunloop $(GLIB_LDLIBS) $(LDLIBS)
+
+$(BUILD)/crunloop-glib.pc: Makefile
+	@mkdir -p $(dir $@)
+	printf 'prefix=%s\nexec_prefix=$${prefix}\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: crunloop-glib\nDescription: CoreFoundation run loop for Linux, with GLib main contexts\nVersion: %s\nRequires: crunloop glib-2.0\nLibs: -L$${libdir} -lcrunloop-glib\nCflags: -I$${includedir}\n' '$(PREFIX)' '$(VERSION)' > $@
+
 $(BUILD)/crunloop.pc: Makefile
 	@mkdir -p $(dir $@)
 	printf 'prefix=%s\nexec_prefix=$${prefix}\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: crunloop\nDescription: CoreFoundation run loop for Linux\nVersion: %s\nLibs: -L$${libdir} -lcrunloop\nLibs.private: -pthread -ldl -lm\nCflags: -I$${includedir}\n' '$(PREFIX)' '$(VERSION)' > $@
 
-install: lib $(BUILD)/crunloop.pc
+install: lib $(BUILD)/crunloop.pc $(if $(HAVE_GLIB),install-glib)
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 Sources/CRunLoop/include/*.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(BUILD)/libcrunloop.a $(DESTDIR)$(PREFIX)/lib/
@@ -50,6 +81,16 @@ install: lib $(BUILD)/crunloop.pc
 	ln -sf libcrunloop.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libcrunloop.so.0
 	ln -sf libcrunloop.so.0 $(DESTDIR)$(PREFIX)/lib/libcrunloop.so
 	install -m 644 $(BUILD)/crunloop.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+ifeq ($(HAVE_GLIB),yes)
+install-glib: lib $(BUILD)/crunloop-glib.pc
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 Sources/CRunLoopGLib/include/*.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(BUILD)/libcrunloop-glib.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/libcrunloop-glib.so $(DESTDIR)$(PREFIX)/lib/libcrunloop-glib.so.$(VERSION)
+	ln -sf libcrunloop-glib.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libcrunloop-glib.so.0
+	ln -sf libcrunloop-glib.so.0 $(DESTDIR)$(PREFIX)/lib/libcrunloop-glib.so
+	install -m 644 $(BUILD)/crunloop-glib.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+endif
 
 # ---- tests ------------------------------------------------------------------
 # Each Tests/c/test_*.c is one program linked with the static library.
@@ -57,6 +98,11 @@ install: lib $(BUILD)/crunloop.pc
 $(BUILD)/tests/%: Tests/c/%.c $(TEST_HDRS) $(BUILD)/libcrunloop.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -include Tests/c/rltest_prelude.h -ITests/c $< -o $@ $(BUILD)/libcrunloop.a $(LDLIBS)
+
+$(BUILD)/tests/%: Tests/c-glib/%.c $(TEST_HDRS) $(GLIB_HDRS) $(BUILD)/libcrunloop-glib.a $(BUILD)/libcrunloop.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -include Tests/c/rltest_prelude.h -ITests/c -ISources/CRunLoopGLib/include $(GIO_CFLAGS) $< -o $@ \
+	  $(BUILD)/libcrunloop-glib.a $(BUILD)/libcrunloop.a $(GIO_LDLIBS) $(LDLIBS)
 
 # CRunLoopCFNames.h must also compile as C++, and with blocks under clang; its
 # block variants run when clang finds the Swift toolchain's blocks runtime
@@ -78,12 +124,12 @@ $(BUILD)/tests/cf_names_compile.ok: Tests/c/cf_names_compile.c Tests/c/cf_names_
 	@touch $@
 
 # Every ```c block of README.md must build.
-$(BUILD)/tests/readme_c.ok: README.md Tests/doc-snippets/c.sh $(LIB_HDRS) $(BUILD)/libcrunloop.a
+$(BUILD)/tests/readme_c.ok: README.md Tests/doc-snippets/c.sh $(LIB_HDRS) $(BUILD)/libcrunloop.a $(GLIB_LIBS_OUT)
 	CC="$(CC)" CFLAGS="$(CFLAGS)" sh Tests/doc-snippets/c.sh $(BUILD)/libcrunloop.a $(BUILD)/tests/readme
 	@touch $@
 
-test-c: $(TEST_BINS) $(BUILD)/tests/cf_names_compile.ok $(BUILD)/tests/readme_c.ok
-	@sh Tests/run-c-tests.sh $(TEST_BINS)
+test-c: $(TEST_BINS) $(GLIB_TEST_BINS) $(BUILD)/tests/cf_names_compile.ok $(BUILD)/tests/readme_c.ok
+	@sh Tests/run-c-tests.sh $(TEST_BINS) $(GLIB_TEST_BINS)
 
 # Sanitized builds live in their own build folders so they never mix objects.
 test-asan:
@@ -94,10 +140,10 @@ test-tsan:
 	  CFLAGS="-O1 -g -fsanitize=thread" test-c
 test-sanitize: test-asan test-tsan
 
-test-valgrind: $(TEST_BINS)
+test-valgrind: $(TEST_BINS) $(GLIB_TEST_BINS)
 	@command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind; }
 	@RL_TEST_WRAPPER="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect" \
-	  RL_TEST_SLOW=8 sh Tests/run-c-tests.sh $(TEST_BINS)
+	  RL_TEST_SLOW=8 sh Tests/run-c-tests.sh $(TEST_BINS) $(GLIB_TEST_BINS)
 
 # Then: racy programs must not compile (Swift 6), their correct versions must;
 # every Swift block of README.md and the DocC catalog must build; docc must

@@ -17,7 +17,15 @@ awk -v out="$OUT/readme" '
 ' README.md
 for block in "$OUT"/readme-*.c; do
     [ -e "$block" ] || continue
+    # A block using the GLib bridge also links libcrunloop-glib (next to LIB)
+    # and GLib; without GLib's development files it is skipped.
+    extra_cflags=""; extra_libs=""
+    if grep -q '<CRunLoopGLib.h>' "$block"; then
+        pkg-config --exists glib-2.0 2>/dev/null || { echo "doc-snippets: $block needs GLib: skipped"; continue; }
+        extra_cflags="-ISources/CRunLoopGLib/include $(pkg-config --cflags glib-2.0 | sed 's/-I/-isystem /g')"
+        extra_libs="$(dirname "$LIB")/libcrunloop-glib.a $(pkg-config --libs glib-2.0)"
+    fi
     echo "doc-snippets: $block"
     $CC -std=c11 -pthread -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
-        -ISources/CRunLoop/include $CFLAGS "$block" -o "${block%.c}" "$LIB" -pthread -ldl -lm
+        -ISources/CRunLoop/include $extra_cflags $CFLAGS "$block" -o "${block%.c}" $extra_libs "$LIB" -pthread -ldl -lm
 done

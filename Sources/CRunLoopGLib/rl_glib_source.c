@@ -1,0 +1,69 @@
+/*
+ * rl_glib_source.c: our run loop driven by a GLib main context, as one
+ * GSource polling the loop's embedding descriptor.
+ */
+#define _GNU_SOURCE
+#include "CRunLoopGLib.h"
+#include <CRunLoopEmbed.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    GSource base;
+    RLRunLoopRef rl;
+    char *mode;
+    gpointer tag;   /* the embedding descriptor, in GLib's poll set */
+} rlg_source;
+
+/* GLib asks before it sleeps: aim the descriptor at our mode, and sleep no
+   longer than our next timer (the descriptor would wake GLib anyway; the
+   timeout also covers a loop that could make no timerfd). */
+static gboolean rlg_source_prepare(GSource *base, gint *timeout) {
+    rlg_source *s = (rlg_source *)base;
+    int ms = -1;
+    bool ready = RLRunLoopEmbedPrepare(s->rl, s->mode, &ms);
+    *timeout = ms;
+    return ready;
+}
+
+static gboolean rlg_source_check(GSource *base) {
+    rlg_source *s = (rlg_source *)base;
+    return (g_source_query_unix_fd(base, s->tag) & G_IO_IN) != 0;
+}
+
+/* One pass that never blocks: everything due in the mode runs. */
+static gboolean rlg_source_dispatch(GSource *base, GSourceFunc callback, gpointer data) {
+    (void)callback; (void)data;
+    rlg_source *s = (rlg_source *)base;
+    RLRunLoopRunInMode(s->mode, 0, false);
+    return G_SOURCE_CONTINUE;
+}
+
+static void rlg_source_finalize(GSource *base) {
+    rlg_source *s = (rlg_source *)base;
+    RLRunLoopEmbedCancel(s->rl);   /* does nothing off the loop's thread */
+    RLRelease(s->rl);
+    free(s->mode);
+}
+
+static GSourceFuncs rlg_source_funcs = {
+    .prepare = rlg_source_prepare,
+    .check = rlg_source_check,
+    .dispatch = rlg_source_dispatch,
+    .finalize = rlg_source_finalize,
+};
+
+GSource *RLGLibSourceCreate(RLRunLoopRef rl, RLRunLoopMode mode) {
+    if (!rl || !mode || !*mode || strcmp(mode, kRLRunLoopCommonModes) == 0) return NULL;
+    int fd = RLRunLoopEmbedGetFD(rl);
+    char *mode_copy = strdup(mode);
+    if (fd < 0 || !mode_copy) { free(mode_copy); return NULL; }
+    GSource *base = g_source_new(&rlg_source_funcs, sizeof(rlg_source));
+    rlg_source *s = (rlg_source *)base;
+    s->rl = (RLRunLoopRef)RLRetain(rl);
+    s->mode = mode_copy;
+    s->tag = g_source_add_unix_fd(base, fd, G_IO_IN);
+    g_source_set_name(base, "CRunLoop");
+    return base;
+}

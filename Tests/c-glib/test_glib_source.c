@@ -1,0 +1,264 @@
+/*
+ * Our run loop driven by a GLib main loop (RLGLibSourceCreate): our timers,
+ * sources, queued functions and wake-ups run while the thread runs only
+ * g_main_loop_run, and an idle loop costs GLib no wake-up.
+ */
+#include <CRunLoop.h>
+#include <CRunLoopGLib.h>
+#include <glib.h>
+#include <pthread.h>
+
+#include "rltest.h"
+
+static GMainLoop *main_loop;
+static int fired;
+
+/* Attaches our loop to the thread's default GLib context; a GLib timeout
+   ends the test's main loop after `limit` seconds at the latest. */
+static GSource *host_our_loop(RLRunLoopMode mode) {
+    main_loop = g_main_loop_new(NULL, FALSE);
+    GSource *s = RLGLibSourceCreate(RLRunLoopGetCurrent(), mode);
+    RL_ASSERT(s != NULL);
+    g_source_attach(s, NULL);
+    return s;
+}
+static gboolean give_up(gpointer data) {
+    (void)data;
+    g_main_loop_quit(main_loop);
+    return G_SOURCE_REMOVE;
+}
+static void run_glib(double limit) {
+    guint id = g_timeout_add((guint)(limit * 1000), give_up, NULL);
+    g_main_loop_run(main_loop);
+    GSource *t = g_main_context_find_source_by_id(NULL, id);
+    if (t) g_source_destroy(t);
+}
+static void unhost(GSource *s) {
+    g_source_destroy(s);
+    g_source_unref(s);
+    g_main_loop_unref(main_loop);
+}
+
+static void quit_on_timer(RLRunLoopTimerRef t, void *info) {
+    (void)t; (void)info;
+    fired++;
+    g_main_loop_quit(main_loop);
+}
+
+/* One of our timers fires while the thread runs only g_main_loop_run. */
+static void our_timer_fires_in_a_glib_main_loop(void) {
+    GSource *s = host_our_loop(kRLRunLoopDefaultMode);
+    double start = rl_test_now();
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.02, 0, quit_on_timer, NULL);
+    RLRunLoopAddTimer(RLRunLoopGetCurrent(), t, kRLRunLoopDefaultMode);
+    run_glib(10);
+    RL_ASSERT_EQ_INT(fired, 1);
+    RL_ASSERT_GE_DBL(rl_test_now() - start, 0.019);   /* never early */
+    RLRelease(t);
+    unhost(s);
+}
+
+/* Timers in the common modes fire through a source hosting the default mode. */
+static void common_mode_timer_through_the_default_mode(void) {
+    GSource *s = host_our_loop(kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.01, 0, quit_on_timer, NULL);
+    RLRunLoopAddTimer(RLRunLoopGetCurrent(), t, kRLRunLoopCommonModes);
+    run_glib(10);
+    RL_ASSERT_EQ_INT(fired, 1);
+    RLRelease(t);
+    unhost(s);
+}
+
+/* GLib's own sources and our timers share the thread. */
+static int glib_ticks, our_ticks;
+static gboolean glib_tick(gpointer data) {
+    (void)data;
+    glib_ticks++;
+    return G_SOURCE_CONTINUE;
+}
+static void our_tick(RLRunLoopTimerRef t, void *info) {
+    (void)t; (void)info;
+    if (++our_ticks == 5) g_main_loop_quit(main_loop);
+}
+static void glib_and_our_timers_share_the_thread(void) {
+    GSource *s = host_our_loop(kRLRunLoopDefaultMode);
+    guint id = g_timeout_add(5, glib_tick, NULL);
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0.05, our_tick, NULL);
+    RLRunLoopAddTimer(RLRunLoopGetCurrent(), t, kRLRunLoopDefaultMode);
+    run_glib(30);
+    RL_ASSERT_EQ_INT(our_ticks, 5);
+    RL_ASSERT_GE_INT(glib_ticks, 5);
+    g_source_remove(id);
+    RLRunLoopTimerInvalidate(t);
+    RLRelease(t);
+    unhost(s);
+}
+
+/* Work queued from another thread (a function, then a wake-up) wakes GLib's
+   poll and runs on the GLib thread. */
+static void queued_work(void *info) {
+    *(pthread_t *)info = pthread_self();
+    fired++;
+    g_main_loop_quit(main_loop);
+}
+static pthread_t ran_on;
+static void *queue_later(void *arg) {
+    RLRunLoopRef rl = arg;
+    rl_test_wait_sleeping(rl, 10);   /* true while GLib sleeps on our descriptor */
+    RLRunLoopPerformFunction(rl, kRLRunLoopDefaultMode, queued_work, &ran_on);
+    RLRunLoopWakeUp(rl);
+    return NULL;
+}
+static void work_queued_from_another_thread_runs_on_the_glib_thread(void) {
+    GSource *s = host_our_loop(kRLRunLoopDefaultMode);
+    pthread_t th;
+    pthread_create(&th, NULL, queue_later, RLRunLoopGetCurrent());
+    run_glib(10);
+    pthread_join(th, NULL);
+    RL_ASSERT_EQ_INT(fired, 1);
+    RL_ASSERT(pthread_equal(ran_on, pthread_self()));
+    unhost(s);
+}
+
+/* A version-0 source signalled from another thread, then a wake-up. */
+static RLRunLoopSourceRef v0;
+static void v0_perform(void *info) {
+    (void)info;
+    fired++;
+    g_main_loop_quit(main_loop);
+}
+static void *signal_later(void *arg) {
+    RLRunLoopRef rl = arg;
+    rl_test_wait_sleeping(rl, 10);
+    RLRunLoopSourceSignal(v0);
+    RLRunLoopWakeUp(rl);
+    return NULL;
+}
+static void version0_source_signalled_from_another_thread(void) {
+    GSource *s = host_our_loop(kRLRunLoopDefaultMode);
+    v0 = rl_test_source0(0, v0_perform, NULL);
+    RLRunLoopAddSource(RLRunLoopGetCurrent(), v0, kRLRunLoopDefaultMode);
+    pthread_t th;
+    pthread_create(&th, NULL, signal_later, RLRunLoopGetCurrent());
+    run_glib(10);
+    pthread_join(th, NULL);
+    RL_ASSERT_EQ_INT(fired, 1);
+    RLRunLoopSourceInvalidate(v0);
+    RLRelease(v0);
+    unhost(s);
+}
+
+/* A version-1 source (a pipe) becomes readable while GLib sleeps. */
+static int pipe_fds[2];
+static int pipe_fd(void *info) { (void)info; return pipe_fds[0]; }
+static void pipe_readable(void *info) {
+    (void)info;
+    char c;
+    if (read(pipe_fds[0], &c, 1) != 1) abort();
+    fired++;
+    g_main_loop_quit(main_loop);
+}
+static void *write_later(void *arg) {
+    rl_test_wait_sleeping(arg, 10);
+    if (write(pipe_fds[1], "x", 1) != 1) abort();
+    return NULL;
+}
+static void version1_source_readable_while_glib_sleeps(void) {
+    RL_ASSERT_EQ_INT(pipe(pipe_fds), 0);
+    GSource *s = host_our_loop(kRLRunLoopDefaultMode);
+    RLRunLoopSourceContext1 ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.version = 1;
+    ctx.getFileDescriptor = pipe_fd;
+    ctx.perform = pipe_readable;
+    RLRunLoopSourceRef v1 = RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&ctx);
+    RLRunLoopAddSource(RLRunLoopGetCurrent(), v1, kRLRunLoopDefaultMode);
+    pthread_t th;
+    pthread_create(&th, NULL, write_later, RLRunLoopGetCurrent());
+    run_glib(10);
+    pthread_join(th, NULL);
+    RL_ASSERT_EQ_INT(fired, 1);
+    RLRunLoopSourceInvalidate(v1);
+    RLRelease(v1);
+    unhost(s);
+}
+
+/* Only the hosted mode's items run. */
+static void other_modes_stay_quiet(void) {
+    GSource *s = host_our_loop("hosted-mode");
+    RLRunLoopTimerRef other = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0, quit_on_timer, NULL);
+    RLRunLoopAddTimer(RLRunLoopGetCurrent(), other, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef mine = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.1, 0, quit_on_timer, NULL);
+    RLRunLoopAddTimer(RLRunLoopGetCurrent(), mine, "hosted-mode");
+    run_glib(10);
+    RL_ASSERT_EQ_INT(fired, 1);
+    RL_ASSERT(RLRunLoopTimerIsValid(other));    /* the default mode's timer never fired */
+    RL_ASSERT(!RLRunLoopTimerIsValid(mine));
+    RLRunLoopTimerInvalidate(other);
+    RLRelease(other);
+    RLRelease(mine);
+    unhost(s);
+}
+
+/* An idle hosted loop costs GLib no wake-up: count GLib's polls that return
+   while our loop has only a far timer. */
+static int polls;
+static GPollFunc real_poll;
+static gint counting_poll(GPollFD *fds, guint n, gint timeout) {
+    polls++;
+    return real_poll(fds, n, timeout);
+}
+static void idle_hosted_loop_costs_no_wakeups(void) {
+    GSource *s = host_our_loop(kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef far = rl_test_timer(RLAbsoluteTimeGetCurrent() + 3600, 0, quit_on_timer, NULL);
+    RLRunLoopAddTimer(RLRunLoopGetCurrent(), far, kRLRunLoopDefaultMode);
+    real_poll = g_main_context_get_poll_func(NULL);
+    g_main_context_set_poll_func(NULL, counting_poll);
+    run_glib(0.5);
+    g_main_context_set_poll_func(NULL, real_poll);
+    /* One poll sleeping until GLib's own give-up timeout, maybe one more
+       from the first iteration: never one per our loop's activity. */
+    RL_ASSERT_LE_INT(polls, 3);
+    RL_ASSERT_EQ_INT(fired, 0);
+    RLRunLoopTimerInvalidate(far);
+    RLRelease(far);
+    unhost(s);
+}
+
+/* Destroying the source hands the loop back: it runs by itself again. */
+static void loop_runs_by_itself_after_the_source_is_destroyed(void) {
+    GSource *s = host_our_loop(kRLRunLoopDefaultMode);
+    unhost(s);
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.01, 0, rl_test_stop_current, NULL);
+    RLRunLoopAddTimer(RLRunLoopGetCurrent(), t, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunStopped);
+    RLRelease(t);
+}
+
+static void bad_input_is_refused(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RL_ASSERT(RLGLibSourceCreate(NULL, kRLRunLoopDefaultMode) == NULL);
+    RL_ASSERT(RLGLibSourceCreate(rl, NULL) == NULL);
+    RL_ASSERT(RLGLibSourceCreate(rl, "") == NULL);
+    RL_ASSERT(RLGLibSourceCreate(rl, kRLRunLoopCommonModes) == NULL);
+    /* Never attached: finalizing frees it. */
+    GSource *s = RLGLibSourceCreate(rl, kRLRunLoopDefaultMode);
+    RL_ASSERT(s != NULL);
+    g_source_unref(s);
+}
+
+int main(int argc, char **argv) {
+    static const rl_test tests[] = {
+        RL_TEST(our_timer_fires_in_a_glib_main_loop),
+        RL_TEST(common_mode_timer_through_the_default_mode),
+        RL_TEST(glib_and_our_timers_share_the_thread),
+        RL_TEST(work_queued_from_another_thread_runs_on_the_glib_thread),
+        RL_TEST(version0_source_signalled_from_another_thread),
+        RL_TEST(version1_source_readable_while_glib_sleeps),
+        RL_TEST(other_modes_stay_quiet),
+        RL_TEST(idle_hosted_loop_costs_no_wakeups),
+        RL_TEST(loop_runs_by_itself_after_the_source_is_destroyed),
+        RL_TEST(bad_input_is_refused),
+    };
+    return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
+}
