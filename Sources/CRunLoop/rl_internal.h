@@ -132,6 +132,7 @@ struct rl_mode {
     size_t        timer_count;      /* memberships, including firing timers */
     size_t        tolerant_timers;  /* memberships with tolerance > 0 */
     size_t        pending_blocks;   /* queued blocks for exactly this mode */
+    bool          common_incomplete; /* a common item could not join it (out of memory): retried before a pass */
 };
 
 /* ---- runs (one per active RLRunLoopRunInMode, on its C stack) ------------- */
@@ -353,6 +354,10 @@ void rl_callback_list_run_schedule(RLRunLoopRef rl, rl_callback_list *list);
 void rl_callback_list_run_cancel(RLRunLoopRef rl, rl_callback_list *list);
 
 void rl_source_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *scheduled);
+bool rl_source_in_mode(RLRunLoopRef rl, const rl_mode *m, RLRunLoopSourceRef s);
+/* Adds to a common mode the common items it lacks (an earlier add ran out of
+   memory); clears common_incomplete once it has them all. Loop locked. */
+void rl_mode_complete_common(RLRunLoopRef rl, rl_mode *m, rl_callback_list *scheduled);
 bool rl_source_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *cancelled);
 bool rl_source_remove_common(RLRunLoopRef rl, RLRunLoopSourceRef s);
 

@@ -262,12 +262,29 @@ void RLRunLoopAddCommonMode(RLRunLoopRef rl, RLRunLoopMode mode) {
     rl_mode *m = rl->dead ? NULL : rl_mode_find_or_create(rl, mode);
     if (m && !m->is_common) {
         m->is_common = true;
-        RL_ITEM_SET_FOREACH(node, &rl->common_sources) rl_source_add_to_mode(rl, m, node->item, &scheduled);
-        RL_ITEM_SET_FOREACH(node, &rl->common_observers) rl_observer_add_to_mode(rl, m, node->item);
-        RL_ITEM_SET_FOREACH(node, &rl->common_timers) rl_timer_add_to_mode(rl, m, node->item);
+        m->common_incomplete = true;
+        rl_mode_complete_common(rl, m, &scheduled);
     }
     rl_loop_unlock(rl);
     rl_callback_list_run_schedule(rl, &scheduled);
+}
+
+void rl_mode_complete_common(RLRunLoopRef rl, rl_mode *m, rl_callback_list *scheduled) {
+    if (!m->is_common || !m->common_incomplete) return;
+    bool complete = true;
+    RL_ITEM_SET_FOREACH(node, &rl->common_sources) {
+        rl_source_add_to_mode(rl, m, node->item, scheduled);
+        complete = complete && rl_source_in_mode(rl, m, node->item);
+    }
+    RL_ITEM_SET_FOREACH(node, &rl->common_observers) {
+        rl_observer_add_to_mode(rl, m, node->item);
+        complete = complete && rl_item_set_contains(&m->observers, node->item);
+    }
+    RL_ITEM_SET_FOREACH(node, &rl->common_timers) {
+        rl_timer_add_to_mode(rl, m, node->item);
+        complete = complete && rl_timer_slot_for_mode(node->item, m);
+    }
+    m->common_incomplete = !complete;
 }
 
 RLAbsoluteTime RLRunLoopGetNextTimerFireDate(RLRunLoopRef rl, RLRunLoopMode mode) {

@@ -111,8 +111,12 @@ void RLRunLoopAddObserver(RLRunLoopRef rl, RLRunLoopObserverRef observer, RLRunL
         if (!rl_item_set_contains(&rl->common_observers, observer) && claim(rl, observer)) {
             if (rl_item_set_insert(&rl->common_observers, observer, 0)) {
                 RLRetain(observer);
-                for (size_t i = 0; i < rl->mode_count; i++)
-                    if (rl->modes[i]->is_common) rl_observer_add_to_mode(rl, rl->modes[i], observer);
+                for (size_t i = 0; i < rl->mode_count; i++) {
+                    if (!rl->modes[i]->is_common) continue;
+                    rl_observer_add_to_mode(rl, rl->modes[i], observer);
+                    if (!rl_item_set_contains(&rl->modes[i]->observers, observer))
+                        rl->modes[i]->common_incomplete = true;   /* out of memory: retried */
+                }
             } else {
                 unclaim(observer);
             }

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include "rl_internal.h"
@@ -171,6 +172,21 @@ static RLRunLoopRunResult exit_check(RLRunLoopRef rl, rl_mode *m, rl_run *run, b
     return 0;
 }
 
+/* The common items a mode lacks since an add ran out of memory join it
+   before its passes, so they recover once memory is back. */
+static void complete_common(RLRunLoopRef rl, rl_mode *m) {
+    if (!m->common_incomplete) return;
+    rl_callback_list scheduled = {0};
+    rl_mode_complete_common(rl, m, &scheduled);
+    if (!scheduled.count) {
+        free(scheduled.items);
+        return;
+    }
+    rl_loop_unlock(rl);
+    rl_callback_list_run_schedule(rl, &scheduled);
+    rl_loop_relock(rl);
+}
+
 /* __CFRunLoopRun */
 static RLRunLoopRunResult run_passes(RLRunLoopRef rl, rl_mode *m, rl_run *run, bool stop_after_one) {
     if (run->stopped) {
@@ -179,6 +195,7 @@ static RLRunLoopRunResult run_passes(RLRunLoopRef rl, rl_mode *m, rl_run *run, b
     }
     wait_result w;
     for (;;) {
+        complete_common(rl, m);
         rl_do_observers(rl, m, kRLRunLoopBeforeTimers);
         rl_do_observers(rl, m, kRLRunLoopBeforeSources);
         rl_do_blocks(rl, m);
@@ -219,6 +236,7 @@ static RLRunLoopRunResult run_specific(RLRunLoopRef rl, RLRunLoopMode mode, RLTi
     attach_main_queue_late(rl);
     rl_loop_lock(rl);
     rl_mode *m = rl->dead ? NULL : rl_mode_find(rl, mode);
+    if (m) complete_common(rl, m);
     /* A nested run that cannot have its scratch space (out of memory)
        does not start: finished, as for an empty mode. */
     if (!m || rl_mode_is_empty(rl, m) || !rl_loop_reserve_scratch(rl, rl->depth + 1)) {

@@ -125,6 +125,10 @@ static bool mode_contains_source(RLRunLoopRef rl, const rl_mode *m, RLRunLoopSou
     return v1_position(rl, m, s) >= 0;
 }
 
+bool rl_source_in_mode(RLRunLoopRef rl, const rl_mode *m, RLRunLoopSourceRef s) {
+    return mode_contains_source(rl, m, s);
+}
+
 static bool add_source0(rl_mode *m, RLRunLoopSourceRef s) {
     return rl_item_set_insert(&m->sources0, s, s->order);
 }
@@ -241,8 +245,11 @@ void RLRunLoopAddSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RLRunLoopMod
         /* its thread is gone: nothing would ever service the source */
     } else if (rl_mode_name_is_common(mode)) {
         if (add_common(rl, source)) {
-            for (size_t i = 0; i < rl->mode_count; i++)
-                if (rl->modes[i]->is_common) rl_source_add_to_mode(rl, rl->modes[i], source, &scheduled);
+            for (size_t i = 0; i < rl->mode_count; i++) {
+                if (!rl->modes[i]->is_common) continue;
+                rl_source_add_to_mode(rl, rl->modes[i], source, &scheduled);
+                if (!mode_contains_source(rl, rl->modes[i], source)) rl->modes[i]->common_incomplete = true;
+            }
         }
     } else {
         rl_mode *m = rl_mode_find_or_create(rl, mode);

@@ -293,8 +293,12 @@ void RLRunLoopAddTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopMode m
         rl_item_lock_release(&timer->lock);
         if (added) {
             RLRetain(timer);
-            for (size_t i = 0; i < rl->mode_count; i++)
-                if (rl->modes[i]->is_common) rl_timer_add_to_mode(rl, rl->modes[i], timer);
+            for (size_t i = 0; i < rl->mode_count; i++) {
+                if (!rl->modes[i]->is_common) continue;
+                rl_timer_add_to_mode(rl, rl->modes[i], timer);
+                if (!rl_timer_slot_for_mode(timer, rl->modes[i]))
+                    rl->modes[i]->common_incomplete = true;   /* out of memory: retried */
+            }
         }
     } else {
         rl_mode *m = rl_mode_find_or_create(rl, mode);

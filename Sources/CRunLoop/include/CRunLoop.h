@@ -128,8 +128,8 @@ char             **RLRunLoopCopyAllModes(RLRunLoopRef rl);
 /* Adds `mode` to the loop's set of common modes, and every item added to
    kRLRunLoopCommonModes to it. A mode never leaves the set. NULL rl, NULL or
    empty mode, or kRLRunLoopCommonModes itself: ignored. Out of memory the
-   mode may not join the set, or may lack some of the common items (Contains
-   with the mode tells). */
+   mode may not join the set (call again), or may lack some of the common
+   items until memory is back (they join before its next pass). */
 void               RLRunLoopAddCommonMode(RLRunLoopRef rl, RLRunLoopMode mode);
 /* The earliest next fire date of the valid timers in `mode` (for
    kRLRunLoopCommonModes: in any common mode); 0 when there is none, or for a
@@ -193,8 +193,9 @@ void               RLRunLoopPerformBlock(RLRunLoopRef rl, RLRunLoopMode mode, vo
  * common modes as such.
  * Out of memory (or descriptors, for a new mode) an add does nothing and
  * calls no schedule callout; Contains with that mode then says false. An add
- * to kRLRunLoopCommonModes may reach only some of the common modes then:
- * Contains with each mode tells which. A removal always succeeds.
+ * to kRLRunLoopCommonModes may reach only some of the common modes then
+ * (Contains with each mode tells which); the others get it before their next
+ * pass once memory is back. A removal always succeeds.
  */
 bool RLRunLoopContainsSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RLRunLoopMode mode);
 void RLRunLoopAddSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RLRunLoopMode mode);
