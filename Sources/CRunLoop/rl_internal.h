@@ -108,6 +108,7 @@ typedef struct {
     int      number;             /* the fd the source named (also when not in the set) */
     bool     active;             /* the armed mode holds it */
     bool     always_ready;       /* a closed or unpollable fd of a source that set its events */
+    bool     awaits_set;         /* added while the loop had no epoll set: register at rebuild */
     uint32_t armed;              /* epoll events armed (or reported, if always_ready); 0: none */
     uint32_t generation;
     uint32_t modes;              /* how many of the loop's modes hold it */

@@ -161,6 +161,8 @@ static int new_epoll(int *old) {
     return epfd;
 }
 
+static void try_register(RLRunLoopRef rl, long index);
+
 /* Puts the wake eventfd and every trusted registration into a new set; the
    timerfd is remade on next need (disarmed until then). */
 static void rebuild(RLRunLoopRef rl) {
@@ -182,7 +184,13 @@ static void rebuild(RLRunLoopRef rl) {
     }
     for (uint32_t i = 0; i < rl->reg_capacity; i++) {
         rl_v1_reg *r = &rl->regs[i];
-        if (!r->source || r->fd < 0) continue;
+        if (!r->source) continue;
+        if (r->awaits_set) {
+            r->awaits_set = false;
+            try_register(rl, i);
+            continue;
+        }
+        if (r->fd < 0) continue;
         r->generation++;
         if (ctl(epfd, EPOLL_CTL_ADD, r->fd, reg_events(r), reg_data(r, i)) < 0)
             refused(rl, r, errno);   /* closed since: as if added closed */
@@ -205,6 +213,13 @@ static void remake_after_fork(RLRunLoopRef rl) {
 /* Every function that touches the kernel objects starts here. */
 static void own_kernel_objects(RLRunLoopRef rl) {
     if (inherited(rl)) remake_after_fork(rl);
+}
+
+/* Only the loop's own thread, before it waits, replaces the set: another
+   thread doing so would leave the loop asleep on the old one. Others mark
+   the set stale (or leave a registration waiting for a set). */
+static void repair_before_wait(RLRunLoopRef rl) {
+    own_kernel_objects(rl);
     if (rl->wake_fd < 0) {
         rl->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         if (rl->wake_fd >= 0) disown_number(rl, rl->wake_fd);
@@ -337,7 +352,11 @@ static void try_register(RLRunLoopRef rl, long index) {
     clear_ready(rl, r);
     r->fd = -1;
     r->generation++;
-    if (fd < 0 || rl->epoll_fd < 0) return;
+    if (fd < 0) return;
+    if (rl->epoll_fd < 0) {
+        r->awaits_set = true;   /* registered when the set is made again */
+        return;
+    }
     /* The loop's own descriptors are never a source's: a source that names
        one names a number that was closed (and reused by the loop). */
     if (fd == rl->wake_fd || fd == rl->timer_fd || fd == rl->epoll_fd) {
@@ -373,6 +392,7 @@ void rl_reg_remove(RLRunLoopRef rl, long index) {
     clear_ready(rl, r);
     r->source = NULL;
     r->fd = -1;
+    r->awaits_set = false;
     r->active = false;
     r->generation++;
     r->next_free = rl->reg_free;
@@ -438,7 +458,7 @@ static void switch_armed_mode(RLRunLoopRef rl, rl_mode *m) {
 
 void rl_wait_prepare(RLRunLoopRef rl, rl_mode *m) {
     rl->embed_waiting = false;   /* the loop waits by itself now (or a host prepares again) */
-    own_kernel_objects(rl);
+    repair_before_wait(rl);
     if (rl->armed_mode != m) switch_armed_mode(rl, m);
     if (rl->set_stale) rebuild(rl);   /* a switch found a stale registration */
 }
