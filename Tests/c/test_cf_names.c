@@ -459,6 +459,9 @@ static void retain_release_and_describe(void) {
     RL_ASSERT(CFEqual(source, source));
     RL_ASSERT(CFEqual(CFSTR("a"), "a"));
     RL_ASSERT(!CFEqual(CFSTR("a"), CFSTR("b")));
+    CFRelease(kCFRunLoopDefaultMode);            /* CF's constants tolerate a release */
+    CFRelease(kCFRunLoopCommonModes);
+    RL_ASSERT_STR_EQ(kCFRunLoopDefaultMode, "kCFRunLoopDefaultMode");
     CFStringRef description = CFCopyDescription(CFRunLoopGetCurrent());
     RL_ASSERT(description != NULL && strstr(description, "kCFRunLoopDefaultMode") != NULL);
     CFRelease(description);

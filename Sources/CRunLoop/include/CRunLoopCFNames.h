@@ -81,10 +81,10 @@
  *     result of CFRunLoopCopyCurrentMode or CFCopyDescription) is free()d, a
  *     CFArrayRef from CFRunLoopCopyAllModes is freed with its strings, and
  *     anything else must be one of this library's objects. So never CFRelease
- *     a CFSTR constant (CF tolerates it), and never release a string or an
- *     array through a CFTypeRef variable. `CFRelease` used as a value (a
- *     context's release field) releases objects only. CFRetain is for objects
- *     only.
+ *     a CFSTR constant (CF tolerates it; here only kCFRunLoopDefaultMode and
+ *     kCFRunLoopCommonModes are), and never release a string or an array
+ *     through a CFTypeRef variable. `CFRelease` used as a value (a context's
+ *     release field) releases objects only. CFRetain is for objects only.
  *   - Boolean is C's bool (CF's is unsigned char): the same size, and `true`
  *     and `false` work alike.
  *   - The copyDescription fields of the contexts return a malloc'd `char *`
@@ -113,9 +113,26 @@
 #error "CRunLoopCFNames.h is for C and C++: Swift code uses SwiftRunLoop (or Foundation's CF names)"
 #endif
 
+/* The C headers CoreFoundation.h includes, which CF programs often rely on. */
+#include <sys/types.h>
+#include <stdarg.h>
+#include <assert.h>
+#include <ctype.h>
+#include <errno.h>
+#include <float.h>
+#include <limits.h>
+#include <locale.h>
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include "CRunLoop.h"
 
 #ifdef __cplusplus
@@ -318,6 +335,8 @@ static inline CFRunLoopSourceRef CFFileDescriptorCreateRunLoopSource(CFAllocator
 /* ---- objects --------------------------------------------------------------- */
 /* The helpers CFRelease, CFEqual and CFShow pick by the argument's type. */
 static inline void RLCFReleaseString(const void *string) {
+    /* CF's constant mode names may be released like any string there. */
+    if (string == kRLRunLoopDefaultMode || string == kRLRunLoopCommonModes) return;
     free((void *)(uintptr_t)string);
 }
 static inline void RLCFReleaseModeArray(const void *array) {
