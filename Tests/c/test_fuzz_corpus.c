@@ -131,10 +131,12 @@ static void generated_two_loop_inputs_replay_clean(void) {
         }
         LLVMFuzzerTestOneInput(buf, len);
     }
-    printf("  %ld inputs: %ld ops, %ld runs, %ld timer fires, %ld observer calls, %ld performs; "
+    printf("  %ld inputs: %ld ops, %ld runs (%ld nested in timer callouts, %ld in observer callouts), "
+           "%ld timer fires, %ld observer calls, %ld performs; "
            "%ld moves to a second loop, %ld passes of it, %ld callouts there\n",
-           fz_stats.inputs, fz_stats.ops, fz_stats.runs, fz_stats.fires, fz_stats.observed, fz_stats.performs,
-           fz_stats.b_moves, fz_stats.b_passes, fz_stats.b_callouts);
+           fz_stats.inputs, fz_stats.ops, fz_stats.runs, fz_stats.runs_in_timer, fz_stats.runs_in_observer,
+           fz_stats.fires, fz_stats.observed, fz_stats.performs, fz_stats.b_moves, fz_stats.b_passes,
+           fz_stats.b_callouts);
 }
 
 static void empty_and_tiny_inputs(void) {

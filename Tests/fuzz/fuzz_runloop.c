@@ -138,6 +138,7 @@ static struct {
     RLRunLoopRef rl;
     RLRunLoopRef rl_b;         /* the second loop */
     int on_b;                  /* a callout of loop B is running (on B's thread) */
+    int in_timer, in_observer; /* timer / observer callouts on the stack */
     fz_item src[FZ_NSRC], tm[FZ_NTIMER], obs[FZ_NOBS];
     fz_work work[FZ_NWORK];
     int nwork;
@@ -150,7 +151,8 @@ static struct {
 } fz;
 
 /* Totals over every input, for the replay's report. */
-static struct { long inputs, ops, runs, performs, fires, observed, work_ran, results[5], b_moves, b_passes, b_callouts; } fz_stats;
+static struct { long inputs, ops, runs, performs, fires, observed, work_ran, results[5], b_moves, b_passes, b_callouts,
+                runs_in_timer, runs_in_observer; } fz_stats;
 
 static unsigned fz_bit(int m) { return 1u << m; }
 
@@ -312,7 +314,9 @@ static void fz_timer_fired(RLRunLoopTimerRef t, void *info) {
     } else {
         it->not_before += it->interval - 1e-6;
     }
+    fz.in_timer++;
     fz_ops_from_callout();
+    fz.in_timer--;
 }
 
 static void fz_observed(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
@@ -335,7 +339,9 @@ static void fz_observed(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info)
         FZ_CHECK(it->calls == 1);
         fz_invalidate(it);
     }
+    fz.in_observer++;
     fz_ops_from_callout();
+    fz.in_observer--;
 }
 
 /* The first observer of every activity: checks the run's grammar. */
@@ -756,6 +762,8 @@ static int fz_run(int m, double seconds, int rash) {
     if (fz.depth >= FZ_MAXDEPTH || fz.runs >= FZ_MAXRUNS) return 0;
     fz.runs++;
     if (fz.in_block) fz.nest_epoch++;
+    if (fz.in_timer) fz_stats.runs_in_timer++;
+    if (fz.in_observer) fz_stats.runs_in_observer++;
     fz_frame *f = &fz.frames[fz.depth++];
     *f = (fz_frame){m, rash, 0, 0, 0, fz_nonempty(m), -1};
     int ndisp = fz.ndisp;
