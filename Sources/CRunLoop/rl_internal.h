@@ -256,7 +256,7 @@ struct __RLRunLoopObserver {
 typedef struct rl_timer_slot {
     RLRunLoopTimerRef timer;
     rl_mode          *mode;
-    long              heap_index;              /* -1 while the timer is firing */
+    long              heap_index;              /* -1 while the timer is firing (scheduled after its callout) */
 } rl_timer_slot;
 
 struct __RLRunLoopTimer {

@@ -2,7 +2,8 @@
  * rl_timer_heap.h: a 4-ary min-heap of timer slots keyed by (deadline,
  * sequence), the deadline cached beside the pointer so sifting never touches
  * the timer (libev's layout). Equal deadlines come out in sequence order,
- * i.e. in the order the timers were added. Every move writes the entry's new
+ * i.e. in the order the timers were (re)scheduled: the caller draws a fresh
+ * sequence for every insertion and re-key. Every move writes the entry's new
  * position back into its slot, so removal and re-keying are O(log n).
  */
 #ifndef RL_TIMER_HEAP_H
