@@ -6,9 +6,11 @@
  *  - The source watches (RLRunLoopSourceSetWatchedEvents) exactly the enabled
  *    types while the object is valid. push_watched() makes it so; it is
  *    called by enable/disable, after each callout, and by a perform that saw
- *    readiness nobody enabled. A callback that re-enables what just fired
- *    (the usual pattern) therefore costs no system call: the watched events
- *    did not change.
+ *    readiness nobody enabled, whenever what should be watched differs from
+ *    `pushed` (what the latest push carries). A callback that re-enables what
+ *    just fired (the usual pattern) therefore costs nothing at all: perform
+ *    disables the type without pushing, the callback enables it again, and
+ *    the watched events never changed.
  *  - push_watched() runs under `sync_lock` (never under `lock`: the core may
  *    call our copyDescription with a loop locked, which takes `lock`) and
  *    reads the enabled types under `lock`, so the last push always carries
@@ -47,6 +49,7 @@ struct __RLFileDescriptor {
     bool valid;
     bool info_released;
     RLOptionFlags enabled;         /* types the user armed and that have not fired */
+    RLOptionFlags pushed;          /* watched events the latest push carries (~0: none yet) */
     int callouts;                  /* callbacks running now */
     RLFileDescriptorCallBack callout;
     RLFileDescriptorContext context;
@@ -69,13 +72,23 @@ static RLOptionFlags types_for(RLOptionFlags ready) {
     return t;
 }
 
+static RLOptionFlags should_watch(RLFileDescriptorRef f) {
+    return f->valid ? watched_for(f->enabled) : 0;
+}
+
+/* Whether the source watches something else than it should; `lock` held. */
+static bool needs_push(RLFileDescriptorRef f) {
+    return f->source && should_watch(f) != f->pushed;
+}
+
 /* Makes the source watch what is enabled now. Called without `lock`, by a
    caller that holds a reference. */
 static void push_watched(RLFileDescriptorRef f) {
     pthread_mutex_lock(&f->sync_lock);
     pthread_mutex_lock(&f->lock);
     RLRunLoopSourceRef src = f->source;
-    RLOptionFlags want = f->valid ? watched_for(f->enabled) : 0;
+    RLOptionFlags want = should_watch(f);
+    f->pushed = want;   /* a change after this point pushes again, after us */
     if (src) RLRetain(src);
     pthread_mutex_unlock(&f->lock);
     if (src) {
@@ -140,6 +153,7 @@ RLFileDescriptorRef RLFileDescriptorCreate(RLFileDescriptorNativeDescriptor fd, 
     f->fd = fd;
     f->close_on_invalidate = closeOnInvalidate;
     f->valid = true;
+    f->pushed = ~(RLOptionFlags)0;
     f->callout = callout;
     if (context) {
         f->context = *context;
@@ -156,20 +170,20 @@ void RLFileDescriptorEnableCallBacks(RLFileDescriptorRef f, RLOptionFlags callBa
     if (!f) return;
     callBackTypes &= FD_TYPES;
     pthread_mutex_lock(&f->lock);
-    bool changed = f->valid && (callBackTypes & ~f->enabled);
-    if (changed) f->enabled |= callBackTypes;
+    if (f->valid) f->enabled |= callBackTypes;
+    bool push = needs_push(f);
     pthread_mutex_unlock(&f->lock);
-    if (changed) push_watched(f);
+    if (push) push_watched(f);
 }
 
 void RLFileDescriptorDisableCallBacks(RLFileDescriptorRef f, RLOptionFlags callBackTypes) {
     if (!f) return;
     callBackTypes &= FD_TYPES;
     pthread_mutex_lock(&f->lock);
-    bool changed = f->valid && (callBackTypes & f->enabled);
-    if (changed) f->enabled &= ~callBackTypes;
+    if (f->valid) f->enabled &= ~callBackTypes;
+    bool push = needs_push(f);
     pthread_mutex_unlock(&f->lock);
-    if (changed) push_watched(f);
+    if (push) push_watched(f);
 }
 
 void RLFileDescriptorInvalidate(RLFileDescriptorRef f) {
@@ -228,10 +242,10 @@ static void end_callout(RLFileDescriptorRef f) {
     f->callouts--;
     void (*rel)(const void *) = NULL;
     void *relinfo = NULL;
-    bool valid = f->valid;
-    if (!valid) release_info_locked(f, &rel, &relinfo);
+    bool push = f->valid && needs_push(f);   /* what fired and was not re-enabled */
+    if (!f->valid) release_info_locked(f, &rel, &relinfo);
     pthread_mutex_unlock(&f->lock);
-    if (valid) push_watched(f);   /* stop watching what fired and was not re-enabled */
+    if (push) push_watched(f);
     if (rel) rel(relinfo);
     fd_release(f);
 }
@@ -292,8 +306,9 @@ static void src_perform(void *info) {
     if (!fired) {
         /* Readiness nobody asked for (a callout on another thread has the
            types): make the loop stop reporting it. */
+        bool push = needs_push(f);
         pthread_mutex_unlock(&f->lock);
-        push_watched(f);
+        if (push) push_watched(f);
         return;
     }
     /* The watch stays as it is during the callout: if the callback
