@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "SwiftRunLoop", targets: ["SwiftRunLoop"]),
         .library(name: "CRunLoop", targets: ["CRunLoop"]),
+        .library(name: "SwiftRunLoopFoundation", targets: ["SwiftRunLoopFoundation"]),
     ],
     targets: [
         .target(
@@ -18,6 +19,20 @@ let package = Package(
             name: "SwiftRunLoop",
             dependencies: ["CRunLoop"],
             path: "Sources/SwiftRunLoop",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // Foundation's RunLoop and ours sharing a thread; the only target
+        // that imports Foundation, so SwiftRunLoop itself never does.
+        .target(
+            name: "SwiftRunLoopFoundation",
+            dependencies: ["SwiftRunLoop", "CRunLoop"],
+            path: "Sources/SwiftRunLoopFoundation",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .testTarget(
+            name: "SwiftRunLoopFoundationTests",
+            dependencies: ["SwiftRunLoopFoundation", "SwiftRunLoop"],
+            path: "Tests/SwiftRunLoopFoundationTests",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .testTarget(

@@ -413,5 +413,7 @@ void           RLRunLoopTimerGetContext(RLRunLoopTimerRef timer, RLRunLoopTimerC
 #include "CRunLoopThread.h"
 /* The hang monitor and idle tasks. */
 #include "CRunLoopMonitor.h"
+/* Running a loop inside another event loop. */
+#include "CRunLoopEmbed.h"
 
 #endif /* CRUNLOOP_H */
