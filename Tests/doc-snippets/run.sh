@@ -50,7 +50,7 @@ for block in "$WORK"/blocks/*.swift; do
         target=App       # the README's first program: the manifest's own target
     else
         target="Snippet_$name"
-        targets="$targets .executableTarget(name: \"$target\", dependencies: [.product(name: \"SwiftRunLoop\", package: \"SwiftRunLoop\")]),"
+        targets="$targets .executableTarget(name: \"$target\", dependencies: [.product(name: \"SwiftRunLoop\", package: \"SwiftRunLoop\"), .product(name: \"SwiftRunLoopFoundation\", package: \"SwiftRunLoop\")]),"
     fi
     mkdir -p "$WORK/App/Sources/$target"
     file=main.swift

@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -469,6 +470,82 @@ static void run_w6(double secs)
     RLRelease(t);
 }
 
+/* ---- E3, E6: W3 and W6 with the loop inside a host's poll() loop ------------ */
+/* The host sleeps in poll() on the embedding descriptor (CRunLoopEmbed.h) and
+   runs one non-blocking pass when it is readable. E3 is W3's 1 ms timer that
+   way (lateness against running the loop directly), E6 is W6's idle loop
+   (the host must never wake). Both count the host's wake-ups. */
+
+static long embed_host_loop(RLRunLoopRef rl, uint64_t until_ns)
+{
+    int fd = RLRunLoopEmbedGetFD(rl);
+    long wakeups = 0;
+    for (;;) {
+        uint64_t now = bl_now_ns();
+        if (now >= until_ns) return wakeups;
+        int timeout;
+        RLRunLoopEmbedPrepare(rl, MODE, &timeout);
+        int left_ms = (int)((until_ns - now + 999999) / 1000000);
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        if (poll(&p, 1, left_ms) > 0) {   /* the host's own deadline only; no timeout from the loop */
+            wakeups++;
+            RLRunLoopRunInMode(MODE, 0, false);
+        }
+    }
+}
+
+static void run_e3(double secs)
+{
+    w3.cap = (long)(secs / W3_INTERVAL) * 2 + 16;
+    w3.jit = calloc((size_t)w3.cap, sizeof(double));
+    w3.fires = 0;
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    bl_usage u0 = bl_usage_now(false);
+    uint64_t t0 = bl_now_ns();
+    w3.first = t0 + (uint64_t)(W3_INTERVAL * 1e9);
+    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + W3_INTERVAL, W3_INTERVAL, 0, 0, w3_fire, NULL);
+    RLRunLoopAddTimer(rl, t, MODE);
+    long wakeups = embed_host_loop(rl, t0 + (uint64_t)(secs * 1e9));
+    uint64_t t1 = bl_now_ns();
+    bl_usage u1 = bl_usage_now(false);
+    RLRunLoopTimerInvalidate(t);
+    RLRelease(t);
+    long n = w3.fires < w3.cap ? w3.fires : w3.cap;
+    double elapsed = (double)(t1 - w3.first) / 1e9;
+    bl_result_begin("e3");
+    bl_result("fires", (double)w3.fires);
+    bl_result("expected", floor(elapsed / W3_INTERVAL) + 1);
+    bl_result("host_wakeups", (double)wakeups);
+    bl_result("jit_mean_us", bl_mean(w3.jit, n));
+    bl_result("jit_p99_us", bl_percentile(w3.jit, n, 99));
+    bl_result("cpu_pct", (u1.cpu_us - u0.cpu_us) / ((double)(t1 - t0) / 1e3) * 100);
+    bl_result_end();
+    free(w3.jit);
+}
+
+static void run_e6(double secs)
+{
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + 3600, 0, 0, 0, never, NULL);
+    RLRunLoopAddTimer(rl, t, MODE);
+    RLRunLoopEmbedGetFD(rl);
+    int sc = bl_sc_open();
+    long long sc0 = bl_sc_read(sc);
+    bl_usage u0 = bl_usage_now(false);
+    long wakeups = embed_host_loop(rl, bl_now_ns() + (uint64_t)(secs * 1e9));
+    bl_usage u1 = bl_usage_now(false);
+    long long sc1 = bl_sc_read(sc);
+    bl_result_begin("e6");
+    bl_result("host_wakeups", (double)wakeups);
+    bl_result("cpu_us", u1.cpu_us - u0.cpu_us);
+    bl_result("vcsw", (double)(u1.vcsw - u0.vcsw));
+    if (sc0 >= 0) bl_result("syscalls", (double)(sc1 - sc0));
+    bl_result_end();
+    bl_sc_close(sc);
+    RLRunLoopTimerInvalidate(t);
+    RLRelease(t);
+}
+
 /* ---- W7: system calls per pass ------------------------------------------------ */
 
 static atomic_long w7_count;
@@ -631,6 +708,8 @@ static const bl_workload workloads[] = {
     { "w5fd", run_w5fd, 100000 },
     { "w6", run_w6, 2.0 },
     { "w7", run_w7, 20000 },
+    { "e3", run_e3, 2.0 },
+    { "e6", run_e6, 2.0 },
     { "scale", run_scale, 40000 },
 };
 
