@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sys/socket.h>
 #include "rltest.h"
 
@@ -183,12 +184,116 @@ static void file_descriptor_objects_hold_no_descriptors(void) {
     RLRelease(keep);
 }
 
+/* ---- races: watch changes from other threads while the loop switches modes */
+
+typedef struct {
+    int fd;
+    _Atomic long got;
+} sink;
+
+static void fd_drain(RLFileDescriptorRef f, RLOptionFlags types, void *info) {
+    (void)types;
+    sink *k = info;
+    char buf[256];
+    ssize_t n;
+    while ((n = read(k->fd, buf, sizeof buf)) > 0) atomic_fetch_add(&k->got, n);
+    RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
+}
+
+static void v1_drain(void *info) {
+    sink *k = info;
+    char buf[256];
+    ssize_t n;
+    while ((n = read(k->fd, buf, sizeof buf)) > 0) atomic_fetch_add(&k->got, n);
+}
+
+static int sink_fd(void *info) {
+    return ((sink *)info)->fd;
+}
+
+typedef struct {
+    int fd_a, fd_b;
+    long n;
+    RLFileDescriptorRef f;
+    _Atomic int done;
+} feeder;
+
+static void *feed(void *arg) {
+    feeder *fe = arg;
+    for (long i = 0; i < fe->n; i++) {
+        while (write(fe->fd_a, "a", 1) != 1) rl_test_sleep(0.0001);
+        while (write(fe->fd_b, "b", 1) != 1) rl_test_sleep(0.0001);
+        if ((i & 63) == 0) rl_test_sleep(0.0001);
+    }
+    atomic_store(&fe->done, 1);
+    return NULL;
+}
+
+static void *toggle(void *arg) {
+    feeder *fe = arg;
+    while (!atomic_load(&fe->done)) {
+        RLFileDescriptorDisableCallBacks(fe->f, kRLFileDescriptorReadCallBack);
+        RLFileDescriptorEnableCallBacks(fe->f, kRLFileDescriptorReadCallBack | kRLFileDescriptorWriteCallBack);
+        RLFileDescriptorDisableCallBacks(fe->f, kRLFileDescriptorWriteCallBack);
+        RLFileDescriptorEnableCallBacks(fe->f, kRLFileDescriptorReadCallBack);
+    }
+    return NULL;
+}
+
+static void watch_changes_race_with_mode_switches(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int sv[2], p[2];
+    RL_ASSERT_EQ_INT(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+    RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK), 0);
+    sink ka = {.fd = sv[0]}, kb = {.fd = p[0]};
+    RLFileDescriptorContext ctx = {0, &ka, NULL, NULL, NULL};
+    RLFileDescriptorRef f = RLFileDescriptorCreate(sv[0], false, fd_drain, &ctx);
+    RLRunLoopSourceRef sa = RLFileDescriptorCreateRunLoopSource(f, 0);
+    RLRunLoopAddSource(rl, sa, "A");
+    RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
+    RLRunLoopSourceContext1 c1;
+    memset(&c1, 0, sizeof c1);
+    c1.version = 1;
+    c1.info = &kb;
+    c1.getFileDescriptor = sink_fd;
+    c1.perform = v1_drain;
+    RLRunLoopSourceRef sb = RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&c1);
+    RLRunLoopAddSource(rl, sb, "B");
+    RLRunLoopAddSource(rl, sb, "A");   /* shared by both modes */
+
+    feeder fe = {.fd_a = sv[1], .fd_b = p[1], .n = rl_test_scaled(20000), .f = f};
+    pthread_t tf, tt;
+    pthread_create(&tf, NULL, feed, &fe);
+    pthread_create(&tt, NULL, toggle, &fe);
+    while (!atomic_load(&fe.done)) {
+        RLRunLoopRunInMode("A", 0.001, false);
+        RLRunLoopRunInMode("B", 0.001, false);
+    }
+    pthread_join(tf, NULL);
+    pthread_join(tt, NULL);
+    RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
+    for (int k = 0; k < 2000 && (atomic_load(&ka.got) < fe.n || atomic_load(&kb.got) < fe.n); k++)
+        RLRunLoopRunInMode("A", 0.01, false);
+    RL_ASSERT_EQ_INT(atomic_load(&ka.got), fe.n);   /* every byte sent, read */
+    RL_ASSERT_EQ_INT(atomic_load(&kb.got), fe.n);
+    RLFileDescriptorInvalidate(f);
+    RLRelease(f);
+    RLRelease(sa);
+    RLRunLoopSourceInvalidate(sb);
+    RLRelease(sb);
+    close(sv[0]);
+    close(sv[1]);
+    close(p[0]);
+    close(p[1]);
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(watches_for_writing),
         RL_TEST(closed_fd_is_ready_only_for_sources_that_set_events),
         RL_TEST(watching_from_another_thread_wakes_the_loop),
         RL_TEST(file_descriptor_objects_hold_no_descriptors),
+        RL_TEST(watch_changes_race_with_mode_switches),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }
