@@ -323,14 +323,29 @@ static void bounce(RLRunLoopTimerRef t, void *info) {
     if (i % 4 == 1) RLRunLoopTimerSetNextFireDate(t, RLAbsoluteTimeGetCurrent() + 0.0003);
 }
 
-static void timers_bounced_between_two_loops_by_their_callouts_all_fire(void) {
-    g_bounce.quota = (int)rl_test_scaled(300);
-    RLThreadRef th[2];
+/* Two loops on their own threads for the bounce tests. A callout on one
+   loop may still reach the other while the threads stop, so each loop is
+   kept alive until both threads are gone. */
+static void start_two_loops(RLThreadRef th[2], RLRunLoopRef loops[2]) {
     for (int k = 0; k < 2; k++) {
         th[k] = RLThreadCreate("bounce");
         RL_ASSERT(RLThreadStart(th[k]));
-        g_bounce.loops[k] = RLThreadGetRunLoop(th[k]);
+        loops[k] = (RLRunLoopRef)RLRetain(RLThreadGetRunLoop(th[k]));
     }
+}
+
+static void stop_two_loops(RLThreadRef th[2], RLRunLoopRef loops[2]) {
+    for (int k = 0; k < 2; k++) RLThreadStop(th[k]);
+    for (int k = 0; k < 2; k++) {
+        RLThreadRelease(th[k]);
+        RLRelease(loops[k]);
+    }
+}
+
+static void timers_bounced_between_two_loops_by_their_callouts_all_fire(void) {
+    g_bounce.quota = (int)rl_test_scaled(300);
+    RLThreadRef th[2];
+    start_two_loops(th, g_bounce.loops);
     RLRunLoopTimerRef t[BOUNCE_TIMERS];
     for (int i = 0; i < BOUNCE_TIMERS; i++) {
         RLRunLoopTimerContext c = { 0, (void *)(intptr_t)i, NULL, NULL, NULL };
@@ -342,10 +357,7 @@ static void timers_bounced_between_two_loops_by_their_callouts_all_fire(void) {
     RL_ASSERT_EQ_INT(atomic_load(&g_bounce.done), BOUNCE_TIMERS);
     for (int i = 0; i < BOUNCE_TIMERS; i++) RL_ASSERT_EQ_INT(atomic_load(&g_bounce.fires[i]), g_bounce.quota);
     RL_ASSERT_EQ_INT(atomic_load(&g_bounce.wrong_loop), 0);
-    for (int k = 0; k < 2; k++) {
-        RLThreadStop(th[k]);
-        RLThreadRelease(th[k]);
-    }
+    stop_two_loops(th, g_bounce.loops);
     for (int i = 0; i < BOUNCE_TIMERS; i++) RLRelease(t[i]);
 }
 
@@ -387,11 +399,7 @@ static void bounce_loose(RLRunLoopTimerRef t, void *info) {
 static void timers_moved_by_another_thread_while_they_fire_all_fire(void) {
     g_bounce.quota = (int)rl_test_scaled(200);
     RLThreadRef th[2];
-    for (int k = 0; k < 2; k++) {
-        th[k] = RLThreadCreate("bounce");
-        RL_ASSERT(RLThreadStart(th[k]));
-        g_bounce.loops[k] = RLThreadGetRunLoop(th[k]);
-    }
+    start_two_loops(th, g_bounce.loops);
     for (int i = 0; i < BOUNCE_TIMERS; i++) {
         RLRunLoopTimerContext c = { 0, (void *)(intptr_t)i, NULL, NULL, NULL };
         g_moved[i] = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 0.0003, 0, 0, bounce_loose, &c);
@@ -405,10 +413,7 @@ static void timers_moved_by_another_thread_while_they_fire_all_fire(void) {
     pthread_join(m, NULL);
     RL_ASSERT_EQ_INT(atomic_load(&g_bounce.done), BOUNCE_TIMERS);
     for (int i = 0; i < BOUNCE_TIMERS; i++) RL_ASSERT_EQ_INT(atomic_load(&g_bounce.fires[i]), g_bounce.quota);
-    for (int k = 0; k < 2; k++) {
-        RLThreadStop(th[k]);
-        RLThreadRelease(th[k]);
-    }
+    stop_two_loops(th, g_bounce.loops);
     for (int i = 0; i < BOUNCE_TIMERS; i++) RLRelease(g_moved[i]);
 }
 
@@ -433,11 +438,7 @@ static void bounce_observer(RLRunLoopObserverRef o, RLRunLoopActivity a, void *i
 
 static void observers_bounced_between_two_loops_by_their_callouts(void) {
     RLThreadRef th[2];
-    for (int k = 0; k < 2; k++) {
-        th[k] = RLThreadCreate("bounce");
-        RL_ASSERT(RLThreadStart(th[k]));
-        g_obs_bounce.loops[k] = RLThreadGetRunLoop(th[k]);
-    }
+    start_two_loops(th, g_obs_bounce.loops);
     enum { N = 8 };
     RLRunLoopObserverRef o[N];
     for (int i = 0; i < N; i++) {
@@ -452,10 +453,7 @@ static void observers_bounced_between_two_loops_by_their_callouts(void) {
     RL_ASSERT_GE_INT(atomic_load(&g_obs_bounce.calls), want);
     for (int i = 0; i < N; i++) RLRunLoopObserverInvalidate(o[i]);
     RL_ASSERT_EQ_INT(atomic_load(&g_obs_bounce.wrong_loop), 0);
-    for (int k = 0; k < 2; k++) {
-        RLThreadStop(th[k]);
-        RLThreadRelease(th[k]);
-    }
+    stop_two_loops(th, g_obs_bounce.loops);
     for (int i = 0; i < N; i++) RLRelease(o[i]);
 }
 
@@ -488,11 +486,7 @@ static void bounce_source(void *info) {
 
 static void sources_bounced_between_two_loops_by_their_performs(void) {
     RLThreadRef th[2];
-    for (int k = 0; k < 2; k++) {
-        th[k] = RLThreadCreate("bounce");
-        RL_ASSERT(RLThreadStart(th[k]));
-        g_src_bounce.loops[k] = RLThreadGetRunLoop(th[k]);
-    }
+    start_two_loops(th, g_src_bounce.loops);
     for (int i = 0; i < SRC_BOUNCERS; i++) g_src_bounce.sources[i] = rl_test_source0(0, bounce_source, (void *)(intptr_t)i);
     for (int i = 0; i < SRC_BOUNCERS; i++) {
         RLRunLoopAddSource(g_src_bounce.loops[i & 1], g_src_bounce.sources[i], kRLRunLoopDefaultMode);
@@ -504,10 +498,7 @@ static void sources_bounced_between_two_loops_by_their_performs(void) {
     while (atomic_load(&g_src_bounce.performs) < want && rl_test_now() < end) rl_test_sleep(0.005);
     RL_ASSERT_GE_INT(atomic_load(&g_src_bounce.performs), want);
     atomic_store(&g_src_bounce.stop, 1);
-    for (int k = 0; k < 2; k++) {
-        RLThreadStop(th[k]);
-        RLThreadRelease(th[k]);
-    }
+    stop_two_loops(th, g_src_bounce.loops);
     RL_ASSERT_EQ_INT(atomic_load(&g_src_bounce.wrong_loop), 0);
     for (int i = 0; i < SRC_BOUNCERS; i++) RLRelease(g_src_bounce.sources[i]);
 }
