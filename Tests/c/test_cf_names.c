@@ -294,6 +294,10 @@ static void observer_sees_a_pass(void) {
     RL_ASSERT_EQ_INT(log.seen[2], kCFRunLoopBeforeSources);
     RL_ASSERT_EQ_INT(log.seen[log.count - 1], kCFRunLoopExit);
 
+    CFRunLoopObserverRef once = CFRunLoopObserverCreate(NULL, kCFRunLoopExit, false, 0, log_activity, &context);
+    RL_ASSERT(!CFRunLoopObserverDoesRepeat(once) && CFRunLoopObserverIsValid(once));
+    CFRelease(once);
+
     CFRunLoopRemoveObserver(rl, observer, kCFRunLoopDefaultMode);
     RL_ASSERT(!CFRunLoopContainsObserver(rl, observer, kCFRunLoopDefaultMode));
     CFRunLoopObserverInvalidate(observer);
@@ -422,6 +426,8 @@ static void file_descriptor_reads_a_pipe(void) {
 
 static void *stop_when_waiting(void *arg) {
     CFRunLoopRef rl = arg;
+    RL_ASSERT(CFRunLoopGetMain() == rl);
+    RL_ASSERT(CFRunLoopGetCurrent() != rl);
     while (!CFRunLoopIsWaiting(rl)) rl_test_sleep(0.001);
     CFRunLoopStop(rl);
     CFRunLoopWakeUp(rl);
