@@ -498,7 +498,7 @@ def main():
         md.append("| **total** | " + " | ".join(fmt(sum(strace[p].values())) for p in strace) + " |")
         md.append("\n(strace's counts include the traced threads only; Foundation's CFSocket thread is not in W1.)")
 
-    # ---- issue 5's targets, checked on this run's medians ----
+    # ---- the targets, checked on this run's medians ----
     def v(peer, wl, arg, key):
         x = value(peer, wl, arg, key)
         return x if isinstance(x, float) else None
@@ -557,12 +557,12 @@ def main():
     sa, fa = v("swift", "w2", n100, "add_ns"), v("foundation", "w2", n100, "add_ns")
     check("Swift W2 adding 100k timers >= 20x Foundation", ge(fa, sa, 20), "Foundation/Swift %s" % fmt_ratio(ratio(fa, sa)))
     check("Swift W4 >= 10x Foundation", ge(s4, f4, 10), fmt_ratio(ratio(s4, f4)))
-    md.append("\n## Issue 5 targets on this run\n")
+    md.append("\n## Targets on this run\n")
     md.append("| target | result | numbers |")
     md.append("|---|---|---|")
     for name, res, detail in checks:
         md.append("| %s | %s | %s |" % (name, res, detail))
-    term.append("\n== Issue 5 targets")
+    term.append("\n== Targets")
     for name, res, detail in checks:
         term.append("  %-48s %-11s %s" % (name, res.strip("*"), detail))
 

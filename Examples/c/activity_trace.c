@@ -1,6 +1,6 @@
 /*
  * activity_trace.c: the activities of a run loop, Entry ... Exit, as the
- * seeds list them (kCFRunLoopEntry, BeforeTimers, BeforeSources,
+ * CF names them (kCFRunLoopEntry, BeforeTimers, BeforeSources,
  * BeforeWaiting, AfterWaiting, Exit).
  *
  * One observer of every activity prints each one. The loop has a timer that

@@ -1,5 +1,5 @@
 /*
- * common_modes.c: seeds 001/002. A timer added to kRLRunLoopCommonModes keeps
+ * common_modes.c: a timer added to kRLRunLoopCommonModes keeps
  * firing while the loop runs a custom "tracking" mode (UITrackingRunLoopMode
  * while a scroll view is dragged), because "tracking" was made a common
  * mode; a timer added only to the default mode pauses meanwhile.
@@ -30,7 +30,7 @@ static void run_for(RLRunLoopMode mode, double seconds) {
 }
 
 int main(void) {
-    printf("== a timer in the common modes keeps firing in a custom tracking mode (seeds 001/002) ==\n");
+    printf("== a timer in the common modes keeps firing in a custom tracking mode ==\n");
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopAddCommonMode(rl, tracking);
     timer_info common = {"common-modes timer", 0}, plain = {"default-mode timer", 0};

@@ -1,5 +1,5 @@
 /*
- * custom_source.c: seed 003's example. A version-0 source (signalled by hand)
+ * custom_source.c: the classic custom-source example. A version-0 source (signalled by hand)
  * on a worker thread's run loop; the main thread signals it and wakes the
  * loop (RLRunLoopSourceSignal + RLRunLoopWakeUp), three times. The worker
  * prints the signalled flag through RLCopyDescription before and after.
@@ -45,7 +45,7 @@ static void *worker(void *arg) {
 }
 
 int main(void) {
-    printf("== custom version-0 source signalled from another thread (seed 003) ==\n");
+    printf("== custom version-0 source signalled from another thread ==\n");
     RLRunLoopSourceContext ctx;
     memset(&ctx, 0, sizeof ctx);
     ctx.perform = perform;

@@ -1,6 +1,6 @@
 /*
  * describe.c: RLCopyDescription of a busy loop, like `po [NSRunLoop
- * currentRunLoop]` in the seeds: modes, common modes, sources0 (with their
+ * currentRunLoop]` on macOS: modes, common modes, sources0 (with their
  * signalled flag), sources1, observers (activities as CF's hex mask, e.g.
  * 0xa0 = BeforeWaiting|Exit) and timers with their next fire dates. Printed
  * from inside a callout, while the loop runs.

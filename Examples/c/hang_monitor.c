@@ -1,5 +1,5 @@
 /*
- * hang_monitor.c: seed 003's stall ("卡顿") monitor, as RLHangMonitor.
+ * hang_monitor.c: a stall ("卡顿") monitor, as RLHangMonitor.
  *
  * A loop runs a 1 ms timer (healthy: short passes, no report), then a
  * source0 whose perform blocks for 350 ms (a deliberate stall). The monitor,
@@ -55,7 +55,7 @@ static void tick(RLRunLoopTimerRef t, void *info) {
 }
 
 int main(void) {
-    printf("== hang monitor: a watchdog thread catches a deliberate stall (seed 003) ==\n");
+    printf("== hang monitor: a watchdog thread catches a deliberate stall ==\n");
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLHangMonitorRef monitor = RLHangMonitorCreate(rl, 0.1, on_stall, NULL);
     RLHangMonitorStart(monitor);

@@ -1,9 +1,9 @@
 /*
- * idle_tasks.c: seed 000's IdleRun. Twelve "image loads" (expensive tasks)
+ * idle_tasks.c: idle-time work. Twelve "image loads" (expensive tasks)
  * are queued on an RLIdleQueue; they run only when the loop is about to
  * sleep, one per pass, between the "events" (a timer firing every 40 ms, as
  * a user scrolling would). Each event is handled promptly: it never waits
- * for more than one load. The seed needed a do-nothing 1 ms timer to keep
+ * for more than one load. The usual recipe needs a do-nothing 1 ms timer to keep
  * its observer firing; the queue instead wakes the loop while work remains.
  */
 #define _GNU_SOURCE
@@ -33,7 +33,7 @@ static void event(RLRunLoopTimerRef t, void *info) {
 }
 
 int main(void) {
-    printf("== idle tasks: expensive work only while the loop is idle (seed 000, IdleRun) ==\n");
+    printf("== idle tasks: expensive work only while the loop is idle ==\n");
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLIdleQueueRef q = RLIdleQueueCreate(rl, kRLRunLoopDefaultMode, 0);
     int events = 0;

@@ -1,5 +1,5 @@
 /*
- * rl_hang_monitor.c: RLHangMonitor, seed 003's stall monitor, on the public
+ * rl_hang_monitor.c: RLHangMonitor, a stall monitor built on the public
  * API plus POSIX.
  *
  * Invariants:

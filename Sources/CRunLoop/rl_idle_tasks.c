@@ -1,5 +1,5 @@
 /*
- * rl_idle_tasks.c: RLIdleQueue, seed 000's IdleRun (work done in
+ * rl_idle_tasks.c: RLIdleQueue, idle-time work (work done in
  * kRLRunLoopBeforeWaiting), on the public API.
  *
  * Invariants:

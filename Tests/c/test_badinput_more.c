@@ -1,4 +1,4 @@
-/* test_badinput_more.c: the bad input of issue 6 that test_badinput.c does
+/* test_badinput_more.c: more bad input, beyond what test_badinput.c does
    not try, one case at a time, each against what the headers promise: the
    common set after invalidation, items added twice or to two loops, release
    from inside a callout, fds closed and reused, extreme dates, stop and

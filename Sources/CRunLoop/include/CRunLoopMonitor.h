@@ -3,13 +3,13 @@
  *
  * Both are built on the public API alone (observers, RLRunLoopWakeUp, a
  * version-0 source) plus POSIX, as an application could build them; they are
- * the two seed recipes done properly:
+ * the two classic recipes built on a run loop's observers, done properly:
  *
- *  - RLHangMonitor (seed 003's stall monitor): observers record when each
+ *  - RLHangMonitor (a stall or "jank" monitor): observers record when each
  *    activity of a loop happens, a watchdog thread notices when the loop has
  *    been awake too long since its last activity and reports the stall, with
  *    the loop thread's backtrace, the mode and the activity it is stuck after.
- *  - RLIdleQueue (seed 000's IdleRun): tasks that run in
+ *  - RLIdleQueue (idle-time work, as UI toolkits do it): tasks that run in
  *    kRLRunLoopBeforeWaiting, i.e. only when the loop has nothing else to do
  *    and is about to sleep, a bounded slice per pass.
  *

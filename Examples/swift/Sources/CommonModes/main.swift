@@ -1,5 +1,5 @@
 // A timer in the common modes keeps firing while the loop runs a custom
-// "tracking" mode; a default-mode timer waits (seeds 001/002).
+// "tracking" mode; a default-mode timer waits.
 
 import SwiftRunLoop
 import Synchronization

@@ -1,4 +1,4 @@
-// RunLoop.HangMonitor catching a deliberate stall (seed 003's 卡顿 monitor).
+// RunLoop.HangMonitor catching a deliberate stall (a stall monitor).
 
 import SwiftRunLoop
 import FoundationEssentials

@@ -1,5 +1,5 @@
-// RunLoop.IdleQueue: expensive work only while the loop is idle (seed 000's
-// IdleRun), between timer "events".
+// RunLoop.IdleQueue: expensive work only while the loop is idle, between
+// timer "events".
 
 import SwiftRunLoop
 import Synchronization
