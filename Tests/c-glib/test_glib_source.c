@@ -5,8 +5,10 @@
  */
 #include <CRunLoop.h>
 #include <CRunLoopGLib.h>
+#include <dlfcn.h>
 #include <glib.h>
 #include <pthread.h>
+#include <sys/syscall.h>
 
 #include "rltest.h"
 
@@ -235,6 +237,54 @@ static void loop_runs_by_itself_after_the_source_is_destroyed(void) {
     RLRelease(t);
 }
 
+/* DispatchQueue.main (and so Swift's main actor) on a GLib main thread:
+   libdispatch's main queue, which the main run loop drains, runs inside
+   g_main_loop_run. libdispatch is loaded at run time in the forked child
+   (it binds the main queue to the thread that loads it); without it the
+   test passes with a note. */
+static struct {
+    void (*async_f)(void *queue, void *ctx, void (*fn)(void *));
+    void *main_q;
+} dq;
+static bool load_dispatch(void) {
+    static const char *const names[] = {
+        "libdispatch.so", "/opt/swift/usr/lib/swift/linux/libdispatch.so", "/usr/lib/swift/linux/libdispatch.so",
+    };
+    void *h = NULL;
+    const char *env = getenv("RL_LIBDISPATCH");
+    if (env) h = dlopen(env, RTLD_NOW);
+    for (size_t i = 0; !h && i < sizeof names / sizeof names[0]; i++) h = dlopen(names[i], RTLD_NOW);
+    if (!h) { fprintf(stderr, "    (libdispatch not found; skipped)\n"); return false; }
+    *(void **)&dq.async_f = dlsym(h, "dispatch_async_f");
+    dq.main_q = dlsym(h, "_dispatch_main_q");
+    RL_ASSERT(dq.async_f && dq.main_q);
+    return true;
+}
+static pid_t main_queue_ran_on;
+static void on_main_queue(void *ctx) {
+    (void)ctx;
+    main_queue_ran_on = (pid_t)syscall(SYS_gettid);
+    fired++;
+    g_main_loop_quit(main_loop);
+}
+static void *enqueue_on_main_queue(void *arg) {
+    rl_test_wait_sleeping(arg, 10);
+    dq.async_f(dq.main_q, NULL, on_main_queue);
+    return NULL;
+}
+static void dispatch_main_queue_runs_in_a_glib_main_loop(void) {
+    if (!load_dispatch()) return;
+    RL_ASSERT(RLRunLoopGetMain() == RLRunLoopGetCurrent());   /* this child's only thread */
+    GSource *s = host_our_loop(kRLRunLoopDefaultMode);
+    pthread_t th;
+    pthread_create(&th, NULL, enqueue_on_main_queue, RLRunLoopGetMain());
+    run_glib(10);
+    pthread_join(th, NULL);
+    RL_ASSERT_EQ_INT(fired, 1);
+    RL_ASSERT_EQ_INT(main_queue_ran_on, getpid());
+    unhost(s);
+}
+
 static void bad_input_is_refused(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RL_ASSERT(RLGLibSourceCreate(NULL, kRLRunLoopDefaultMode) == NULL);
@@ -258,6 +308,7 @@ int main(int argc, char **argv) {
         RL_TEST(other_modes_stay_quiet),
         RL_TEST(idle_hosted_loop_costs_no_wakeups),
         RL_TEST(loop_runs_by_itself_after_the_source_is_destroyed),
+        RL_TEST(dispatch_main_queue_runs_in_a_glib_main_loop),
         RL_TEST(bad_input_is_refused),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
