@@ -188,6 +188,8 @@ struct __RLRunLoop {
     rl_v1_reg       *regs;
     uint32_t         reg_capacity;
     int32_t          reg_free;
+    rl_index_map     reg_by_source;      /* source -> its registration */
+    rl_index_map     reg_by_fd;          /* fd + 1 -> the registration watching that number */
     uint32_t         ready_regs;         /* always-ready registrations with events: never sleep */
     rl_mode        **modes;
     size_t           mode_count;

@@ -120,9 +120,23 @@ static bool gets_poll_answers(const rl_v1_reg *r) {
     return atomic_load_explicit(&r->source->explicit_events, memory_order_relaxed);
 }
 
+static uintptr_t fd_key(int fd) {
+    return (uintptr_t)fd + 1;
+}
+
+/* Sets the number r is registered under, keeping reg_by_fd (its room was
+   reserved when r was added). */
+static void set_reg_fd(RLRunLoopRef rl, rl_v1_reg *r, int fd) {
+    uint32_t index = (uint32_t)(r - rl->regs);
+    if (r->fd >= 0 && rl_index_map_get(&rl->reg_by_fd, fd_key(r->fd)) == (long)index)
+        rl_index_map_delete(&rl->reg_by_fd, fd_key(r->fd));
+    r->fd = fd;
+    if (fd >= 0) rl_index_map_put(&rl->reg_by_fd, fd_key(fd), index);
+}
+
 /* epoll refused the number: closed (EBADF) or a file it cannot watch (EPERM). */
 static void refused(RLRunLoopRef rl, rl_v1_reg *r, int error) {
-    r->fd = -1;
+    set_reg_fd(rl, r, -1);
     if ((error == EBADF || error == EPERM) && gets_poll_answers(r)) set_ready_events(rl, r, wanted(r));
     else clear_ready(rl, r);
 }
@@ -130,7 +144,7 @@ static void refused(RLRunLoopRef rl, rl_v1_reg *r, int error) {
 /* The registration cannot be trusted any more: forget its number. */
 static void forget(RLRunLoopRef rl, rl_v1_reg *r) {
     clear_ready(rl, r);
-    r->fd = -1;
+    set_reg_fd(rl, r, -1);
     r->generation++;
     rl->set_stale = true;
 }
@@ -252,6 +266,8 @@ void rl_wait_set_close(RLRunLoopRef rl) {
     if (rl->epoll_fd >= 0) close(rl->epoll_fd);
     if (rl->wake_fd >= 0) close(rl->wake_fd);
     free(rl->regs);
+    rl_index_map_free(&rl->reg_by_source);
+    rl_index_map_free(&rl->reg_by_fd);
 }
 
 /* ---- timer --------------------------------------------------------------- */
@@ -317,9 +333,7 @@ int rl_wait_events(RLRunLoopRef rl, struct epoll_event *events, int max, int tim
 /* ---- registrations ------------------------------------------------------- */
 
 long rl_reg_find(RLRunLoopRef rl, RLRunLoopSourceRef s) {
-    for (uint32_t i = 0; i < rl->reg_capacity; i++)
-        if (rl->regs[i].source == s) return i;
-    return -1;
+    return rl_index_map_get(&rl->reg_by_source, (uintptr_t)s);
 }
 
 static long take_entry(RLRunLoopRef rl) {
@@ -338,11 +352,12 @@ static long take_entry(RLRunLoopRef rl) {
     return index;
 }
 
-/* `index` was just registered under `fd`: any other registration under the
-   same number is for a file that number no longer names. */
+/* `index` was just registered under `fd`: another registration under the
+   same number (at most one: reg_by_fd) is for a file that number no longer
+   names. */
 static void forget_older_under(RLRunLoopRef rl, long index, int fd) {
-    for (uint32_t i = 0; i < rl->reg_capacity; i++)
-        if ((long)i != index && rl->regs[i].source && rl->regs[i].fd == fd) forget(rl, &rl->regs[i]);
+    long older = rl_index_map_get(&rl->reg_by_fd, fd_key(fd));
+    if (older >= 0 && older != index) forget(rl, &rl->regs[older]);
 }
 
 /* Tries to put the registration in the set under its number. */
@@ -350,7 +365,7 @@ static void try_register(RLRunLoopRef rl, long index) {
     rl_v1_reg *r = &rl->regs[index];
     int fd = r->number;
     clear_ready(rl, r);
-    r->fd = -1;
+    set_reg_fd(rl, r, -1);
     r->generation++;
     if (fd < 0) return;
     if (rl->epoll_fd < 0) {
@@ -365,8 +380,8 @@ static void try_register(RLRunLoopRef rl, long index) {
     }
     r->armed = wanted(r);
     if (ctl(rl->epoll_fd, EPOLL_CTL_ADD, fd, reg_events(r), reg_data(r, index)) == 0) {
-        r->fd = fd;
         forget_older_under(rl, index, fd);
+        set_reg_fd(rl, r, fd);
     } else if (errno == EEXIST) {
         r->armed = 0;   /* the same file under the same number is another source's */
     } else {
@@ -376,10 +391,14 @@ static void try_register(RLRunLoopRef rl, long index) {
 
 long rl_reg_add(RLRunLoopRef rl, RLRunLoopSourceRef s, int fd, bool armed) {
     own_kernel_objects(rl);
+    /* Room in both maps first: registering never fails half-way. */
+    size_t regs = rl->reg_by_source.count + 1;
+    if (!rl_index_map_reserve(&rl->reg_by_source, regs) || !rl_index_map_reserve(&rl->reg_by_fd, regs)) return -1;
     long index = take_entry(rl);
     if (index < 0) return -1;
     rl_v1_reg *r = &rl->regs[index];
     *r = (rl_v1_reg){.source = s, .fd = -1, .number = fd, .active = armed, .generation = r->generation};
+    rl_index_map_put(&rl->reg_by_source, (uintptr_t)s, (uint32_t)index);
     try_register(rl, index);
     return index;
 }
@@ -390,8 +409,9 @@ void rl_reg_remove(RLRunLoopRef rl, long index) {
     if (r->fd >= 0 && rl->epoll_fd >= 0 && epoll_ctl(rl->epoll_fd, EPOLL_CTL_DEL, r->fd, NULL) < 0)
         rl->set_stale = true;   /* closed or reused: its file may live on in the set */
     clear_ready(rl, r);
+    rl_index_map_delete(&rl->reg_by_source, (uintptr_t)r->source);
+    set_reg_fd(rl, r, -1);
     r->source = NULL;
-    r->fd = -1;
     r->awaits_set = false;
     r->active = false;
     r->generation++;

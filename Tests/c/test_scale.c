@@ -7,6 +7,7 @@
  * (How long it takes is measured by bench: `bench_core scale N`.)
  */
 #include <CRunLoop.h>
+#include <sys/eventfd.h>
 #include "rltest.h"
 
 #define DEF kRLRunLoopDefaultMode
@@ -251,6 +252,67 @@ static void scale_description_lists_items_in_order(void) {
     free(items);
 }
 
+/* Version-1 sources: many without a descriptor, and some hundreds of
+   eventfds among them; after scrambled removals exactly the remaining
+   eventfd sources perform when their fd becomes readable. */
+/* Here `added` holds the source's eventfd, or -1 for none. */
+static int fd_of(void *info) { return (int)((item_info *)info)->added; }
+
+static void perform_v1(void *info) {
+    item_info *it = info;
+    uint64_t v;
+    if (read((int)it->added, &v, sizeof v) != sizeof v) RL_FAIL_("item %ld: nothing to read", it->id);
+    the_log.calls[the_log.count++] = it->id;
+}
+
+static void scale_version1_sources_add_remove_and_watch(void) {
+    long n = coprime_count(rl_test_scaled(100000));
+    long with_fd = 300;
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    item_info *items = calloc((size_t)n, sizeof *items);
+    RLRunLoopSourceRef *sources = calloc((size_t)n, sizeof *sources);
+    the_log.calls = calloc((size_t)n, sizeof *the_log.calls);
+    for (long i = 0; i < n; i++) {
+        items[i] = (item_info){ .id = i, .added = -1 };
+        if (i % (n / with_fd) == 0) items[i].added = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        RLRunLoopSourceContext1 c = { .version = 1, .info = &items[i], .getFileDescriptor = fd_of,
+                                      .perform = perform_v1 };
+        sources[i] = RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&c);
+    }
+    for (long k = 0; k < n; k++) {
+        long i = scrambled(k, n);
+        RLRunLoopAddSource(rl, sources[i], DEF);
+        items[i].present = true;
+    }
+    for (long k = 0; k < n; k++) {
+        long i = scrambled(k, n);
+        if (i % 2 == 0) continue;
+        RLRunLoopRemoveSource(rl, sources[i], DEF);
+        items[i].present = false;
+    }
+    long expected = 0;
+    for (long i = 0; i < n; i++) {
+        RL_ASSERT_EQ_INT(RLRunLoopContainsSource(rl, sources[i], DEF), items[i].present);
+        if (items[i].added >= 0) {
+            uint64_t one = 1;
+            RL_ASSERT_EQ_INT(write((int)items[i].added, &one, sizeof one), sizeof one);
+            expected += items[i].present;
+        }
+    }
+    while (the_log.count < expected) RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 2, true), kRLRunLoopRunHandledSource);
+    RLRunLoopRunInMode(DEF, 0, false);
+    RL_ASSERT_EQ_INT(the_log.count, expected);
+    for (long k = 0; k < the_log.count; k++) RL_ASSERT(items[the_log.calls[k]].present);
+    for (long i = 0; i < n; i++) {
+        RLRunLoopSourceInvalidate(sources[i]);
+        RLRelease(sources[i]);
+        if (items[i].added >= 0) close((int)items[i].added);
+    }
+    free(the_log.calls);
+    free(sources);
+    free(items);
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(scale_sources_in_a_mode_keep_their_order),
@@ -259,6 +321,7 @@ int main(int argc, char **argv) {
         RL_TEST(scale_observers_in_the_common_modes_keep_their_order),
         RL_TEST(scale_common_timers_add_remove_and_a_new_common_mode),
         RL_TEST(scale_description_lists_items_in_order),
+        RL_TEST(scale_version1_sources_add_remove_and_watch),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }
