@@ -25,6 +25,15 @@ for block in "$OUT"/readme-*.c; do
         extra_cflags="-ISources/CRunLoopGLib/include $(pkg-config --cflags glib-2.0 | sed 's/-I/-isystem /g')"
         extra_libs="$(dirname "$LIB")/libcrunloop-glib.a $(pkg-config --libs glib-2.0)"
     fi
+    # A block written for macOS (CF names) must be real CoreFoundation code
+    # too: where clang and the Swift toolchain's CoreFoundation headers are,
+    # it is also compiled against them with the one include swapped back.
+    cf_include="$(dirname "$(command -v clang 2>/dev/null || echo /nonexistent/x)")/../lib/swift"
+    if grep -q '<CRunLoopCFNames.h>' "$block" && [ -e "$cf_include/CoreFoundation/CoreFoundation.h" ]; then
+        echo "doc-snippets: $block against CoreFoundation's headers"
+        sed 's|<CRunLoopCFNames.h>|<CoreFoundation/CoreFoundation.h>|' "$block" > "${block%.c}-cf.c"
+        clang -std=c11 -fblocks -D_GNU_SOURCE -Wall -Wextra -Werror -isystem "$cf_include" -fsyntax-only "${block%.c}-cf.c"
+    fi
     echo "doc-snippets: $block"
     $CC -std=c11 -pthread -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -ISources/CRunLoop/include $extra_cflags $CFLAGS "$block" -o "${block%.c}" $extra_libs "$LIB" -pthread -ldl -lm
