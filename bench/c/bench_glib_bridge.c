@@ -10,7 +10,8 @@
  *    returns (GLib: calls of its poll function; ours: AfterWaiting), with and
  *    without the hosted loop.
  *
- * Usage: bench_glib_bridge [N]   (default 2000 timers per case)
+ * Usage: bench_glib_bridge [N [S]]   (N timers per case, default 2000; S idle
+ * seconds, default 2)
  */
 #define _GNU_SOURCE
 #include <CRunLoopGLib.h>
@@ -105,6 +106,7 @@ static void latency_case(const char *what, int glib_timers, int host_glib, int a
 /* ---- idle wake-ups ---------------------------------------------------------- */
 
 static int polls;
+static double idle_s = 2;
 static GPollFunc real_poll;
 static gint counting_poll(GPollFD *fds, guint n, gint timeout) {
     polls++;
@@ -129,11 +131,11 @@ static void idle_glib_host(int with_ours) {
     real_poll = g_main_context_get_poll_func(NULL);
     g_main_context_set_poll_func(NULL, counting_poll);
     polls = 0;
-    g_timeout_add(2000, quit_glib, NULL);
+    g_timeout_add((guint)(idle_s * 1000), quit_glib, NULL);
     g_main_loop_run(main_loop);
     g_main_context_set_poll_func(NULL, real_poll);
-    printf("%-52s %d polls returned in 2 s\n",
-           with_ours ? "idle g_main_loop_run hosting our idle loop:" : "idle g_main_loop_run alone:", polls);
+    printf("%-52s %d polls returned in %g s\n",
+           with_ours ? "idle g_main_loop_run hosting our idle loop:" : "idle g_main_loop_run alone:", polls, idle_s);
     if (hosted) { g_source_destroy(hosted); g_source_unref(hosted); }
     RLRunLoopTimerInvalidate(far);
     RLRelease(far);
@@ -149,12 +151,12 @@ static void idle_our_host(int with_glib) {
     }
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAfterWaiting, true, 0, count_wakeup, NULL);
     RLRunLoopAddObserver(RLRunLoopGetCurrent(), o, kRLRunLoopDefaultMode);
-    RLRunLoopTimerRef stop = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + 2, 0, 0, 0, stop_ours, NULL);
+    RLRunLoopTimerRef stop = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + idle_s, 0, 0, 0, stop_ours, NULL);
     RLRunLoopAddTimer(RLRunLoopGetCurrent(), stop, kRLRunLoopDefaultMode);
     wakeups = 0;
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1e6, false);
-    printf("%-52s %d wake-ups in 2 s\n",
-           with_glib ? "idle RLRunLoopRun driving an idle GLib context:" : "idle RLRunLoopRun alone:", wakeups);
+    printf("%-52s %d wake-ups in %g s\n",
+           with_glib ? "idle RLRunLoopRun driving an idle GLib context:" : "idle RLRunLoopRun alone:", wakeups, idle_s);
     RLRunLoopObserverInvalidate(o);
     RLRelease(o);
     RLRelease(stop);
@@ -165,6 +167,7 @@ int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     n_timers = argc > 1 ? atoi(argv[1]) : 2000;
     if (n_timers < 1) n_timers = 1;
+    if (argc > 2) idle_s = atof(argv[2]);
     late = calloc((size_t)n_timers, sizeof *late);
     main_loop = g_main_loop_new(NULL, FALSE);
     printf("timer latency, %d one-shot timers due 2 ms after they were made:\n", n_timers);
