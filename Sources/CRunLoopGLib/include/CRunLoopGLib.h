@@ -72,7 +72,9 @@ RLGLibContextRef RLGLibContextAttach(GMainContext *context, RLRunLoopRef rl, RLR
    callbacks never run from this loop afterwards (those that were ready stay
    pending in the context). Must be called on the loop's thread, also from
    inside a GLib callback or any callout of the loop. NULL: ignored. Another
-   thread: ignored (nothing is detached). */
+   thread: ignored (nothing is detached). Detach before the loop's thread
+   exits: the loop's teardown removes the items but cannot release GLib's
+   ownership of the context, which then stays with the dead thread. */
 void             RLGLibContextDetach(RLGLibContextRef attachment);
 /* The context the attachment drives (not retained); NULL for NULL. */
 GMainContext    *RLGLibContextGetContext(RLGLibContextRef attachment);
