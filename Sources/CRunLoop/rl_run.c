@@ -98,7 +98,8 @@ static bool should_spin(RLRunLoopRef rl) {
     return rl->multiprocessor && rl->last_sleep_ns < SPIN_IF_LAST_SLEEP_NS;
 }
 
-/* __CFRunLoopServiceMachPort: sleeps (or polls) on the mode's epoll set.
+/* __CFRunLoopServiceMachPort: sleeps (or polls) on the loop's epoll set, with
+   the mode's version-1 sources armed.
    Returns with `sleeping` off and pending wake-ups consumed (CF's
    SetIgnoreWakeUps: the next pass re-scans everything anyway). */
 static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, wait_result *out) {
