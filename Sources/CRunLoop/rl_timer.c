@@ -451,15 +451,18 @@ static bool fire(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t, int64_t now) 
     }
     begin_firing(t);
     fired_at fired = {t->fire_date, t->fire_ns};
-    rl_item_lock_release(&t->lock);
-    rl_loop_unlock(rl);
-
     /* CF's ownership rule: retain and release bracket the callout only when
        the context has a retain; a context with only a release hands its info
-       over, to be released once, when the timer is invalidated or freed. */
+       over, to be released once, when the timer is invalidated or freed.
+       The retain happens under the timer's lock: an invalidation on another
+       thread (which releases info) waits for it, so info is never retained
+       after its last release. */
     void *info = t->context.info;
     bool bracket = t->context.retain != NULL;
     if (bracket) info = (void *)t->context.retain(info);
+    rl_item_lock_release(&t->lock);
+    rl_loop_unlock(rl);
+
     RL_IS_CALLING_OUT_TO_A_TIMER_CALLBACK_FUNCTION(t->callout, t, info);
     /* CF: a one-shot timer is invalidated after its callout, even if the
        callout re-dated it. */
