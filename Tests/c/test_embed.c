@@ -132,9 +132,13 @@ static void due_timer_makes_it_readable_and_one_pass_fires_it(void) {
     RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0, count_fire, &fired);
     RLRunLoopAddTimer(rl, t, MODE);
     int timeout = -1;
-    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, &timeout));
-    RL_ASSERT_GE_INT(timeout, 1);
-    RL_ASSERT_LE_INT(timeout, 51);
+    /* (A slow machine may already be past the date: then it is work now.) */
+    if (RLRunLoopEmbedPrepare(rl, MODE, &timeout)) {
+        RL_ASSERT_EQ_INT(timeout, 0);
+    } else {
+        RL_ASSERT_GE_INT(timeout, 1);
+        RL_ASSERT_LE_INT(timeout, 51);
+    }
     RL_ASSERT(host_poll(fd, -1));   /* the descriptor alone wakes the host */
     RL_ASSERT_GE_DBL(rl_test_now() - start, 0.049);
     RLRunLoopRunInMode(MODE, 0, false);
@@ -425,7 +429,7 @@ static void own_runs_in_between_keep_it_working(void) {
     RLRunLoopAddTimer(rl, t, MODE);
     RLRunLoopEmbedPrepare(rl, MODE, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("modal", 0.02, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, NULL));
+    RLRunLoopEmbedPrepare(rl, MODE, NULL);
     RL_ASSERT(host_poll(fd, -1));
     RLRunLoopRunInMode(MODE, 0, false);
     RL_ASSERT_EQ_INT(fired, 1);
@@ -508,7 +512,7 @@ static void descriptor_survives_the_wait_set_being_remade(void) {
     _Atomic int fired = 0;
     RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.03, 0, count_fire, &fired);
     RLRunLoopAddTimer(rl, t, MODE);
-    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, NULL));
+    RLRunLoopEmbedPrepare(rl, MODE, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopEmbedGetFD(rl), fd);
     RL_ASSERT(host_poll(fd, -1));
     RLRunLoopRunInMode(MODE, 0, false);
