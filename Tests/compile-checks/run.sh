@@ -13,6 +13,10 @@
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-.build/debug}
+# The C module's map: SwiftPM's generated one, or the package's own when
+# Sources/CRunLoop/include has a module.modulemap (SwiftPM then generates none).
+CRUNLOOP_MAP=$BUILD/CRunLoop.build/module.modulemap
+[ -f "$CRUNLOOP_MAP" ] || CRUNLOOP_MAP=Sources/CRunLoop/include/module.modulemap
 SWIFTC=${SWIFTC:-swiftc}
 DIR=Tests/compile-checks
 if [ ! -f "$BUILD/Modules/SwiftRunLoop.swiftmodule" ]; then
@@ -26,7 +30,7 @@ compile() {
     lib=""
     grep -q '^@main' "$1" && lib="-parse-as-library"
     "$SWIFTC" -swift-version 6 $lib -emit-sil -o /dev/null \
-        -I "$BUILD/Modules" -Xcc -fmodule-map-file="$BUILD/CRunLoop.build/module.modulemap" \
+        -I "$BUILD/Modules" -Xcc -fmodule-map-file="$CRUNLOOP_MAP" \
         -Xcc -ISources/CRunLoop/include "$1" >"$LOG" 2>&1
 }
 pass=0; fail=0

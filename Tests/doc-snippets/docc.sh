@@ -5,13 +5,17 @@
 set -eu
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-.build/debug}
+# The C module's map: SwiftPM's generated one, or the package's own when
+# Sources/CRunLoop/include has a module.modulemap (SwiftPM then generates none).
+CRUNLOOP_MAP=$BUILD/CRunLoop.build/module.modulemap
+[ -f "$CRUNLOOP_MAP" ] || CRUNLOOP_MAP=Sources/CRunLoop/include/module.modulemap
 OUT=${DOCC_DIR:-.build/docc}
 DOCC=${DOCC:-$(command -v docc || echo "$(dirname "$(readlink -f "$(command -v swift)")")/docc")}
 if [ ! -x "$DOCC" ]; then echo "docc-check: no docc binary next to swift; skipped"; exit 0; fi
 rm -rf "$OUT"
 mkdir -p "$OUT/symbols"
 swift symbolgraph-extract -module-name SwiftRunLoop -I "$BUILD/Modules" \
-    -Xcc -fmodule-map-file="$BUILD/CRunLoop.build/module.modulemap" \
+    -Xcc -fmodule-map-file="$CRUNLOOP_MAP" \
     -target "$(uname -m)-unknown-linux-gnu" -minimum-access-level public -output-dir "$OUT/symbols"
 "$DOCC" convert Sources/SwiftRunLoop/SwiftRunLoop.docc --additional-symbol-graph-dir "$OUT/symbols" \
     --fallback-display-name SwiftRunLoop --fallback-bundle-identifier SwiftRunLoop \
