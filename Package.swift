@@ -1,7 +1,13 @@
 // swift-tools-version:6.2
 import PackageDescription
+import Foundation
 
-let package = Package(
+// The GLib bridge (CRunLoopGLib, SwiftRunLoopGLib) is declared only where
+// GLib's development files are installed, so the package keeps building
+// everywhere else with libc alone.
+let haveGLib = FileManager.default.fileExists(atPath: "/usr/include/glib-2.0/glib.h")
+
+var package = Package(
     name: "SwiftRunLoop",
     products: [
         .library(name: "SwiftRunLoop", targets: ["SwiftRunLoop"]),
@@ -43,3 +49,28 @@ let package = Package(
         ),
     ]
 )
+
+if haveGLib {
+    package.products.append(.library(name: "SwiftRunLoopGLib", targets: ["SwiftRunLoopGLib"]))
+    package.targets += [
+        .systemLibrary(name: "CGLib", path: "Sources/CGLib", pkgConfig: "glib-2.0",
+                       providers: [.apt(["libglib2.0-dev"])]),
+        .target(
+            name: "CRunLoopGLib",
+            dependencies: ["CRunLoop", "CGLib"],
+            path: "Sources/CRunLoopGLib"
+        ),
+        .target(
+            name: "SwiftRunLoopGLib",
+            dependencies: ["SwiftRunLoop", "CRunLoop", "CRunLoopGLib", "CGLib"],
+            path: "Sources/SwiftRunLoopGLib",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .testTarget(
+            name: "SwiftRunLoopGLibTests",
+            dependencies: ["SwiftRunLoopGLib", "SwiftRunLoop", "CGLib"],
+            path: "Tests/SwiftRunLoopGLibTests",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+    ]
+}
