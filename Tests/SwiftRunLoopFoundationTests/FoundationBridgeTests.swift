@@ -22,6 +22,12 @@ final class FoundationBridgeTests: XCTestCase {
         XCTAssertTrue(FoundationBridge.install())
     }
 
+    // The other test classes share this process and its main thread.
+    override func tearDown() {
+        FoundationBridge.uninstall()
+        super.tearDown()
+    }
+
     // MARK: Foundation hosts ours
 
     func test_xctest_wait_fires_our_timer() {
