@@ -45,8 +45,8 @@ static struct {
 static _Thread_local bool draining;   /* inside _dispatch_main_queue_callback_4CF */
 static _Thread_local bool owed;       /* a nested perform consumed a wake-up */
 
-bool rl_main_queue_source_is_inert(RLRunLoopSourceRef source) {
-    return draining && source && source == mq.source;
+RLRunLoopSourceRef rl_main_queue_inert_source(void) {
+    return draining ? mq.source : NULL;
 }
 
 static void *find_symbol(const char *name) {

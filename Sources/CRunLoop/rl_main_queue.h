@@ -13,9 +13,9 @@
    (found at run time); true once attached. Idempotent, any thread. */
 bool rl_main_queue_install(RLRunLoopRef main_loop);
 
-/* True for the main-queue source while this thread is inside a main-queue
-   drain: CF then treats the queue as absent, so a nested run of the main loop
+/* The main-queue source while this thread is inside a main-queue drain, else
+   NULL: CF then treats the queue as absent, so a nested run of the main loop
    with nothing else to do finishes instead of waiting. */
-bool rl_main_queue_source_is_inert(RLRunLoopSourceRef source);
+RLRunLoopSourceRef rl_main_queue_inert_source(void);
 
 #endif

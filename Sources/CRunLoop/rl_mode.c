@@ -73,10 +73,9 @@ bool rl_mode_has_blocks(RLRunLoopRef rl, rl_mode *m) {
 /* Version-1 sources that count: inside a main-queue drain the main queue's
    own source does not (CF leaves its port out of the wait then). */
 static uint32_t live_source1_count(RLRunLoopRef rl, const rl_mode *m) {
-    if (!rl->is_main || m->v1_count == 0) return m->v1_count;
-    for (uint32_t i = 0; i < m->v1_count; i++)
-        if (rl_main_queue_source_is_inert(rl->regs[m->v1[i]].source)) return m->v1_count - 1;
-    return m->v1_count;
+    RLRunLoopSourceRef inert = rl->is_main && m->v1_count ? rl_main_queue_inert_source() : NULL;
+    if (!inert || rl_index_map_get(&m->v1_positions, (uintptr_t)inert) < 0) return m->v1_count;
+    return m->v1_count - 1;
 }
 
 /* __CFRunLoopModeIsEmpty: observers do not count, queued work does. */
