@@ -83,6 +83,21 @@ final class FoundationBridgeTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(seen.current, 1)
     }
 
+    /// A callout of ours that waits for Foundation (an XCTest wait inside one
+    /// of our timers) still sees our other timers fire: the runs nest.
+    func test_a_wait_inside_our_timer_sees_our_other_timers() {
+        let outerDone = expectation(description: "outer timer finished its wait")
+        let innerResult = Counter()
+        Timer.scheduledTimer(withTimeInterval: 0.02, repeats: false) { _ in
+            let inner = XCTestExpectation(description: "inner timer fired")
+            Timer.scheduledTimer(withTimeInterval: 0.02, repeats: false) { _ in inner.fulfill() }
+            if XCTWaiter.wait(for: [inner], timeout: 20) == .completed { innerResult.bump() }
+            outerDone.fulfill()
+        }
+        wait(for: [outerDone], timeout: 30)
+        XCTAssertEqual(innerResult.current, 1)
+    }
+
     func test_our_modes_run_only_when_foundation_runs_the_same_mode() {
         let custom = RunLoop.Mode("BridgeTestMode")
         FoundationBridge.bridge(mode: custom)
