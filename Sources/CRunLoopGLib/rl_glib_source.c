@@ -14,6 +14,7 @@ typedef struct {
     RLRunLoopRef rl;
     char *mode;
     gpointer tag;   /* the embedding descriptor, in GLib's poll set */
+    bool polled;    /* tag asks for G_IO_IN (modifying it wakes GLib: only on change) */
 } rlg_source;
 
 /* GLib asks before it sleeps: aim the descriptor at our mode, and sleep no
@@ -22,6 +23,16 @@ typedef struct {
 static gboolean rlg_source_prepare(GSource *base, gint *timeout) {
     rlg_source *s = (rlg_source *)base;
     int ms = -1;
+    if (RLRunLoopGetCurrent() != s->rl) {
+        /* Iterated on a thread that is not the loop's: the loop cannot run
+           here, so stop polling its descriptor (it would keep GLib awake). */
+        if (s->polled) g_source_modify_unix_fd(base, s->tag, 0);
+        s->polled = false;
+        *timeout = -1;
+        return FALSE;
+    }
+    if (!s->polled) g_source_modify_unix_fd(base, s->tag, G_IO_IN);
+    s->polled = true;
     bool ready = RLRunLoopEmbedPrepare(s->rl, s->mode, &ms);
     *timeout = ms;
     return ready;
@@ -29,7 +40,7 @@ static gboolean rlg_source_prepare(GSource *base, gint *timeout) {
 
 static gboolean rlg_source_check(GSource *base) {
     rlg_source *s = (rlg_source *)base;
-    return (g_source_query_unix_fd(base, s->tag) & G_IO_IN) != 0;
+    return RLRunLoopGetCurrent() == s->rl && (g_source_query_unix_fd(base, s->tag) & G_IO_IN) != 0;
 }
 
 /* One pass that never blocks: everything due in the mode runs. */
@@ -64,6 +75,7 @@ GSource *RLGLibSourceCreate(RLRunLoopRef rl, RLRunLoopMode mode) {
     s->rl = (RLRunLoopRef)RLRetain(rl);
     s->mode = mode_copy;
     s->tag = g_source_add_unix_fd(base, fd, G_IO_IN);
+    s->polled = true;
     g_source_set_name(base, "CRunLoop");
     return base;
 }

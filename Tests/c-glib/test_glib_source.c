@@ -285,6 +285,50 @@ static void dispatch_main_queue_runs_in_a_glib_main_loop(void) {
     unhost(s);
 }
 
+/* Attached to a context iterated on another thread, the source does nothing:
+   our loop never runs there, and its descriptor (readable: a timer is due)
+   does not keep that thread's GLib poll from sleeping. */
+static GMainContext *foreign;
+static int foreign_timeout_fired, foreign_iterations;
+static gboolean foreign_timeout(gpointer data) {
+    (void)data;
+    foreign_timeout_fired = 1;
+    return G_SOURCE_REMOVE;
+}
+static void *iterate_foreign(void *arg) {
+    (void)arg;
+    GSource *t = g_timeout_source_new(100);
+    g_source_set_callback(t, foreign_timeout, NULL, NULL);
+    g_source_attach(t, foreign);
+    g_source_unref(t);
+    while (!foreign_timeout_fired && foreign_iterations < 20) {
+        g_main_context_iteration(foreign, TRUE);
+        foreign_iterations++;
+    }
+    return NULL;
+}
+static void iterated_on_another_thread_does_nothing(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0, quit_on_timer, NULL);  /* due now */
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RL_ASSERT(RLRunLoopEmbedPrepare(rl, kRLRunLoopDefaultMode, NULL));   /* the descriptor is readable */
+    foreign = g_main_context_new();
+    GSource *s = RLGLibSourceCreate(rl, kRLRunLoopDefaultMode);
+    g_source_attach(s, foreign);
+    pthread_t th;
+    pthread_create(&th, NULL, iterate_foreign, NULL);
+    pthread_join(th, NULL);
+    RL_ASSERT_EQ_INT(foreign_timeout_fired, 1);   /* GLib slept until its own timeout */
+    RL_ASSERT_LE_INT(foreign_iterations, 3);
+    RL_ASSERT_EQ_INT(fired, 0);                   /* our timer never ran there */
+    RL_ASSERT(RLRunLoopTimerIsValid(t));
+    g_source_destroy(s);
+    g_source_unref(s);
+    g_main_context_unref(foreign);
+    RLRunLoopTimerInvalidate(t);
+    RLRelease(t);
+}
+
 static void bad_input_is_refused(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RL_ASSERT(RLGLibSourceCreate(NULL, kRLRunLoopDefaultMode) == NULL);
@@ -309,6 +353,7 @@ int main(int argc, char **argv) {
         RL_TEST(idle_hosted_loop_costs_no_wakeups),
         RL_TEST(loop_runs_by_itself_after_the_source_is_destroyed),
         RL_TEST(dispatch_main_queue_runs_in_a_glib_main_loop),
+        RL_TEST(iterated_on_another_thread_does_nothing),
         RL_TEST(bad_input_is_refused),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));

@@ -104,8 +104,9 @@ GMainContext    *RLGLibContextGetContext(RLGLibContextRef attachment);
 
 /* A new GSource (one reference, not attached) that runs `rl` in `mode` (a
    mode name; the common-modes marker is refused) whenever the loop has work.
-   Attach it to the GLib context that rl's own thread iterates: prepared on
-   any other thread it does nothing (the loop only runs on its thread).
+   Attach it to the GLib context that rl's own thread iterates: iterated on
+   any other thread it does nothing (the loop only runs on its thread) and
+   leaves the loop's descriptor out of that thread's poll.
    Its priority is G_PRIORITY_DEFAULT (g_source_set_priority changes it).
    Destroying it stops the embedding (RLRunLoopEmbedCancel, when finalized on
    rl's thread); the loop can then run by itself again. It holds a reference
