@@ -3,7 +3,8 @@
  * with bytes intact, many messages per wake-up, the per-perform bound, the
  * bounded queue (-EAGAIN), invalidation (-EPIPE, from the callback too), bad
  * input, a port keeping a worker thread's loop alive, no spin while idle, and
- * K senders x N messages received in order per sender.
+ * K senders x N messages received in order per sender, send order kept when
+ * callbacks run the loop re-entrantly, and what invalidation guarantees.
  */
 #include <CRunLoop.h>
 #include <errno.h>
@@ -568,6 +569,53 @@ static void port_invalidate_from_another_thread_stress_counts(void) {
     }
 }
 
+/* A stream from another thread while callbacks run the loop re-entrantly at
+   various depths: every message arrives exactly once, in send order. */
+typedef struct {
+    RLMessagePortRef port;
+    long total;
+    long next;
+    long wrong;
+    int depth;
+} stream_probe;
+
+static void stream_cb(RLMessagePortRef port, int32_t msgid, const void *bytes, size_t len, void *info) {
+    (void)port; (void)bytes; (void)len;
+    stream_probe *p = info;
+    if (msgid != p->next) p->wrong++;
+    p->next = msgid + 1;
+    if (msgid % 7 == 0 && p->depth < 4) {
+        p->depth++;
+        RLRunLoopRunInMode(DEF, 0, msgid % 2 == 0);
+        p->depth--;
+    }
+}
+
+static void *stream_sender(void *arg) {
+    stream_probe *p = arg;
+    for (int32_t i = 0; i < p->total;) {
+        if (RLMessagePortSend(p->port, i, &i, sizeof i) == 0) i++;
+        else sched_yield();
+    }
+    return NULL;
+}
+
+static void port_stream_with_reentrant_runs_keeps_send_order(void) {
+    stream_probe p = { .total = rl_test_scaled(200000) };
+    RLMessagePortContext ctx = { 0, &p, NULL, NULL, NULL };
+    p.port = RLMessagePortCreate(stream_cb, &ctx, 256);
+    RLRunLoopSourceRef s = RLMessagePortCreateRunLoopSource(p.port, 0);
+    RLRunLoopAddSource(RLRunLoopGetCurrent(), s, DEF);
+    RLRelease(s);
+    pthread_t th;
+    pthread_create(&th, NULL, stream_sender, &p);
+    while (p.next < p.total) RLRunLoopRunInMode(DEF, 1, true);
+    pthread_join(th, NULL);
+    RL_ASSERT_EQ_INT(p.wrong, 0);
+    RL_ASSERT_EQ_INT(p.next, p.total);
+    done(p.port);
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(port_delivers_in_fifo_order_with_bytes_intact),
@@ -585,6 +633,7 @@ int main(int argc, char **argv) {
         RL_TEST(port_reentrant_run_from_callback_keeps_send_order),
         RL_TEST(port_invalidate_on_loop_thread_in_nested_run_stops_callbacks),
         RL_TEST(port_invalidate_from_another_thread_stress_counts),
+        RL_TEST(port_stream_with_reentrant_runs_keeps_send_order),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }
