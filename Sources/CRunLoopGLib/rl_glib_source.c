@@ -77,5 +77,8 @@ GSource *RLGLibSourceCreate(RLRunLoopRef rl, RLRunLoopMode mode) {
     s->tag = g_source_add_unix_fd(base, fd, G_IO_IN);
     s->polled = true;
     g_source_set_name(base, "CRunLoop");
+    /* A callout of ours may run a nested GLib loop (a modal dialog): our
+       loop keeps running inside it, as nested runs of our loop do. */
+    g_source_set_can_recurse(base, TRUE);
     return base;
 }

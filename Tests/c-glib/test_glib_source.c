@@ -185,6 +185,37 @@ static void version1_source_readable_while_glib_sleeps(void) {
     unhost(s);
 }
 
+/* One of our callouts runs a nested GLib main loop (a modal dialog): our
+   loop keeps running inside it. */
+static GMainLoop *nested_loop;
+static int inner_fired;
+static void quit_nested(RLRunLoopTimerRef t, void *info) {
+    (void)t; (void)info;
+    inner_fired++;
+    g_main_loop_quit(nested_loop);
+}
+static void run_nested_glib(RLRunLoopTimerRef t, void *info) {
+    (void)t; (void)info;
+    RLRunLoopTimerRef inner = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.01, 0, quit_nested, NULL);
+    RLRunLoopAddTimer(RLRunLoopGetCurrent(), inner, kRLRunLoopDefaultMode);
+    nested_loop = g_main_loop_new(NULL, FALSE);
+    g_main_loop_run(nested_loop);
+    g_main_loop_unref(nested_loop);
+    RLRelease(inner);
+    fired++;
+    g_main_loop_quit(main_loop);
+}
+static void nested_glib_loop_inside_our_callout(void) {
+    GSource *s = host_our_loop(kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.01, 0, run_nested_glib, NULL);
+    RLRunLoopAddTimer(RLRunLoopGetCurrent(), t, kRLRunLoopDefaultMode);
+    run_glib(10);
+    RL_ASSERT_EQ_INT(inner_fired, 1);
+    RL_ASSERT_EQ_INT(fired, 1);
+    RLRelease(t);
+    unhost(s);
+}
+
 /* Only the hosted mode's items run. */
 static void other_modes_stay_quiet(void) {
     GSource *s = host_our_loop("hosted-mode");
@@ -349,6 +380,7 @@ int main(int argc, char **argv) {
         RL_TEST(work_queued_from_another_thread_runs_on_the_glib_thread),
         RL_TEST(version0_source_signalled_from_another_thread),
         RL_TEST(version1_source_readable_while_glib_sleeps),
+        RL_TEST(nested_glib_loop_inside_our_callout),
         RL_TEST(other_modes_stay_quiet),
         RL_TEST(idle_hosted_loop_costs_no_wakeups),
         RL_TEST(loop_runs_by_itself_after_the_source_is_destroyed),

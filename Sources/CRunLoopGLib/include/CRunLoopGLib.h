@@ -98,6 +98,10 @@ GMainContext    *RLGLibContextGetContext(RLGLibContextRef attachment);
  * main thread, that brings the main loop's work (DispatchQueue.main, the
  * main actor) into a GLib or GTK program.
  *
+ * A callout of ours may run a nested GLib loop (a modal dialog's
+ * g_main_loop_run): the source can recurse, so our loop keeps running inside
+ * it, as in a nested run of our own loop.
+ *
  * As with any pass that polls, the loop's BeforeWaiting and AfterWaiting
  * observers do not run while GLib drives it (see CRunLoopEmbed.h).
  * ======================================================================== */
