@@ -54,6 +54,9 @@ extern "C" {
  * GLib's callbacks may run the loop again (a nested RLRunLoopRunInMode) or a
  * nested g_main_context_iteration, attach and remove GLib sources, and
  * detach the context (RLGLibContextDetach), as GLib allows in its own loop.
+ * While a GLib callback iterates the context itself (g_main_loop_run for a
+ * modal dialog), GLib's poll is the thread's wait: our loop's own items wait
+ * until it returns.
  * ======================================================================== */
 
 typedef struct __RLGLibContext *RLGLibContextRef;
