@@ -266,6 +266,7 @@ struct __RLRunLoopTimer {
     rl_item_lock           lock;
     _Atomic bool           valid;
     bool                   firing;             /* its callout is running; under the timer's lock */
+    bool                   release_after_firing; /* invalidated mid-callout; under the timer's lock */
     bool                   info_released;
     RLIndex                order;
     RLTimeInterval         interval;           /* 0: one-shot */

@@ -69,6 +69,17 @@ static void release_info(RLRunLoopTimerRef t) {
     rl_release_info_once(&t->lock, &t->info_released, t->context.release, t->context.info);
 }
 
+/* Invalidation releases info at once, unless the timer's callout is running
+   (on any thread): then the callout's end releases it, so the callout and
+   its bracket retain never see info released under them by another thread. */
+static void release_info_unless_firing(RLRunLoopTimerRef t) {
+    rl_item_lock_acquire(&t->lock);
+    bool defer = t->firing;
+    if (defer) t->release_after_firing = true;
+    rl_item_lock_release(&t->lock);
+    if (!defer) release_info(t);
+}
+
 static void finalize_timer(rl_object *obj) {
     RLRunLoopTimerRef t = (RLRunLoopTimerRef)obj;
     release_info(t);
@@ -362,7 +373,7 @@ void RLRunLoopTimerInvalidate(RLRunLoopTimerRef timer) {
         unclaim_if_unused(timer);
     }
     unlock_timer_and_loop(timer, rl);
-    if (was_valid) release_info(timer);
+    if (was_valid) release_info_unless_firing(timer);
     RLRelease(timer);
 }
 
@@ -399,10 +410,14 @@ typedef struct {
    counted from the date it fired for) after now, once however late, and any
    earlier date the callout set is ignored. Then every slot out of its heap
    (all of them, or those of the modes it was added to meanwhile) is
-   scheduled, after the timers of equal date. Timer locked; t->rl locked. */
-static void end_firing(RLRunLoopTimerRef t, fired_at fired) {
+   scheduled, after the timers of equal date. Returns whether an
+   invalidation during the callout left info for it to release. Timer
+   locked; t->rl locked. */
+static bool end_firing(RLRunLoopTimerRef t, fired_at fired) {
     t->firing = false;
-    if (!atomic_load(&t->valid)) return;   /* its invalidation removes every slot */
+    bool release_info_now = t->release_after_firing;
+    t->release_after_firing = false;
+    if (!atomic_load(&t->valid)) return release_info_now;   /* its invalidation removes every slot */
     if (t->interval > 0 && t->fire_date <= fired.date) {
         int64_t now = rl_mono_now();
         int64_t steps = now >= fired.deadline_ns ? (now - fired.deadline_ns) / t->interval_ns + 1 : 1;
@@ -415,26 +430,29 @@ static void end_firing(RLRunLoopTimerRef t, fired_at fired) {
         schedule_slot(slot);
         rl_mode_timers_changed(slot->mode);
     }
+    return release_info_now;
 }
 
 /* Ends the firing under the right lock and returns with `rl` locked. The
    timer usually stayed in `rl`; one its callout moved to another loop is
    finished under that loop's lock (never two loop locks at once), so that
-   loop's heap is only ever touched under its own lock, and it re-arms. */
-static void finish_firing(RLRunLoopRef rl, RLRunLoopTimerRef t, fired_at fired) {
+   loop's heap is only ever touched under its own lock, and it re-arms.
+   Returns end_firing's answer. */
+static bool finish_firing(RLRunLoopRef rl, RLRunLoopTimerRef t, fired_at fired) {
     rl_loop_relock(rl);
     rl_item_lock_acquire(&t->lock);
     if (t->rl == rl || t->rl == NULL) {
-        end_firing(t, fired);
+        bool release_info_now = end_firing(t, fired);
         rl_item_lock_release(&t->lock);
-        return;
+        return release_info_now;
     }
     rl_item_lock_release(&t->lock);
     rl_loop_unlock(rl);
     RLRunLoopRef now_in = lock_timer_and_loop(t);
-    end_firing(t, fired);
+    bool release_info_now = end_firing(t, fired);
     unlock_timer_and_loop(t, now_in);
     rl_loop_relock(rl);
+    return release_info_now;
 }
 
 /* __CFRunLoopDoTimer: fires t unless an earlier callout of the pass (or
@@ -454,14 +472,14 @@ static bool fire(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t, int64_t now) 
     /* CF's ownership rule: retain and release bracket the callout only when
        the context has a retain; a context with only a release hands its info
        over, to be released once, when the timer is invalidated or freed.
-       The retain happens under the timer's lock: an invalidation on another
-       thread (which releases info) waits for it, so info is never retained
-       after its last release. */
+       The timer is marked firing, so an invalidation from here on leaves
+       that release to the callout's end: info cannot go before the retain,
+       which runs with no lock held, as every user callback does. */
     void *info = t->context.info;
     bool bracket = t->context.retain != NULL;
-    if (bracket) info = (void *)t->context.retain(info);
     rl_item_lock_release(&t->lock);
     rl_loop_unlock(rl);
+    if (bracket) info = (void *)t->context.retain(info);
 
     RL_IS_CALLING_OUT_TO_A_TIMER_CALLBACK_FUNCTION(t->callout, t, info);
     /* CF: a one-shot timer is invalidated after its callout, even if the
@@ -469,7 +487,11 @@ static bool fire(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t, int64_t now) 
     if (t->interval <= 0) RLRunLoopTimerInvalidate(t);
     if (bracket && t->context.release) t->context.release(info);
 
-    finish_firing(rl, t, fired);
+    if (finish_firing(rl, t, fired)) {
+        rl_loop_unlock(rl);
+        release_info(t);
+        rl_loop_relock(rl);
+    }
     return true;
 }
 

@@ -620,6 +620,82 @@ static void timer_context_with_retain_brackets_every_callout(void) {
     RL_ASSERT_EQ_INT(o.releases, 12);
 }
 
+/* A timer invalidated by another thread while its callout runs: its info
+   (handed over: release, no retain) stays alive until the callout returns,
+   and is released exactly once, then. */
+typedef struct {
+    atomic_int in_callout, invalidated, releases, released_during_callout;
+} handed_over;
+static handed_over g_handed;
+
+static void handed_over_release(const void *info) {
+    handed_over *h = (handed_over *)info;
+    if (atomic_load(&h->in_callout)) atomic_fetch_add(&h->released_during_callout, 1);
+    atomic_fetch_add(&h->releases, 1);
+}
+
+static void wait_for_invalidation(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    handed_over *h = info;
+    atomic_store(&h->in_callout, 1);
+    double end = rl_test_now() + 10;
+    while (!atomic_load(&h->invalidated) && rl_test_now() < end) rl_test_sleep(0.001);
+    atomic_store(&h->in_callout, 0);
+}
+
+static void *invalidate_when_in_callout(void *arg) {
+    RLRunLoopTimerRef t = arg;
+    while (!atomic_load(&g_handed.in_callout)) rl_test_sleep(0.001);
+    RLRunLoopTimerInvalidate(t);
+    atomic_store(&g_handed.invalidated, 1);
+    return NULL;
+}
+
+static void timer_invalidated_by_another_thread_mid_callout_releases_info_after_it(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    RLRunLoopTimerContext c = { 0, &g_handed, NULL, handed_over_release, NULL };
+    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 0.001, 0, 0, wait_for_invalidation, &c);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    pthread_t other;
+    RL_ASSERT_EQ_INT(pthread_create(&other, NULL, invalidate_when_in_callout, t), 0);
+    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.2, false);
+    pthread_join(other, NULL);
+    RL_ASSERT_EQ_INT(atomic_load(&g_handed.invalidated), 1);
+    RL_ASSERT_EQ_INT(atomic_load(&g_handed.released_during_callout), 0);
+    RL_ASSERT_EQ_INT(atomic_load(&g_handed.releases), 1);
+    RLRelease(t);
+    RL_ASSERT_EQ_INT(atomic_load(&g_handed.releases), 1);
+    RLRunLoopSourceInvalidate(keep);
+    RLRelease(keep);
+}
+
+/* A retain callback is user code: it runs with no lock held, so it may use
+   the timer it belongs to (under the timer's own lock it would deadlock). */
+static RLRunLoopTimerRef g_self_inspecting;
+static int g_self_inspections;
+static const void *retain_that_reads_the_timer(const void *info) {
+    if (g_self_inspecting) {
+        (void)RLRunLoopTimerGetNextFireDate(g_self_inspecting);
+        (void)RLRunLoopTimerIsValid(g_self_inspecting);
+        g_self_inspections++;
+    }
+    return info;
+}
+static void nothing_released(const void *info) { (void)info; }
+
+static void timer_retain_callback_may_use_its_timer(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopTimerContext c = { 0, NULL, retain_that_reads_the_timer, nothing_released, NULL };
+    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 0, 0, 0, rl_test_stop_current, &c);
+    g_self_inspecting = t;
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, false);
+    RL_ASSERT_EQ_INT(g_self_inspections, 1);
+    g_self_inspecting = NULL;
+    RLRelease(t);
+}
+
 /* The info is freed by its release: an observer must not touch it after
    that, nor release it per callout (CF never brackets observer callouts). */
 typedef struct { int calls; } heap_info;
@@ -692,6 +768,8 @@ int main(int argc, char **argv) {
         RL_TEST(tolerant_timer_does_not_wait_for_a_timer_outside_its_window),
         RL_TEST(timer_context_with_release_but_no_retain_is_released_once),
         RL_TEST(timer_context_with_retain_brackets_every_callout),
+        RL_TEST(timer_invalidated_by_another_thread_mid_callout_releases_info_after_it),
+        RL_TEST(timer_retain_callback_may_use_its_timer),
         RL_TEST(observer_context_with_release_but_no_retain_is_released_once),
         RL_TEST(observer_context_retain_is_called_once_at_creation),
     };

@@ -370,7 +370,10 @@ typedef void (*RLRunLoopTimerCallBack)(RLRunLoopTimerRef timer, void *info);
    release(info) exactly once, when the timer is invalidated (or freed if it
    never was). Each callout is bracketed by retain/release only when
    `retain` is set; a context with `release` but no `retain` hands its info
-   over to the timer. */
+   over to the timer. Where we differ from CF: a timer invalidated while its
+   callout runs (from the callout or from another thread) releases its info
+   when that callout returns, not at once, so a callout never uses info that
+   another thread released under it. */
 RLRunLoopTimerRef RLRunLoopTimerCreate(RLAbsoluteTime fireDate, RLTimeInterval interval, RLOptionFlags flags,
                                        RLIndex order, RLRunLoopTimerCallBack callout, RLRunLoopTimerContext *context);
 #if __BLOCKS__
@@ -385,8 +388,9 @@ void           RLRunLoopTimerSetNextFireDate(RLRunLoopTimerRef timer, RLAbsolute
 RLTimeInterval RLRunLoopTimerGetInterval(RLRunLoopTimerRef timer);   /* 0 for NULL */
 bool           RLRunLoopTimerDoesRepeat(RLRunLoopTimerRef timer);    /* false for NULL */
 RLIndex        RLRunLoopTimerGetOrder(RLRunLoopTimerRef timer);      /* 0 for NULL */
-/* Removes the timer from its loop and releases its info. Safe from inside its
-   own callout and from any thread. NULL: ignored. */
+/* Removes the timer from its loop and releases its info (after the callout,
+   if one is running). Safe from inside its own callout and from any thread.
+   NULL: ignored. */
 void           RLRunLoopTimerInvalidate(RLRunLoopTimerRef timer);
 bool           RLRunLoopTimerIsValid(RLRunLoopTimerRef timer);       /* false for NULL */
 /* Tolerance: how late the loop may fire the timer to share a wake-up with
