@@ -212,6 +212,7 @@ struct __RLRunLoop {
     _Atomic unsigned lock_waiters;       /* API callers waiting for `lock` */
     bool             multiprocessor;     /* spinning can help: another CPU may answer */
     int64_t          last_sleep_ns;      /* how long the last sleep lasted, if a wake-up ended it */
+    int64_t          timer_slack_ns;     /* the loop thread's timer slack: timers that close share a wake-up; -1 unread */
     uint64_t         removals;           /* bumped when any item leaves any mode */
     int              embed_fd;           /* the embedding descriptor (rl_embed.c); -1 until asked for */
     rl_mode         *embed_mode;         /* the mode a host last prepared for */
@@ -303,6 +304,8 @@ bool     rl_mode_arm(rl_mode *m, int64_t deadline);
    mode the loop is running in (its own thread re-arms before it sleeps). */
 void     rl_mode_timers_changed(rl_mode *m);
 int64_t  rl_mode_next_deadline(rl_mode *m);
+/* Reads the calling thread's timer slack into the loop, once (its own thread). */
+void     rl_mode_read_timer_slack(RLRunLoopRef rl);
 
 void     rl_loop_lock(RLRunLoopRef rl);
 /* The loop's own thread taking its lock back after a callout or the wait:

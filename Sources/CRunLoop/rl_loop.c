@@ -58,6 +58,7 @@ static RLRunLoopRef create_loop(pthread_t thread) {
     rl->thread = thread;
     rl->multiprocessor = sysconf(_SC_NPROCESSORS_ONLN) > 1;
     rl->last_sleep_ns = RL_NEVER;
+    rl->timer_slack_ns = -1;
     atomic_init(&rl->sleeping, false);
     atomic_init(&rl->wake_pending, false);
     /* The default mode is modes[0] for the loop's whole life (rl_mode_find

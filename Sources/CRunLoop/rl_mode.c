@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 #include "rl_internal.h"
 #include "rl_main_queue.h"
@@ -18,9 +19,14 @@ bool rl_mode_name_is_valid(RLRunLoopMode mode) {
     return mode && mode[0] != '\0';
 }
 
+/* strcmp, with the first character compared inline: most names differ there. */
+static inline bool same_name(const char *a, const char *b) {
+    return a[0] == b[0] && strcmp(a, b) == 0;
+}
+
 bool rl_mode_name_is_common(RLRunLoopMode mode) {
     if (mode == kRLRunLoopDefaultMode) return false;
-    return mode == kRLRunLoopCommonModes || strcmp(mode, kRLRunLoopCommonModes) == 0;
+    return mode == kRLRunLoopCommonModes || same_name(mode, kRLRunLoopCommonModes);
 }
 
 rl_mode *rl_mode_find(RLRunLoopRef rl, RLRunLoopMode name) {
@@ -28,7 +34,7 @@ rl_mode *rl_mode_find(RLRunLoopRef rl, RLRunLoopMode name) {
     if (name == kRLRunLoopDefaultMode && rl->mode_count) return rl->modes[0];
     for (size_t i = 0; i < rl->mode_count; i++) {
         rl_mode *m = rl->modes[i];
-        if (m->name == name || strcmp(m->name, name) == 0) return m;
+        if (m->name == name || same_name(m->name, name)) return m;
     }
     return NULL;
 }
@@ -84,21 +90,40 @@ bool rl_mode_is_empty(RLRunLoopRef rl, rl_mode *m) {
            live_source1_count(rl, m) == 0;
 }
 
+/* The kernel's default timer slack, used until the loop's thread reads its own. */
+#define DEFAULT_TIMER_SLACK_NS 50000
+
+static int64_t timer_slack(const RLRunLoopRef rl) {
+    return rl->timer_slack_ns >= 0 ? rl->timer_slack_ns : DEFAULT_TIMER_SLACK_NS;
+}
+
+void rl_mode_read_timer_slack(RLRunLoopRef rl) {
+    if (rl->timer_slack_ns >= 0) return;
+    int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    rl->timer_slack_ns = slack >= 0 ? slack : DEFAULT_TIMER_SLACK_NS;
+}
+
+/* Every timer may fire anywhere in [date, date + max(tolerance, slack)]. */
 static int64_t slot_tolerance(const rl_timer_slot *slot) {
-    return slot->timer->tolerance_ns;
+    int64_t slack = timer_slack(slot->mode->rl);
+    return slot->timer->tolerance_ns > slack ? slot->timer->tolerance_ns : slack;
 }
 
 /* When the timers want the loop awake. Each timer may fire anywhere in its
-   window [date, date + tolerance]; tolerance is only there to let timers
-   share a wake-up, never to make a lone timer late. So the wake-up is the
-   latest date among the timers due by the earliest window end L (the
-   smallest date + tolerance): every such timer's window contains that
-   moment, so one wake-up fires them all, none late beyond its tolerance and
-   the last of them exactly on time. A lone timer, or one whose window holds
-   no other date, wakes the loop at its date. */
+   window [date, date + tolerance], where the tolerance is at least the
+   thread's timer slack (what the kernel allows itself to add to any sleep);
+   the window is only there to let timers share a wake-up, never to make a
+   lone timer late. So the wake-up is the latest date among the timers due by
+   the earliest window end L (the smallest date + tolerance): every such
+   timer's window contains that moment, so one wake-up fires them all, none
+   before its date, none late beyond its window, and the last of them exactly
+   on time. A lone timer, or one whose window holds no other date, wakes the
+   loop at its date. Dense timers cost one wake-up per slack, not one each. */
 static int64_t timers_wake_up(rl_mode *m, const rl_heap_entry *top) {
-    if (!m->tolerant_timers) return top->deadline_ns;
-    int64_t window_end = rl_heap_earliest_latest(&m->timers, slot_tolerance);
+    int64_t slack = timer_slack(m->rl);
+    int64_t window_end = m->tolerant_timers ? rl_heap_earliest_latest(&m->timers, slot_tolerance)
+                         : top->deadline_ns > INT64_MAX - slack ? INT64_MAX
+                                                                 : top->deadline_ns + slack;
     return rl_heap_latest_deadline_until(&m->timers, window_end);
 }
 

@@ -244,6 +244,7 @@ static RLRunLoopRunResult run_specific(RLRunLoopRef rl, RLRunLoopMode mode, RLTi
         rl_loop_unlock(rl);
         return kRLRunLoopRunFinished;
     }
+    rl_mode_read_timer_slack(rl);
     rl_run run = {.outer = rl->current_run, .mode = m};
     set_deadline(&run, seconds);
     int64_t outer_deadline = m->run_deadline_ns;

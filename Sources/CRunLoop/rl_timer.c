@@ -53,8 +53,7 @@ RLRunLoopTimerRef RLRunLoopTimerCreate(RLAbsoluteTime fireDate, RLTimeInterval i
     t->order = order;
     t->interval = clamp_interval(interval);
     t->interval_ns = rl_seconds_to_ns(t->interval);
-    t->fire_date = clamp_date(fireDate);
-    t->fire_ns = rl_deadline_for_date(t->fire_date);
+    t->fire_date = clamp_date(fireDate);   /* its deadline is computed when it joins a loop (claim) */
     t->callout = callout;
     t->slots = t->inline_slot_list;
     t->slot_capacity = 1;

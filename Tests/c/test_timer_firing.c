@@ -11,6 +11,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/prctl.h>
 
 #define CLOCK_SLACK 1e-4
 
@@ -505,6 +506,45 @@ static void sources_bounced_between_two_loops_by_their_performs(void) {
 
 /* ---- tolerance ---- */
 
+/* Timers whose dates lie within the thread's timer slack of the earliest one
+   share one wake-up (the kernel allows itself that much for any sleep), none
+   fired before its date. With a 20 ms slack, five timers 2 ms apart fire in
+   one pass (five passes before). */
+static int g_slack_pass;
+static int g_slack_pass_of[5];
+static double g_slack_fired_at[5];
+static void count_slack_pass(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o; (void)a; (void)info;
+    g_slack_pass++;
+}
+static void note_slack_fire(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    long i = (long)(intptr_t)info;
+    g_slack_pass_of[i] = g_slack_pass;
+    g_slack_fired_at[i] = rl_test_now();
+}
+static void timers_within_the_timer_slack_share_one_wake_up(void) {
+    RL_ASSERT_EQ_INT(prctl(PR_SET_TIMERSLACK, 20000000UL, 0, 0, 0), 0);
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAfterWaiting, true, 0, count_slack_pass, NULL);
+    RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
+    double start = rl_test_now();
+    RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
+    RLRunLoopTimerRef t[5];
+    for (long i = 0; i < 5; i++) {
+        t[i] = rl_test_timer(now + 0.1 + 0.002 * (double)i, 0, note_slack_fire, (void *)(intptr_t)i);
+        RLRunLoopAddTimer(rl, t[i], kRLRunLoopDefaultMode);
+    }
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 20, false), kRLRunLoopRunFinished);
+    for (int i = 0; i < 5; i++) {
+        RL_ASSERT_GE_DBL(g_slack_fired_at[i] - start, 0.1 + 0.002 * i - CLOCK_SLACK);
+        RL_ASSERT_EQ_INT(g_slack_pass_of[i], g_slack_pass_of[0]);
+        RLRelease(t[i]);
+    }
+    RLRunLoopObserverInvalidate(o);
+    RLRelease(o);
+}
+
 typedef struct { double mono_at; int fired; } when_rec;
 static void note_when(RLRunLoopTimerRef t, void *info) {
     (void)t;
@@ -766,6 +806,7 @@ int main(int argc, char **argv) {
         RL_TEST(lone_timer_with_tolerance_fires_at_its_date),
         RL_TEST(tolerant_timer_shares_a_wake_up_with_a_timer_in_its_window),
         RL_TEST(tolerant_timer_does_not_wait_for_a_timer_outside_its_window),
+        RL_TEST(timers_within_the_timer_slack_share_one_wake_up),
         RL_TEST(timer_context_with_release_but_no_retain_is_released_once),
         RL_TEST(timer_context_with_retain_brackets_every_callout),
         RL_TEST(timer_invalidated_by_another_thread_mid_callout_releases_info_after_it),
