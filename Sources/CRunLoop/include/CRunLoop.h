@@ -401,7 +401,11 @@ bool           RLRunLoopTimerIsValid(RLRunLoopTimerRef timer);       /* false fo
    then: a timer is never late by more than its tolerance, and a timer whose
    window holds no other timer's date fires at its date (tolerance never
    makes a lone timer late). CF arms a soft and a hard deadline instead; the
-   effect is the same kind of grouping. */
+   effect is the same kind of grouping. Unlike CF, every timer's tolerance
+   counts as at least the loop thread's timer slack (prctl PR_GET_TIMERSLACK,
+   read when the loop first runs; 50 us by default), the lateness the kernel
+   allows itself for any sleep: timers that close together share one wake-up
+   instead of costing one each, and none fires before its date. */
 RLTimeInterval RLRunLoopTimerGetTolerance(RLRunLoopTimerRef timer);
 void           RLRunLoopTimerSetTolerance(RLRunLoopTimerRef timer, RLTimeInterval tolerance);
 /* Copies the timer's context. NULL arguments: ignored. */
