@@ -163,7 +163,8 @@ typedef struct {
 
 /* Per-depth scratch space, so a pass collects without allocating. */
 typedef struct {
-    rl_ptr_array items;
+    rl_ptr_array       items;
+    rl_heap_key_buffer timer_keys;   /* the due timers' keys, sorted by value */
 } rl_scratch;
 
 /* ---- the run loop -------------------------------------------------------- */
@@ -382,7 +383,9 @@ bool rl_timer_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t)
 rl_timer_slot *rl_timer_slot_for_mode(RLRunLoopTimerRef t, rl_mode *m);
 /* Appends the slots of h due by `limit` to out, in firing order (deadline,
    then sequence); false if out of memory stopped it (out then holds a part). */
-bool rl_heap_collect_due(const rl_timer_heap *h, int64_t limit, rl_ptr_array *out);
+bool rl_heap_collect_due(const rl_timer_heap *h, int64_t limit, rl_heap_key_buffer *keys, rl_ptr_array *out);
+/* The calling depth's key buffer (rl_loop_scratch's companion). */
+rl_heap_key_buffer *rl_loop_timer_keys(RLRunLoopRef rl);
 
 /* Removes every item from the loop (thread exit). Loop locked. */
 void rl_loop_remove_all_items(RLRunLoopRef rl, rl_callback_list *cancelled);

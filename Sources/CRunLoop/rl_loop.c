@@ -84,7 +84,10 @@ static void finalize_loop(rl_object *obj) {
     rl_blocks_free(rl);
     for (size_t i = 0; i < rl->mode_count; i++) rl_mode_free(rl->modes[i]);
     free(rl->modes);
-    for (size_t i = 0; i < rl->scratch_depths; i++) rl_ptr_array_free(&rl->scratch[i].items);
+    for (size_t i = 0; i < rl->scratch_depths; i++) {
+        rl_ptr_array_free(&rl->scratch[i].items);
+        free(rl->scratch[i].timer_keys.items);
+    }
     free(rl->scratch);
     rl_item_set_free(&rl->common_sources);
     rl_item_set_free(&rl->common_observers);
@@ -216,6 +219,10 @@ rl_ptr_array *rl_loop_scratch(RLRunLoopRef rl) {
     rl_ptr_array *a = &rl->scratch[rl->depth].items;
     a->count = 0;
     return a;
+}
+
+rl_heap_key_buffer *rl_loop_timer_keys(RLRunLoopRef rl) {
+    return &rl->scratch[rl->depth].timer_keys;
 }
 
 /* ---- wake-up, stop, state ------------------------------------------------ */

@@ -505,7 +505,7 @@ bool rl_do_timers(RLRunLoopRef rl, rl_mode *m) {
     if (top->deadline_ns > now) return false;
     rl_ptr_array *due = rl_loop_scratch(rl);
     if (!due) return false;
-    rl_heap_collect_due(&m->timers, now, due);
+    rl_heap_collect_due(&m->timers, now, rl_loop_timer_keys(rl), due);
     for (size_t i = 0; i < due->count; i++) {
         RLRunLoopTimerRef t = ((rl_timer_slot *)due->items[i])->timer;
         RLRetain(t);

@@ -132,10 +132,105 @@ static void sort_by_key(const rl_timer_heap *h, void **items, size_t n) {
     }
 }
 
-bool rl_heap_collect_due(const rl_timer_heap *h, int64_t limit, rl_ptr_array *out) {
+/* The due entries copied by value, so that sorting them reads one array in
+   order instead of chasing every slot into its timer: with a million timers
+   due at once this is the difference between seconds and milliseconds. */
+static bool copy_due(const rl_timer_heap *h, size_t index, int64_t limit, rl_heap_key_buffer *keys) {
+    if (h->entries[index].deadline_ns > limit) return true;      /* children are no earlier */
+    if (keys->count == keys->capacity) {
+        size_t cap = keys->capacity ? keys->capacity * 2 : 64;
+        rl_heap_entry *grown = realloc(keys->items, cap * sizeof *grown);
+        if (!grown) return false;
+        keys->items = grown;
+        keys->capacity = cap;
+    }
+    keys->items[keys->count++] = h->entries[index];
+    for (size_t c = index * ARITY + 1; c < h->count && c <= index * ARITY + ARITY; c++)
+        if (!copy_due(h, c, limit, keys)) return false;
+    return true;
+}
+
+static inline void swap_entries(rl_heap_entry *a, rl_heap_entry *b) {
+    rl_heap_entry tmp = *a;
+    *a = *b;
+    *b = tmp;
+}
+
+static void sift_down_values(rl_heap_entry *e, size_t n, size_t i) {
+    for (;;) {
+        size_t largest = i, l = 2 * i + 1, r = l + 1;
+        if (l < n && before(&e[largest], &e[l])) largest = l;
+        if (r < n && before(&e[largest], &e[r])) largest = r;
+        if (largest == i) return;
+        swap_entries(&e[i], &e[largest]);
+        i = largest;
+    }
+}
+
+static void heapsort_values(rl_heap_entry *e, size_t n) {
+    if (n < 2) return;
+    for (size_t i = n / 2; i-- > 0;) sift_down_values(e, n, i);
+    for (size_t end = n - 1; end > 0; end--) {
+        swap_entries(&e[0], &e[end]);
+        sift_down_values(e, end, 0);
+    }
+}
+
+/* Introsort of distinct keys (sequences are unique): quicksort with a median
+   of three, recursing into the smaller part, heapsort past a depth limit so
+   the worst case stays O(n log n); insertion sort for short runs. */
+static void sort_values(rl_heap_entry *e, size_t n, unsigned depth_left) {
+    while (n > 16) {
+        if (depth_left-- == 0) {
+            heapsort_values(e, n);
+            return;
+        }
+        size_t mid = n / 2;
+        if (before(&e[mid], &e[0])) swap_entries(&e[mid], &e[0]);
+        if (before(&e[n - 1], &e[0])) swap_entries(&e[n - 1], &e[0]);
+        if (before(&e[n - 1], &e[mid])) swap_entries(&e[n - 1], &e[mid]);
+        rl_heap_entry pivot = e[mid];
+        size_t i = 0, j = n - 1;
+        for (;;) {
+            while (before(&e[i], &pivot)) i++;
+            while (before(&pivot, &e[j])) j--;
+            if (i >= j) break;
+            swap_entries(&e[i], &e[j]);
+            i++;
+            j--;
+        }
+        /* e[0..j] <= pivot <= e[j+1..n) */
+        size_t left = j + 1;
+        if (left < n - left) {
+            sort_values(e, left, depth_left);
+            e += left;
+            n -= left;
+        } else {
+            sort_values(e + left, n - left, depth_left);
+            n = left;
+        }
+    }
+    for (size_t i = 1; i < n; i++) {
+        rl_heap_entry x = e[i];
+        size_t j = i;
+        for (; j > 0 && before(&x, &e[j - 1]); j--) e[j] = e[j - 1];
+        e[j] = x;
+    }
+}
+
+bool rl_heap_collect_due(const rl_timer_heap *h, int64_t limit, rl_heap_key_buffer *keys, rl_ptr_array *out) {
     size_t start = out->count;
+    keys->count = 0;
+    if (!h->count) return true;
+    if (copy_due(h, 0, limit, keys) && rl_ptr_array_reserve(out, start + keys->count)) {
+        sort_values(keys->items, keys->count, 2 * 64);
+        for (size_t i = 0; i < keys->count; i++) out->items[start + i] = keys->items[i].slot;
+        out->count = start + keys->count;
+        return true;
+    }
+    /* Out of memory for the keys: sort the slots in place by their entries. */
     bool complete = true;
-    if (h->count) collect_due(h, 0, limit, out, &complete);
+    collect_due(h, 0, limit, out, &complete);
     sort_by_key(h, out->items + start, out->count - start);
     return complete;
 }

@@ -27,6 +27,13 @@ typedef struct {
     size_t         capacity;
 } rl_timer_heap;
 
+/* Scratch space for the keys of the due entries, reused from pass to pass. */
+typedef struct {
+    rl_heap_entry *items;
+    size_t         count;
+    size_t         capacity;
+} rl_heap_key_buffer;
+
 bool   rl_heap_insert(rl_timer_heap *h, struct rl_timer_slot *slot, int64_t deadline_ns, uint64_t sequence);
 void   rl_heap_remove(rl_timer_heap *h, size_t index);
 /* Gives the entry at `index` a new key (a re-dated timer goes after the

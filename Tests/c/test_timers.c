@@ -310,6 +310,39 @@ static void timers_fire_in_fire_date_order(void) {
     for (int i = 0; i < N; i++) RLRelease(t[i]);
 }
 
+
+/* Thousands due in one pass (sorted by value, not through their timers):
+   date order, ties in insertion order. */
+enum { MANY_DUE = 3000 };
+static int g_many_fired[MANY_DUE];
+static int g_many_count;
+static void log_many(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    if (g_many_count < MANY_DUE) g_many_fired[g_many_count] = (int)(intptr_t)info;
+    g_many_count++;
+}
+
+static void thousands_of_due_timers_fire_in_date_then_insertion_order(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    static RLRunLoopTimerRef t[MANY_DUE];
+    RLAbsoluteTime past = RLAbsoluteTimeGetCurrent() - 1;
+    unsigned x = 12345;
+    static int slot_of[MANY_DUE];
+    for (int i = 0; i < MANY_DUE; i++) {
+        x = x * 1103515245u + 12345u;
+        slot_of[i] = (int)((x >> 16) % 40);
+        t[i] = rl_test_timer(past + slot_of[i] * 1e-3, 0, log_many, (void *)(intptr_t)i);
+        RLRunLoopAddTimer(rl, t[i], kRLRunLoopDefaultMode);
+    }
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunFinished);
+    RL_ASSERT_EQ_INT(g_many_count, MANY_DUE);
+    for (int k = 1; k < MANY_DUE; k++) {
+        int a = g_many_fired[k - 1], b = g_many_fired[k];
+        RL_ASSERT(slot_of[a] < slot_of[b] || (slot_of[a] == slot_of[b] && a < b));
+    }
+    for (int i = 0; i < MANY_DUE; i++) RLRelease(t[i]);
+}
+
 /* ---- one loop per timer ---- */
 
 static void *add_timer_to_own_loop(void *arg) {
@@ -598,6 +631,7 @@ int main(int argc, char **argv) {
         RL_TEST(repeating_timer_moved_later_in_its_callout_keeps_the_new_date),
         RL_TEST(timers_with_the_same_fire_date_fire_in_insertion_order),
         RL_TEST(timers_fire_in_fire_date_order),
+        RL_TEST(thousands_of_due_timers_fire_in_date_then_insertion_order),
         RL_TEST(timer_belongs_to_one_run_loop),
         RL_TEST(timer_in_two_modes_fires_in_either),
         RL_TEST(set_next_fire_date_from_another_thread_rearms_a_sleeping_loop),
