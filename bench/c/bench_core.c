@@ -27,7 +27,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <dirent.h>
+#include <sched.h>
 #include <unistd.h>
 
 #define MODE kRLRunLoopDefaultMode
@@ -699,6 +702,323 @@ static void run_scale(double arg)
     free(items);
 }
 
+
+/* ---- W8: oversubscribed ping-pong: 4 pairs of loops on their own threads -- */
+
+#define W8_PAIRS 4
+
+typedef struct w8_pair {
+    RLRunLoopRef a, b;
+    long n, done;
+    atomic_int ready;
+    pthread_t ta, tb;
+    atomic_int stop_b;
+} w8_pair;
+
+static w8_pair w8[W8_PAIRS];
+
+static void w8_on_a(void *info);
+static void w8_on_b(void *info)
+{
+    w8_pair *p = info;
+    RLRunLoopPerformFunction(p->a, MODE, w8_on_a, p);
+    RLRunLoopWakeUp(p->a);
+}
+
+static void w8_on_a(void *info)
+{
+    w8_pair *p = info;
+    if (++p->done == p->n) {
+        RLRunLoopStop(p->a);
+        return;
+    }
+    RLRunLoopPerformFunction(p->b, MODE, w8_on_b, p);
+    RLRunLoopWakeUp(p->b);
+}
+
+static void *w8_b_main(void *arg)
+{
+    w8_pair *p = arg;
+    p->b = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef ka = keepalive_add(p->b);
+    atomic_fetch_add(&p->ready, 1);
+    while (!atomic_load(&p->stop_b)) RLRunLoopRunInMode(MODE, 1.0, false);
+    keepalive_remove(ka);
+    return NULL;
+}
+
+static atomic_int w8_go;
+
+static void *w8_a_main(void *arg)
+{
+    w8_pair *p = arg;
+    p->a = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef ka = keepalive_add(p->a);
+    atomic_fetch_add(&p->ready, 1);
+    while (!atomic_load(&w8_go)) bl_spin_pause();
+    RLRunLoopPerformFunction(p->b, MODE, w8_on_b, p);
+    RLRunLoopWakeUp(p->b);
+    while (p->done < p->n) RLRunLoopRunInMode(MODE, 10.0, false);
+    keepalive_remove(ka);
+    return NULL;
+}
+
+static void run_w8(double arg)
+{
+    long n = (long)arg;
+    atomic_store(&w8_go, 0);
+    for (int k = 0; k < W8_PAIRS; k++) {
+        memset(&w8[k], 0, sizeof w8[k]);
+        w8[k].n = n;
+        pthread_create(&w8[k].tb, NULL, w8_b_main, &w8[k]);
+        while (atomic_load(&w8[k].ready) < 1) bl_spin_pause();
+        pthread_create(&w8[k].ta, NULL, w8_a_main, &w8[k]);
+        while (atomic_load(&w8[k].ready) < 2) bl_spin_pause();
+    }
+    bl_usage u0 = bl_usage_now(false);
+    uint64_t t0 = bl_now_ns();
+    atomic_store(&w8_go, 1);
+    for (int k = 0; k < W8_PAIRS; k++) pthread_join(w8[k].ta, NULL);
+    uint64_t t1 = bl_now_ns();
+    bl_usage u1 = bl_usage_now(false);
+    for (int k = 0; k < W8_PAIRS; k++) {
+        atomic_store(&w8[k].stop_b, 1);
+        RLRunLoopStop(w8[k].b);
+        RLRunLoopWakeUp(w8[k].b);
+        pthread_join(w8[k].tb, NULL);
+    }
+    double total = (double)n * W8_PAIRS;
+    bl_result_begin("w8");
+    bl_result("rt_per_s", total / ((double)(t1 - t0) / 1e9));
+    bl_result("cpu_us_per_rt", (u1.cpu_us - u0.cpu_us) / total);
+    bl_result("csw_per_rt", (double)(u1.vcsw - u0.vcsw + u1.ivcsw - u0.ivcsw) / total);
+    bl_result_end();
+}
+
+/* ---- W9 scale ----------------------------------------------------------- */
+
+static int open_fd_count(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) return -1;
+    while (readdir(d)) n++;
+    closedir(d);
+    return n - 3;   /* ".", "..", and the directory's own descriptor */
+}
+
+/* (a) N registered fds, one active: the active eventfd's perform reads it and
+   writes it again, so every pass handles exactly one event. */
+static struct { int active_fd; long events, want; } w9a;
+
+static int w9_fd(void *info) { return (int)(intptr_t)info; }
+static void w9a_idle(void *info) { (void)info; }
+static void w9a_active(void *info)
+{
+    int fd = (int)(intptr_t)info;
+    uint64_t v;
+    if (read(fd, &v, sizeof v) != sizeof v) return;
+    if (++w9a.events == w9a.want) {
+        RLRunLoopStop(RLRunLoopGetCurrent());
+        return;
+    }
+    v = 1;
+    if (write(fd, &v, sizeof v) != sizeof v) perror("write");
+}
+
+static RLRunLoopSourceRef w9_fd_source(int fd, void (*perform)(void *))
+{
+    RLRunLoopSourceContext1 c;
+    memset(&c, 0, sizeof c);
+    c.version = 1;
+    c.info = (void *)(intptr_t)fd;
+    c.getFileDescriptor = w9_fd;
+    c.perform = perform;
+    return RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&c);
+}
+
+static void run_w9a(double arg)
+{
+    long n = (long)arg;
+    w9a.want = 200000;
+    w9a.events = 0;
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int fds_before = open_fd_count();
+    int *fds = calloc((size_t)n, sizeof(int));
+    RLRunLoopSourceRef *srcs = calloc((size_t)n, sizeof *srcs);
+    for (long i = 0; i < n; i++) {
+        fds[i] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        if (fds[i] < 0) { perror("eventfd"); exit(1); }
+        srcs[i] = w9_fd_source(fds[i], i == n / 2 ? w9a_active : w9a_idle);
+        RLRunLoopAddSource(rl, srcs[i], MODE);
+    }
+    RLRunLoopRunInMode(MODE, 0, false);
+    int fds_after = open_fd_count();
+    uint64_t v = 1;
+    if (write(fds[n / 2], &v, sizeof v) != sizeof v) perror("write");
+    bl_usage u0 = bl_usage_now(false);
+    uint64_t t0 = bl_now_ns();
+    while (w9a.events < w9a.want) RLRunLoopRunInMode(MODE, 10.0, false);
+    uint64_t t1 = bl_now_ns();
+    bl_usage u1 = bl_usage_now(false);
+    bl_result_begin("w9a");
+    bl_result("ns_per_event", (double)(t1 - t0) / (double)w9a.events);
+    bl_result("cpu_ns_per_event", (u1.cpu_us - u0.cpu_us) * 1e3 / (double)w9a.events);
+    bl_result("extra_fds", (double)(fds_after - fds_before - n));
+    bl_result_end();
+    for (long i = 0; i < n; i++) {
+        RLRunLoopSourceInvalidate(srcs[i]);
+        RLRelease(srcs[i]);
+        close(fds[i]);
+    }
+    free(srcs);
+    free(fds);
+}
+
+/* (b) N version-0 sources, one signalled per pass (its perform signals it
+   again, so every pass performs exactly one). */
+static struct { long performs, want; RLRunLoopSourceRef active; } w9b;
+
+static void w9b_idle(void *info) { (void)info; }
+static void w9b_active(void *info)
+{
+    (void)info;
+    if (++w9b.performs == w9b.want) {
+        RLRunLoopStop(RLRunLoopGetCurrent());
+        return;
+    }
+    RLRunLoopSourceSignal(w9b.active);
+}
+
+static void run_w9b(double arg)
+{
+    long n = (long)arg;
+    w9b.want = 200000;
+    w9b.performs = 0;
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef *srcs = calloc((size_t)n, sizeof *srcs);
+    for (long i = 0; i < n; i++) {
+        RLRunLoopSourceContext c;
+        memset(&c, 0, sizeof c);
+        c.perform = i == n / 2 ? w9b_active : w9b_idle;
+        srcs[i] = RLRunLoopSourceCreate((RLIndex)i, &c);
+        RLRunLoopAddSource(rl, srcs[i], MODE);
+    }
+    w9b.active = srcs[n / 2];
+    RLRunLoopSourceSignal(w9b.active);
+    bl_usage u0 = bl_usage_now(false);
+    uint64_t t0 = bl_now_ns();
+    while (w9b.performs < w9b.want) RLRunLoopRunInMode(MODE, 10.0, false);
+    uint64_t t1 = bl_now_ns();
+    bl_usage u1 = bl_usage_now(false);
+    bl_result_begin("w9b");
+    bl_result("ns_per_pass", (double)(t1 - t0) / (double)w9b.performs);
+    bl_result("cpu_ns_per_pass", (u1.cpu_us - u0.cpu_us) * 1e3 / (double)w9b.performs);
+    bl_result_end();
+    for (long i = 0; i < n; i++) {
+        RLRunLoopSourceInvalidate(srcs[i]);
+        RLRelease(srcs[i]);
+    }
+    free(srcs);
+}
+
+/* (c) W1's ping-pong with N other modes in each loop (each holding a source):
+   waking a sleeping loop must not cost more with more modes. */
+static long w9c_modes;
+static RLRunLoopSourceRef *w9c_add_modes(RLRunLoopRef rl, long n)
+{
+    RLRunLoopSourceRef *srcs = calloc((size_t)(n ? n : 1), sizeof *srcs);
+    for (long i = 0; i < n; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "bench.mode.%ld", i);
+        RLRunLoopSourceContext c;
+        memset(&c, 0, sizeof c);
+        c.perform = noop;
+        srcs[i] = RLRunLoopSourceCreate(0, &c);
+        RLRunLoopAddSource(rl, srcs[i], name);
+    }
+    return srcs;
+}
+
+static void w9c_drop_modes(RLRunLoopSourceRef *srcs, long n)
+{
+    for (long i = 0; i < n; i++) {
+        RLRunLoopSourceInvalidate(srcs[i]);
+        RLRelease(srcs[i]);
+    }
+    free(srcs);
+}
+
+static RLRunLoopSourceRef *w9c_b_srcs;
+static void w9c_setup_b(void) { w9c_b_srcs = w9c_add_modes(RLRunLoopGetCurrent(), w9c_modes); }
+
+static void run_w9c(double arg)
+{
+    w9c_modes = (long)arg;
+    long n = 20000;
+    w1.n = n;
+    w1.i = 0;
+    w1.rtt = calloc((size_t)n, sizeof(double));
+    w1.a = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef ka = keepalive_add(w1.a);
+    RLRunLoopSourceRef *a_srcs = w9c_add_modes(w1.a, w9c_modes);
+    peer_start(&w1.b, w9c_setup_b);
+    uint64_t t0 = bl_now_ns();
+    w1.t_send = t0;
+    RLRunLoopPerformFunction(w1.b.rl, MODE, w1_on_b, NULL);
+    RLRunLoopWakeUp(w1.b.rl);
+    while (w1.i < w1.n) RLRunLoopRunInMode(MODE, 10.0, false);
+    uint64_t t1 = bl_now_ns();
+    peer_stop(&w1.b);
+    bl_result_begin("w9c");
+    bl_result("rt_per_s", (double)n / ((double)(t1 - t0) / 1e9));
+    bl_result("rtt_med_us", bl_median(w1.rtt, n));
+    bl_result_end();
+    w9c_drop_modes(a_srcs, w9c_modes);
+    w9c_drop_modes(w9c_b_srcs, w9c_modes);
+    keepalive_remove(ka);
+    free(w1.rtt);
+}
+
+/* (d) T loops on T threads, all woken by one thread, round after round (each
+   round waits until every loop has handled its wake-up). */
+#define W9D_MAX 64
+static struct {
+    peer_thread loops[W9D_MAX];
+    atomic_long handled;
+} w9d;
+
+static void w9d_on(void *info) { (void)info; atomic_fetch_add(&w9d.handled, 1); }
+
+static void run_w9d(double arg)
+{
+    int t = (int)arg;
+    if (t < 1) t = 1;
+    if (t > W9D_MAX) t = W9D_MAX;
+    for (int i = 0; i < t; i++) peer_start(&w9d.loops[i], NULL);
+    atomic_store(&w9d.handled, 0);
+    long rounds = 200000 / t;
+    if (rounds < 200) rounds = 200;
+    bl_usage u0 = bl_usage_now(false);
+    uint64_t t0 = bl_now_ns();
+    for (long r = 0; r < rounds; r++) {
+        for (int i = 0; i < t; i++) {
+            RLRunLoopPerformFunction(w9d.loops[i].rl, MODE, w9d_on, NULL);
+            RLRunLoopWakeUp(w9d.loops[i].rl);
+        }
+        long want = (r + 1) * t;
+        while (atomic_load(&w9d.handled) < want) sched_yield();
+    }
+    uint64_t t1 = bl_now_ns();
+    bl_usage u1 = bl_usage_now(false);
+    for (int i = 0; i < t; i++) peer_stop(&w9d.loops[i]);
+    double total = (double)rounds * t;
+    bl_result_begin("w9d");
+    bl_result("wakeups_per_s", total / ((double)(t1 - t0) / 1e9));
+    bl_result("cpu_us_per_wakeup", (u1.cpu_us - u0.cpu_us) / total);
+    bl_result_end();
+}
+
 static const bl_workload workloads[] = {
     { "w1", run_w1, 100000 },
     { "w2", run_w2, 1000000 },
@@ -710,6 +1030,11 @@ static const bl_workload workloads[] = {
     { "w7", run_w7, 20000 },
     { "e3", run_e3, 2.0 },
     { "e6", run_e6, 2.0 },
+    { "w8", run_w8, 100000 },
+    { "w9a", run_w9a, 10000 },
+    { "w9b", run_w9b, 10000 },
+    { "w9c", run_w9c, 1000 },
+    { "w9d", run_w9d, 8 },
     { "scale", run_scale, 40000 },
 };
 
