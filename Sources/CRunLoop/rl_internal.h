@@ -213,6 +213,8 @@ struct __RLRunLoop {
     _Atomic unsigned lock_waiters;       /* API callers waiting for `lock` */
     bool             multiprocessor;     /* spinning can help: another CPU may answer */
     int64_t          last_sleep_ns;      /* how long the last sleep lasted, if a wake-up ended it */
+    uint32_t         spin_backoff;       /* short sleeps to skip spinning after the last failed spin */
+    uint32_t         spin_skips_left;    /* of those, still to skip */
     int64_t          timer_slack_ns;     /* the loop thread's timer slack: timers that close share a wake-up; -1 unread */
     uint64_t         removals;           /* bumped when any item leaves any mode */
     int              embed_fd;           /* the embedding descriptor (rl_embed.c); -1 until asked for */

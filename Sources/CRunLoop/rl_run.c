@@ -94,8 +94,30 @@ static bool spin_for_wake_up(RLRunLoopRef rl, int64_t deadline) {
     }
 }
 
+/* A spin that is not answered (the other thread did not get a CPU: an
+   oversubscribed machine, or threads sharing one CPU) burned its time for
+   nothing and took that CPU from the threads that needed it. Each failure
+   doubles the number of short sleeps taken without spinning before the next
+   try (up to SPIN_BACKOFF_MAX); an answered spin resets it. */
+#define SPIN_BACKOFF_MAX 1024
+
 static bool should_spin(RLRunLoopRef rl) {
-    return rl->multiprocessor && rl->last_sleep_ns < SPIN_IF_LAST_SLEEP_NS;
+    if (!rl->multiprocessor || rl->last_sleep_ns >= SPIN_IF_LAST_SLEEP_NS) return false;
+    if (rl->spin_skips_left > 0) {
+        rl->spin_skips_left--;
+        return false;
+    }
+    return true;
+}
+
+static void note_spin_result(RLRunLoopRef rl, bool answered) {
+    if (answered) {
+        rl->spin_backoff = 0;
+        return;
+    }
+    rl->spin_backoff = rl->spin_backoff ? rl->spin_backoff * 2 : 1;
+    if (rl->spin_backoff > SPIN_BACKOFF_MAX) rl->spin_backoff = SPIN_BACKOFF_MAX;
+    rl->spin_skips_left = rl->spin_backoff;
 }
 
 /* __CFRunLoopServiceMachPort: sleeps (or polls) on the loop's epoll set, with
@@ -111,6 +133,7 @@ static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, wait_result 
         rl_loop_unlock(rl);
         bool woken = spin_for_wake_up(rl, deadline);
         rl_loop_relock(rl);
+        note_spin_result(rl, woken);
         /* Woken: poll the fds once, then run the pass. Not woken: the
            conversation is over; sleep, and do not spin again until a sleep
            is short once more. Other threads may have changed the timers

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 /* The adaptive spin before sleeping: a loop in a conversation with another
    thread answers without sleeping, loses no wake-up, and goes back to real
    sleep (no CPU) once the conversation stops. CPU time, not wall time, is
@@ -94,10 +95,59 @@ static void stop_sent_during_a_spin_is_not_lost(void) {
     RLRelease(keep);
 }
 
+/* On one CPU a spin can never be answered (the other thread cannot run while
+   the loop spins): a loop whose spins keep failing must stop spinning, not
+   burn its spin time on every other round trip. */
+static void *pinned_loop_thread(void *arg) {
+    chat *c = arg;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(0, &one);
+    pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+    c->loop = (RLRunLoopRef)RLRetain(RLRunLoopGetCurrent());
+    RLRunLoopSourceRef keep = rl_test_keep_mode(c->loop, kRLRunLoopDefaultMode);
+    atomic_store(&c->running, 1);
+    double cpu0 = thread_cpu_seconds();
+    while (!atomic_load(&c->done)) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, false);
+    c->idle_cpu = thread_cpu_seconds() - cpu0;
+    RLRunLoopSourceInvalidate(keep);
+    RLRelease(keep);
+    return NULL;
+}
+
+static void spins_that_keep_failing_stop(void) {
+    static chat c;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(0, &one);
+    pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+    pthread_t th;
+    RL_ASSERT_EQ_INT(pthread_create(&th, NULL, pinned_loop_thread, &c), 0);
+    while (!atomic_load(&c.running)) rl_test_sleep(0.001);
+    long n = 4000;
+    double t0 = thread_cpu_seconds();
+    for (long i = 0; i < n; i++) {
+        RLRunLoopPerformFunction(c.loop, kRLRunLoopDefaultMode, answer, &c);
+        RLRunLoopWakeUp(c.loop);
+        while (atomic_load(&c.answered) <= i) sched_yield();
+    }
+    double waker_cpu = thread_cpu_seconds() - t0;
+    atomic_store(&c.done, 1);
+    RLRunLoopWakeUp(c.loop);
+    pthread_join(th, NULL);
+    printf("  pinned to one CPU: loop thread %.1f us of CPU per round trip, waker %.1f us\n",
+           c.idle_cpu / (double)n * 1e6, waker_cpu / (double)n * 1e6);
+    /* Failing spins cost the loop 20 us each; the sleeps and wake-ups
+       themselves cost it less than the waker's side of the round trip. */
+    RL_ASSERT_LE_DBL(c.idle_cpu, 2 * waker_cpu + 0.01);
+    RLRelease(c.loop);
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(conversation_loses_nothing_and_then_sleeps),
         RL_TEST(stop_sent_during_a_spin_is_not_lost),
+        RL_TEST(spins_that_keep_failing_stop),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }
