@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs the workloads W1-W7 on every peer, interleaved, and reports medians.
+"""Runs the workloads W1-W9 on every peer, interleaved, and reports medians.
 
     python3 run.py --full     # what `make bench` runs: 3 runs, writes results.md/.csv and w2.svg here
     python3 run.py --quick    # 1 run of a reduced set (under a minute), writes to build/quick-*
@@ -45,7 +45,19 @@ WORKLOADS = {
     "w5": "W5 socketpair ping-pong between two loops",
     "w6": "W6 idle loop",
     "w7": "W7 system calls per pass, mallocs per operation",
+    "w5fd": "W5 through RLFileDescriptor (C) against the peers' fd watchers",
+    "w8": "W8 oversubscribed ping-pong: 4 pairs of loops on 2 CPUs",
+    "w9a": "W9a scale: N registered fds, one active",
+    "w9b": "W9b scale: N version-0 sources, one signalled per pass",
+    "w9c": "W9c scale: ping-pong round trip with N other modes in each loop",
+    "w9d": "W9d scale: T loops on T threads, all woken by one thread",
 }
+# Workloads only some peers have (the others are not run for them). W5 through
+# RLFileDescriptor is compared with the peers' own W5 (their fd watchers).
+ONLY_PEERS = {"w5fd": ["core"], "w8": ["core", "libuv", "libev"], "w9a": ["core", "libuv", "libev"],
+              "w9b": ["core"], "w9c": ["core"], "w9d": ["core", "libuv", "libev"]}
+# The row label of each size, for the workloads run at several sizes.
+SIZE_LABEL = {"w2": "N=%s", "w9a": "N=%s fds", "w9b": "N=%s sources", "w9c": "N=%s modes", "w9d": "T=%s threads"}
 
 # metric key -> (label, better: "hi" | "lo" | "")
 METRICS = {
@@ -81,6 +93,13 @@ METRICS = {
     "mallocs_per_rt": ("mallocs per W1 round trip", "lo"),
     "mallocs_per_add": ("mallocs per W2 timer add", "lo"),
     "mallocs_per_block": ("mallocs per W4 block", "lo"),
+    "ns_per_event": ("ns per event", "lo"),
+    "cpu_ns_per_event": ("CPU ns per event", "lo"),
+    "extra_fds": ("open fds beyond the N watched", "lo"),
+    "ns_per_pass": ("ns per pass", "lo"),
+    "cpu_ns_per_pass": ("CPU ns per pass", "lo"),
+    "wakeups_per_s": ("wake-ups handled/s", "hi"),
+    "cpu_us_per_wakeup": ("CPU per wake-up (us)", "lo"),
 }
 
 # Which metrics each workload table shows, in order.
@@ -93,12 +112,20 @@ TABLE_KEYS = {
     "w6": ["cpu_us", "vcsw", "ivcsw", "threads", "syscalls"],
     "w7": ["sc_waker_per_wake", "sc_loop_per_woken_pass", "sc_per_wake_awake", "ns_per_wake_awake",
            "mallocs_per_rt", "mallocs_per_add", "mallocs_per_block"],
+    "w5fd": ["rt_per_s", "rtt_med_us", "rtt_p99_us", "sc_per_rt"],
+    "w8": ["rt_per_s", "cpu_us_per_rt", "csw_per_rt"],
+    "w9a": ["ns_per_event", "cpu_ns_per_event", "extra_fds"],
+    "w9b": ["ns_per_pass", "cpu_ns_per_pass"],
+    "w9c": ["rt_per_s", "rtt_med_us"],
+    "w9d": ["wakeups_per_s", "cpu_us_per_wakeup"],
 }
+W9_SIZES = {"w9a": [1, 100, 10000], "w9b": [1, 100, 10000], "w9c": [0, 100, 10000], "w9d": [1, 2, 8, 64]}
 
 FULL = {
     "runs": 3,
     "items": [("w1", 100000), ("w2", 10000), ("w2", 100000), ("w2", 1000000), ("w3", 2.0),
-              ("w4", 1000000), ("w5", 50000), ("w6", 2.0), ("w7", 20000)],
+              ("w4", 1000000), ("w5", 50000), ("w6", 2.0), ("w7", 20000), ("w5fd", 50000), ("w8", 50000)] +
+             [(w, n) for w in ("w9a", "w9b", "w9c", "w9d") for n in W9_SIZES[w]],
     "malloc_items": [("w1", 20000), ("w2", 100000), ("w4", 1000000)],
     "timeout": 120,
     "strace_rt": 5000,
@@ -106,7 +133,8 @@ FULL = {
 QUICK = {
     "runs": 1,
     "items": [("w1", 5000), ("w2", 10000), ("w2", 100000), ("w3", 0.5), ("w4", 100000),
-              ("w5", 5000), ("w6", 0.5), ("w7", 1000)],
+              ("w5", 5000), ("w6", 0.5), ("w7", 1000), ("w5fd", 5000), ("w8", 5000),
+              ("w9a", 1), ("w9a", 1000), ("w9b", 1), ("w9b", 1000), ("w9c", 0), ("w9c", 1000), ("w9d", 1), ("w9d", 8)],
     "malloc_items": [("w1", 2000), ("w2", 10000), ("w4", 100000)],
     "timeout": 30,
     "strace_rt": 0,
@@ -333,6 +361,71 @@ def svg_w2(medians, peers, labels, path):
         f.write("\n".join(s) + "\n")
 
 
+W9_PANELS = [("w9a", "ns_per_event", "a: ns per event vs fds watched", "fds (N)"),
+             ("w9b", "ns_per_pass", "b: ns per pass vs version-0 sources", "sources (N)"),
+             ("w9c", "rtt_med_us", "c: median round trip (us) vs other modes", "modes (N)"),
+             ("w9d", "wakeups_per_s", "d: wake-ups handled/s vs loops", "threads (T)")]
+
+
+def svg_w9(medians, peers, labels, path):
+    """W9: cost against size, one small log-log panel per part, one line per peer."""
+    colors = {"core": "#d62728", "swift": "#ff7f0e", "foundation": "#1f77b4", "libuv": "#2ca02c",
+              "libev": "#9467bd", "glib": "#8c564b"}
+    PW, PH, L, T, G = 300, 200, 70, 50, 90
+    W, H = 2 * (L + PW) + 180, 2 * (T + PH + G) + 10
+    s = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">' % (W, H),
+         '<rect width="100%" height="100%" fill="white"/>',
+         '<text x="%d" y="22" font-size="15" font-weight="bold">W9: cost as the work grows (log-log; flat is the goal)</text>' % L]
+    drawn = set()
+    for k, (wl, key, title, xlabel) in enumerate(W9_PANELS):
+        ox, oy = L + (k % 2) * (L + PW), T + (k // 2) * (T + PH + G)
+        pts = {}
+        for peer in peers:
+            line = sorted((max(a, 0.5), v) for (w, a, kk), v in medians.get(peer, {}).items()
+                          if w == wl and kk == key and isinstance(v, float) and v > 0)
+            if line:
+                pts[peer] = line
+        s.append('<text x="%d" y="%d" font-weight="bold">%s</text>' % (ox, oy - 8, title))
+        s.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#333"/>' % (ox, oy, PW, PH))
+        if not pts:
+            continue
+        xs = [x for l in pts.values() for x, _ in l]
+        ys = [y for l in pts.values() for _, y in l]
+        x0, x1 = math.floor(math.log10(min(xs))), math.ceil(math.log10(max(xs)))
+        y0, y1 = math.floor(math.log10(min(ys))), math.ceil(math.log10(max(ys)))
+        x1 = x1 if x1 > x0 else x0 + 1
+        y1 = y1 if y1 > y0 else y0 + 1
+
+        def px(x):
+            return ox + (math.log10(x) - x0) / (x1 - x0) * PW
+
+        def py(y):
+            return oy + PH - (math.log10(y) - y0) / (y1 - y0) * PH
+        for e in range(x0, x1 + 1):
+            s.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>' % (px(10 ** e), oy, px(10 ** e), oy + PH))
+            s.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>' % (px(10 ** e), oy + PH + 14, fmt(float(10 ** e))))
+        for e in range(y0, y1 + 1):
+            s.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>' % (ox, py(10 ** e), ox + PW, py(10 ** e)))
+            s.append('<text x="%d" y="%.1f" text-anchor="end">%s</text>' % (ox - 4, py(10 ** e) + 4, fmt(float(10 ** e))))
+        s.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>' % (ox + PW / 2, oy + PH + 30, xlabel))
+        for peer, line in pts.items():
+            c = colors.get(peer, "#000")
+            drawn.add(peer)
+            s.append('<polyline fill="none" stroke="%s" stroke-width="2.5" points="%s"/>' %
+                     (c, " ".join("%.1f,%.1f" % (px(x), py(y)) for x, y in line)))
+            for x, y in line:
+                s.append('<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s %s=%g: %s</title></circle>' %
+                         (px(x), py(y), c, labels[peer], xlabel, x, fmt(y)))
+    for i, peer in enumerate(p for p in peers if p in drawn):
+        ly = T + 14 + i * 20
+        lx = 2 * (L + PW) + 10
+        s.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"/>' % (lx, ly - 4, lx + 20, ly - 4, colors.get(peer, "#000")))
+        s.append('<text x="%d" y="%d">%s</text>' % (lx + 26, ly, labels[peer]))
+    s.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(s) + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser()
     g = ap.add_mutually_exclusive_group()
@@ -380,6 +473,8 @@ def main():
             k = (r + idx) % len(present)
             order = present[k:] + present[:k]
             for peer in order:
+                if wl in ONLY_PEERS and peer not in ONLY_PEERS[wl]:
+                    continue
                 key = (peer, wl, arg)
                 if key in failed:
                     continue
@@ -425,6 +520,9 @@ def main():
     def value(peer, wl, arg, key):
         if missing.get(peer):
             return "missing"
+        if wl == "w5fd" and peer != "core":
+            w5 = [a for w, a in cfg["items"] if w == "w5"]
+            return value(peer, "w5", w5[-1], key) if w5 and peer in ("libuv", "libev", "glib") else None
         if (peer, wl, arg) in failed and wl != "w7":
             return failed[(peer, wl, arg)]
         return medians.get(peer, {}).get((wl, arg, key))
@@ -455,7 +553,7 @@ def main():
     csv_rows = []
     term = []
     items = list(cfg["items"])
-    for wl in ["w1", "w2", "w3", "w4", "w5", "w6", "w7"]:
+    for wl in ["w1", "w2", "w3", "w4", "w5", "w5fd", "w6", "w7", "w8", "w9a", "w9b", "w9c", "w9d"]:
         args_for = [a for w, a in items if w == wl]
         if wl == "w7":
             args_for = args_for[:1] + [0]
@@ -476,8 +574,8 @@ def main():
                 if all(v is None or isinstance(v, str) for v in vals.values()):
                     continue
                 label, better = METRICS[key]
-                if wl == "w2":
-                    label = "N=%s: %s" % (fmt(float(arg)), label)
+                if wl in SIZE_LABEL:
+                    label = (SIZE_LABEL[wl] + ": %s") % (fmt(float(arg)), label)
                 arrow = {"hi": "↑", "lo": "↓"}.get(better, "")
                 rats = [ratio(vals.get(a), vals.get(b)) for a, b in ratio_cols]
                 md.append("| " + " | ".join([label, arrow] + [fmt(vals[p]) for p in cols] + [fmt_ratio(x) for x in rats]) + " |")
@@ -557,6 +655,50 @@ def main():
     sa, fa = v("swift", "w2", n100, "add_ns"), v("foundation", "w2", n100, "add_ns")
     check("Swift W2 adding 100k timers >= 20x Foundation", ge(fa, sa, 20), "Foundation/Swift %s" % fmt_ratio(ratio(fa, sa)))
     check("Swift W4 >= 10x Foundation", ge(s4, f4, 10), fmt_ratio(ratio(s4, f4)))
+    # W1 CPU, W2 CPU and lateness at 100k, W5 through RLFileDescriptor, W8, W9
+    cc1, lc1 = v("core", "w1", a1, "cpu_us_per_rt"), v("libev", "w1", a1, "cpu_us_per_rt")
+    check("W1 C CPU per round trip <= libev", None if cc1 is None or lc1 is None else cc1 <= lc1,
+          "C %s us vs libev %s us" % (fmt(cc1), fmt(lc1)))
+    if n100:
+        cc2, lc2 = v("core", "w2", n100, "cpu_ms"), v("libev", "w2", n100, "cpu_ms")
+        cp2, lp2 = v("core", "w2", n100, "late_p99_us"), v("libev", "w2", n100, "late_p99_us")
+        check("W2 N=100k CPU <= 2x libev", None if cc2 is None or lc2 is None else cc2 <= 2 * lc2,
+              "C %s ms vs libev %s ms" % (fmt(cc2), fmt(lc2)))
+        check("W2 N=100k lateness p99 <= libev", None if cp2 is None or lp2 is None else cp2 <= lp2,
+              "C %s us vs libev %s us" % (fmt(cp2), fmt(lp2)))
+    a5f = arg_of("w5fd")
+    c5f = v("core", "w5fd", a5f, "rt_per_s")
+    check("W5 through RLFileDescriptor C >= libev", ge(c5f, l5),
+          "C %s vs libev %s (%s)" % (fmt(c5f), fmt(l5), fmt_ratio(ratio(c5f, l5))))
+    a8 = arg_of("w8")
+    c8, l8 = v("core", "w8", a8, "rt_per_s"), v("libev", "w8", a8, "rt_per_s")
+    cc8, lc8 = v("core", "w8", a8, "cpu_us_per_rt"), v("libev", "w8", a8, "cpu_us_per_rt")
+    check("W8 C round trips/s >= libev", ge(c8, l8), "C %s vs libev %s (%s)" % (fmt(c8), fmt(l8), fmt_ratio(ratio(c8, l8))))
+    check("W8 C CPU per round trip <= libev", None if cc8 is None or lc8 is None else cc8 <= lc8,
+          "C %s us vs libev %s us" % (fmt(cc8), fmt(lc8)))
+
+    def sizes(wl):
+        return sorted(x for w, x in items if w == wl)
+    for wl, key, limit, what in (("w9a", "ns_per_event", 1.2, "cost per event, most fds within 1.2x of fewest"),
+                                 ("w9b", "ns_per_pass", 2.0, "pass cost, most sources within 2x of fewest"),
+                                 ("w9c", "rtt_med_us", 1.5, "round trip, most modes within 1.5x of fewest")):
+        sz = sizes(wl)
+        if len(sz) >= 2:
+            lo_, hi_ = v("core", wl, sz[0], key), v("core", wl, sz[-1], key)
+            check("%s %s" % (wl.upper(), what), None if lo_ is None or hi_ is None else hi_ <= limit * lo_,
+                  "C %s at %g vs %s at %g (%s)" % (fmt(hi_), sz[-1], fmt(lo_), sz[0], fmt_ratio(ratio(hi_, lo_))))
+    sz = sizes("w9a")
+    if sz:
+        xf = v("core", "w9a", sz[-1], "extra_fds")
+        check("W9A open fds = N + O(1)", None if xf is None else xf <= 4, "C %s beyond N=%g" % (fmt(xf), sz[-1]))
+    sz = sizes("w9d")
+    if len(sz) >= 2:
+        one = v("core", "w9d", sz[0], "wakeups_per_s")
+        more = [v("core", "w9d", t, "wakeups_per_s") for t in sz[1:]]
+        more = [m for m in more if m is not None]
+        check("W9D wake-ups/s with more loops >= with one", None if one is None or not more else min(more) >= one,
+              "C %s at T=%g; %s at T=%s" % (fmt(one), sz[0], ", ".join(fmt(m) for m in more),
+                                             ",".join("%g" % t for t in sz[1:])))
     md.append("\n## Targets on this run\n")
     md.append("| target | result | numbers |")
     md.append("|---|---|---|")
@@ -586,6 +728,13 @@ def main():
               "latest 1 ms grid point; fires below the grid-point count mean missed points. System calls are counted "
               "per thread (perf tracepoint raw_syscalls:sys_enter) on the loop threads; mallocs by an LD_PRELOAD "
               "counter (build/malloc_count.so).")
+    md.append("- W5 through RLFileDescriptor: `RLFileDescriptorCreate` with a read callback that re-enables itself, "
+              "against the peers' own W5 fd watchers. W8: W1's ping-pong on 4 pairs of threads at once (8 loop threads "
+              "on the machine's CPUs); CPU is the whole process's. W9a: N eventfds watched (version-1 sources, "
+              "`uv_poll`, `ev_io`), one of them kept readable by its own callback; W9b: N version-0 sources, the one "
+              "performed signals itself again; W9c: W1's ping-pong with N other modes (one source each) in both "
+              "loops; W9d: one thread queues a call on each of T loops and wakes it, then waits until all T ran it "
+              "(libuv/libev: `uv_async_send`/`ev_async_send`). W9b and W9c have no counterpart in the peers.")
     md.append("\nTotal bench time: %.0f s.\n" % (time.time() - t_start))
 
     with open(out_md, "w") as f:
@@ -595,13 +744,16 @@ def main():
         w.writerow(["workload", "arg", "metric", "peer", "median", "note", "runs"])
         w.writerows(csv_rows)
     svg_w2(medians, [p for p in all_peers if p in medians], labels, out_svg)
+    out_svg9 = out_svg.replace("w2.svg", "w9.svg")
+    svg_w9(medians, [p for p in all_peers if p in medians], labels, out_svg9)
     print("\n".join(term))
     if miss:
         print("\nmissing: " + "; ".join("%s: %s" % (labels[p], missing[p]) for p in miss))
     if failed:
         print("did not complete: " + "; ".join("%s %s(%g): %s" % (labels[p], wl, a, why)
                                                 for (p, wl, a), why in sorted(failed.items())))
-    print("\nwrote %s, %s, %s (%.0f s)" % (os.path.relpath(out_md), os.path.relpath(out_csv), os.path.relpath(out_svg),
+    print("\nwrote %s, %s, %s, %s (%.0f s)" % (os.path.relpath(out_md), os.path.relpath(out_csv), os.path.relpath(out_svg),
+                                          os.path.relpath(out_svg9),
                                           time.time() - t_start))
     return 0
 

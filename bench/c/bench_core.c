@@ -840,7 +840,7 @@ static RLRunLoopSourceRef w9_fd_source(int fd, void (*perform)(void *))
 static void run_w9a(double arg)
 {
     long n = (long)arg;
-    w9a.want = 200000;
+    w9a.want = 50000;
     w9a.events = 0;
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     int fds_before = open_fd_count();
@@ -893,7 +893,7 @@ static void w9b_active(void *info)
 static void run_w9b(double arg)
 {
     long n = (long)arg;
-    w9b.want = 200000;
+    w9b.want = 50000;
     w9b.performs = 0;
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef *srcs = calloc((size_t)n, sizeof *srcs);
@@ -997,7 +997,7 @@ static void run_w9d(double arg)
     if (t > W9D_MAX) t = W9D_MAX;
     for (int i = 0; i < t; i++) peer_start(&w9d.loops[i], NULL);
     atomic_store(&w9d.handled, 0);
-    long rounds = 200000 / t;
+    long rounds = 40000 / t;
     if (rounds < 200) rounds = 200;
     bl_usage u0 = bl_usage_now(false);
     uint64_t t0 = bl_now_ns();

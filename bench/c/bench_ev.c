@@ -541,7 +541,7 @@ static int open_fd_count(void)
 static void run_w9a(double arg)
 {
     long n = (long)arg;
-    w9a.want = 200000;
+    w9a.want = 50000;
     struct ev_loop *loop = ev_default_loop(0);
     int before = open_fd_count();
     ev_io *ios = calloc((size_t)n, sizeof *ios);
@@ -584,7 +584,7 @@ static void run_w9d(double arg)
     if (t < 1) t = 1;
     if (t > W9D_MAX) t = W9D_MAX;
     for (int i = 0; i < t; i++) peer_start(&w9d_loops[i], w9d_on, NULL);
-    long rounds = 200000 / t;
+    long rounds = 40000 / t;
     if (rounds < 200) rounds = 200;
     bl_usage u0 = bl_usage_now(false);
     uint64_t t0 = bl_now_ns();

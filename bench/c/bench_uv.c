@@ -15,7 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <dirent.h>
+#include <sched.h>
 #include <unistd.h>
 
 /* ---- a second thread with its own loop and an async handle ---------------- */
@@ -411,10 +414,182 @@ static void run_w7(double arg)
     bl_result_end();
 }
 
+
+/* ---- W8: 4 pairs of loops ping-ponging (uv_async both ways) -------------- */
+
+#define W8_PAIRS 4
+typedef struct {
+    uv_loop_t la, lb;
+    uv_async_t aa, ab;
+    long n, done;
+    atomic_int ready, stop_b;
+    pthread_t ta, tb;
+} w8_pair;
+static w8_pair w8[W8_PAIRS];
+static atomic_int w8_go;
+
+static void w8_on_b(uv_async_t *h)
+{
+    w8_pair *p = h->data;
+    if (atomic_load(&p->stop_b)) { uv_close((uv_handle_t *)h, NULL); return; }
+    uv_async_send(&p->aa);
+}
+
+static void w8_on_a(uv_async_t *h)
+{
+    w8_pair *p = h->data;
+    if (++p->done == p->n) { uv_close((uv_handle_t *)h, NULL); return; }
+    uv_async_send(&p->ab);
+}
+
+static void *w8_b_main(void *arg)
+{
+    w8_pair *p = arg;
+    uv_loop_init(&p->lb);
+    uv_async_init(&p->lb, &p->ab, w8_on_b);
+    p->ab.data = p;
+    atomic_fetch_add(&p->ready, 1);
+    uv_run(&p->lb, UV_RUN_DEFAULT);
+    return NULL;
+}
+
+static void *w8_a_main(void *arg)
+{
+    w8_pair *p = arg;
+    uv_loop_init(&p->la);
+    uv_async_init(&p->la, &p->aa, w8_on_a);
+    p->aa.data = p;
+    atomic_fetch_add(&p->ready, 1);
+    while (!atomic_load(&w8_go)) bl_spin_pause();
+    uv_async_send(&p->ab);
+    uv_run(&p->la, UV_RUN_DEFAULT);
+    return NULL;
+}
+
+static void run_w8(double arg)
+{
+    long n = (long)arg;
+    for (int k = 0; k < W8_PAIRS; k++) {
+        memset(&w8[k], 0, sizeof w8[k]);
+        w8[k].n = n;
+        pthread_create(&w8[k].tb, NULL, w8_b_main, &w8[k]);
+        while (atomic_load(&w8[k].ready) < 1) bl_spin_pause();
+        pthread_create(&w8[k].ta, NULL, w8_a_main, &w8[k]);
+        while (atomic_load(&w8[k].ready) < 2) bl_spin_pause();
+    }
+    bl_usage u0 = bl_usage_now(false);
+    uint64_t t0 = bl_now_ns();
+    atomic_store(&w8_go, 1);
+    for (int k = 0; k < W8_PAIRS; k++) pthread_join(w8[k].ta, NULL);
+    uint64_t t1 = bl_now_ns();
+    bl_usage u1 = bl_usage_now(false);
+    for (int k = 0; k < W8_PAIRS; k++) {
+        atomic_store(&w8[k].stop_b, 1);
+        uv_async_send(&w8[k].ab);
+        pthread_join(w8[k].tb, NULL);
+    }
+    double total = (double)n * W8_PAIRS;
+    bl_result_begin("w8");
+    bl_result("rt_per_s", total / ((double)(t1 - t0) / 1e9));
+    bl_result("cpu_us_per_rt", (u1.cpu_us - u0.cpu_us) / total);
+    bl_result("csw_per_rt", (double)(u1.vcsw - u0.vcsw + u1.ivcsw - u0.ivcsw) / total);
+    bl_result_end();
+}
+
+/* ---- W9a: N eventfds watched (uv_poll), one active ----------------------- */
+
+static struct { long events, want; int active_fd; } w9a;
+
+static void w9a_idle(uv_poll_t *h, int status, int events) { (void)h; (void)status; (void)events; }
+static void w9a_active(uv_poll_t *h, int status, int events)
+{
+    (void)status; (void)events;
+    uint64_t v;
+    if (read(w9a.active_fd, &v, sizeof v) != sizeof v) return;
+    if (++w9a.events == w9a.want) { uv_stop(h->loop); return; }
+    v = 1;
+    if (write(w9a.active_fd, &v, sizeof v) != sizeof v) perror("write");
+}
+
+static int open_fd_count(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) return -1;
+    while (readdir(d)) n++;
+    closedir(d);
+    return n - 3;
+}
+
+static void run_w9a(double arg)
+{
+    long n = (long)arg;
+    w9a.want = 50000;
+    uv_loop_t *loop = uv_default_loop();
+    uv_run(loop, UV_RUN_NOWAIT);
+    int before = open_fd_count();
+    uv_poll_t *polls = calloc((size_t)n, sizeof *polls);
+    int *fds = calloc((size_t)n, sizeof *fds);
+    for (long i = 0; i < n; i++) {
+        fds[i] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        if (fds[i] < 0) { perror("eventfd"); exit(1); }
+        uv_poll_init(loop, &polls[i], fds[i]);
+        uv_poll_start(&polls[i], UV_READABLE, i == n / 2 ? w9a_active : w9a_idle);
+    }
+    w9a.active_fd = fds[n / 2];
+    uv_run(loop, UV_RUN_NOWAIT);
+    int after = open_fd_count();
+    uint64_t v = 1;
+    if (write(w9a.active_fd, &v, sizeof v) != sizeof v) perror("write");
+    bl_usage u0 = bl_usage_now(false);
+    uint64_t t0 = bl_now_ns();
+    uv_run(loop, UV_RUN_DEFAULT);
+    uint64_t t1 = bl_now_ns();
+    bl_usage u1 = bl_usage_now(false);
+    bl_result_begin("w9a");
+    bl_result("ns_per_event", (double)(t1 - t0) / (double)w9a.events);
+    bl_result("cpu_ns_per_event", (u1.cpu_us - u0.cpu_us) * 1e3 / (double)w9a.events);
+    bl_result("extra_fds", (double)(after - before - n));
+    bl_result_end();
+}
+
+/* ---- W9d: T loops on T threads, all woken by one thread ------------------ */
+
+#define W9D_MAX 64
+static peer_thread w9d_loops[W9D_MAX];
+static atomic_long w9d_handled;
+static void w9d_on(uv_async_t *h) { (void)h; atomic_fetch_add(&w9d_handled, 1); }
+
+static void run_w9d(double arg)
+{
+    int t = (int)arg;
+    if (t < 1) t = 1;
+    if (t > W9D_MAX) t = W9D_MAX;
+    for (int i = 0; i < t; i++) peer_start(&w9d_loops[i], w9d_on, NULL);
+    long rounds = 40000 / t;
+    if (rounds < 200) rounds = 200;
+    bl_usage u0 = bl_usage_now(false);
+    uint64_t t0 = bl_now_ns();
+    for (long r = 0; r < rounds; r++) {
+        for (int i = 0; i < t; i++) uv_async_send(&w9d_loops[i].async);
+        long want = (r + 1) * t;
+        while (atomic_load(&w9d_handled) < want) sched_yield();
+    }
+    uint64_t t1 = bl_now_ns();
+    bl_usage u1 = bl_usage_now(false);
+    for (int i = 0; i < t; i++) peer_stop(&w9d_loops[i]);
+    double total = (double)rounds * t;
+    bl_result_begin("w9d");
+    bl_result("wakeups_per_s", total / ((double)(t1 - t0) / 1e9));
+    bl_result("cpu_us_per_wakeup", (u1.cpu_us - u0.cpu_us) / total);
+    bl_result_end();
+}
+
 static const bl_workload workloads[] = {
     { "w1", run_w1, 100000 }, { "w2", run_w2, 1000000 }, { "w3", run_w3, 2.0 },
     { "w4", run_w4, 1000000 }, { "w5", run_w5, 100000 }, { "w6", run_w6, 2.0 },
-    { "w7", run_w7, 20000 },
+    { "w7", run_w7, 20000 }, { "w8", run_w8, 100000 }, { "w9a", run_w9a, 10000 },
+    { "w9d", run_w9d, 8 },
 };
 
 int main(int argc, char **argv)
