@@ -58,6 +58,8 @@ import Musl
 public final class RunLoop: @unchecked Sendable {
     /// The C run loop (one reference owned).
     let ref: OpaquePointer
+    /// Where blocks queued for one mode wait (see `BlockCells`).
+    private let blockCells = BlockCells()
 
     private init(retaining ref: OpaquePointer) {
         self.ref = ref
@@ -276,7 +278,8 @@ public final class RunLoop: @unchecked Sendable {
     /// loop runs blocks. Blocks still queued when the loop's thread exits are
     /// dropped without being run, and released.
     public func perform(_ block: @escaping @Sendable () -> Void) {
-        enqueue(BlockItem(block), inModes: [.default])
+        enqueueBlock(block, inMode: kRLRunLoopDefaultMode)
+        RLRunLoopWakeUp(ref)
     }
 
     /// Queues `block` to run once on the loop's thread the next time the loop
@@ -287,7 +290,22 @@ public final class RunLoop: @unchecked Sendable {
     /// common mode). An empty list does nothing. Wakes the loop, like
     /// ``perform(_:)``.
     public func perform(inModes modes: [RunLoop.Mode], block: @escaping @Sendable () -> Void) {
-        enqueue(BlockItem(block), inModes: modes)
+        if modes.count == 1 {
+            guard !modes[0].rawValue.isEmpty else { return }
+            modes[0].withCName { enqueueBlock(block, inMode: $0) }
+            RLRunLoopWakeUp(ref)
+        } else {
+            enqueue(BlockItem(block), inModes: modes)
+        }
+    }
+
+    /// Queues `block` for one mode in a cell of the loop's block cells (no
+    /// object of its own, so the closure's context is the only allocation);
+    /// does not wake the loop.
+    @inline(__always)
+    private func enqueueBlock(_ block: @escaping @Sendable () -> Void, inMode mode: RLRunLoopMode) {
+        let cell = blockCells.take(block)
+        RLRunLoopPerformFunctionWithRelease(ref, mode, blockCellRun, UnsafeMutableRawPointer(cell), blockCellRelease)
     }
 
     /// Queues `item` once per distinct, non-empty mode of `modes` (it runs at
@@ -446,6 +464,98 @@ private final class BlockItem: PerformItem, @unchecked Sendable {
         self.block = nil
         block()
     }
+}
+
+/// One block queued for one mode: a slot of a `BlockCells` chunk.
+private struct BlockCell {
+    /// The closure; nil once it ran (or while the cell is free).
+    var block: (@Sendable () -> Void)?
+    /// The next free cell, while the cell is free.
+    var next: UnsafeMutablePointer<BlockCell>?
+    /// The cells the cell belongs to, retained while the cell is queued.
+    var owner: Unmanaged<BlockCells>?
+}
+
+/// Storage for blocks queued with `perform` for a single mode, so that a
+/// queued closure costs no allocation of its own: cells are carved from
+/// chunks and recycled through a free list (chunks are freed with the
+/// object, so a wrapper keeps its peak of queued blocks' worth of cells).
+/// Each queued cell is one C item whose info is the cell, so ordering is
+/// exactly the C queue's. A queued cell retains its `BlockCells`, which
+/// therefore outlives the wrapper when blocks are still queued.
+/// Cells are taken on any thread and given back on the loop's thread, under
+/// `lock`; a cell's contents are handed over through the C queue's lock.
+private final class BlockCells: @unchecked Sendable {
+    private let lock = Lock()
+    private var free: UnsafeMutablePointer<BlockCell>?
+    private var chunks: [(UnsafeMutablePointer<BlockCell>, Int)] = []
+    private var nextChunkSize = 16
+
+    /// A cell holding `block` (and a reference to self) for the C queue.
+    @inline(__always)
+    func take(_ block: @escaping @Sendable () -> Void) -> UnsafeMutablePointer<BlockCell> {
+        let cell = lock.withLock { () -> UnsafeMutablePointer<BlockCell> in
+            if free == nil { grow() }
+            let cell = free.unsafelyUnwrapped
+            free = cell.pointee.next
+            return cell
+        }
+        cell.pointee.next = nil
+        cell.pointee.owner = Unmanaged.passRetained(self)
+        cell.pointee.block = block
+        return cell
+    }
+
+    /// Puts a cell whose block is gone back on the free list.
+    @inline(__always)
+    func give(_ cell: UnsafeMutablePointer<BlockCell>) {
+        lock.withLock {
+            cell.pointee.next = free
+            free = cell
+        }
+    }
+
+    /// Adds a chunk of free cells (lock held); chunks double up to 4096 cells.
+    private func grow() {
+        let count = nextChunkSize
+        nextChunkSize = min(count * 2, 4096)
+        let chunk = UnsafeMutablePointer<BlockCell>.allocate(capacity: count)
+        for index in 0..<count {
+            (chunk + index).initialize(to: BlockCell(block: nil, next: index + 1 < count ? chunk + index + 1 : free,
+                                                     owner: nil))
+        }
+        free = chunk
+        chunks.append((chunk, count))
+    }
+
+    deinit {
+        // Every cell is free here: a queued one holds a reference.
+        for (chunk, count) in chunks {
+            chunk.deinitialize(count: count)
+            chunk.deallocate()
+        }
+    }
+}
+
+/// Runs a cell's block (the C side calls it at most once).
+private let blockCellRun: @convention(c) (UnsafeMutableRawPointer?) -> Void = { info in
+    let cell = info.unsafelyUnwrapped.assumingMemoryBound(to: BlockCell.self)
+    let block = cell.pointee.block
+    cell.pointee.block = nil
+    block?()
+}
+
+/// Frees a cell after its block ran, or drops the block unrun (the loop's
+/// thread exited); the block is released outside the lock.
+private let blockCellRelease: @convention(c) (UnsafeMutableRawPointer?) -> Void = { info in
+    let cell = info.unsafelyUnwrapped.assumingMemoryBound(to: BlockCell.self)
+    let block = cell.pointee.block
+    let owner = cell.pointee.owner.unsafelyUnwrapped
+    cell.pointee.block = nil
+    cell.pointee.owner = nil
+    owner.takeUnretainedValue().give(cell)
+    owner.release()
+    _ = block
 }
 
 private let performTrampoline: @convention(c) (UnsafeMutableRawPointer?) -> Void = { info in
