@@ -472,7 +472,7 @@ private struct BlockCell {
     var block: (@Sendable () -> Void)?
     /// The next free cell, while the cell is free.
     var next: UnsafeMutablePointer<BlockCell>?
-    /// The cells the cell belongs to, retained while the cell is queued.
+    /// The cells the cell belongs to (alive while any cell is queued).
     var owner: Unmanaged<BlockCells>?
 }
 
@@ -481,67 +481,90 @@ private struct BlockCell {
 /// chunks and recycled through a free list (chunks are freed with the
 /// object, so a wrapper keeps its peak of queued blocks' worth of cells).
 /// Each queued cell is one C item whose info is the cell, so ordering is
-/// exactly the C queue's. A queued cell retains its `BlockCells`, which
-/// therefore outlives the wrapper when blocks are still queued.
+/// exactly the C queue's. While any cell is queued the object holds one
+/// reference to itself, so it outlives the wrapper when blocks are still
+/// queued (one retain per burst of blocks, not per block).
 /// Cells are taken on any thread and given back on the loop's thread, under
-/// `lock`; a cell's contents are handed over through the C queue's lock.
+/// `state`'s lock; a cell's contents are handed over through the C queue's
+/// lock.
 private final class BlockCells: @unchecked Sendable {
-    private let lock = Lock()
-    private var free: UnsafeMutablePointer<BlockCell>?
-    private var chunks: [(UnsafeMutablePointer<BlockCell>, Int)] = []
-    private var nextChunkSize = 16
+    private struct State {
+        var free: UnsafeMutablePointer<BlockCell>?
+        var chunks: [(UnsafeMutablePointer<BlockCell>, Int)] = []
+        var nextChunkSize = 16
+        /// Cells queued now; while some are, self holds a reference to
+        /// itself (taken by the first, dropped by the last).
+        var queued = 0
+    }
+    private let state = Mutex(State())
 
     /// A cell holding `block` (and a reference to self) for the C queue.
     @inline(__always)
     func take(_ block: @escaping @Sendable () -> Void) -> UnsafeMutablePointer<BlockCell> {
-        let cell = lock.withLock { () -> UnsafeMutablePointer<BlockCell> in
-            if free == nil { grow() }
-            let cell = free.unsafelyUnwrapped
-            free = cell.pointee.next
-            return cell
+        let (cell, first) = state.withLock { state -> (UnsafeMutablePointer<BlockCell>, Bool) in
+            if state.free == nil { Self.grow(&state) }
+            let cell = state.free.unsafelyUnwrapped
+            state.free = cell.pointee.next
+            state.queued += 1
+            return (cell, state.queued == 1)
         }
+        let owner = first ? Unmanaged.passRetained(self) : Unmanaged.passUnretained(self)
         cell.pointee.next = nil
-        cell.pointee.owner = Unmanaged.passRetained(self)
+        cell.pointee.owner = owner
         cell.pointee.block = block
         return cell
     }
 
-    /// Puts a cell whose block is gone back on the free list.
+    /// Puts a cell whose block is gone back on the free list; returns true
+    /// when it was the last queued one (the caller then drops the
+    /// reference the queued cells held).
     @inline(__always)
-    func give(_ cell: UnsafeMutablePointer<BlockCell>) {
-        lock.withLock {
-            cell.pointee.next = free
-            free = cell
+    func give(_ cell: UnsafeMutablePointer<BlockCell>) -> Bool {
+        let cell = UncheckedSendable(cell)
+        return state.withLock { state in
+            cell.value.pointee.next = state.free
+            state.free = cell.value
+            state.queued -= 1
+            return state.queued == 0
         }
     }
 
     /// Adds a chunk of free cells (lock held); chunks double up to 4096 cells.
-    private func grow() {
-        let count = nextChunkSize
-        nextChunkSize = min(count * 2, 4096)
+    private static func grow(_ state: inout State) {
+        let count = state.nextChunkSize
+        state.nextChunkSize = min(count * 2, 4096)
         let chunk = UnsafeMutablePointer<BlockCell>.allocate(capacity: count)
         for index in 0..<count {
-            (chunk + index).initialize(to: BlockCell(block: nil, next: index + 1 < count ? chunk + index + 1 : free,
-                                                     owner: nil))
+            let next = index + 1 < count ? chunk + index + 1 : state.free
+            (chunk + index).initialize(to: BlockCell(block: nil, next: next, owner: nil))
         }
-        free = chunk
-        chunks.append((chunk, count))
+        state.free = chunk
+        state.chunks.append((chunk, count))
     }
 
     deinit {
-        // Every cell is free here: a queued one holds a reference.
-        for (chunk, count) in chunks {
-            chunk.deinitialize(count: count)
-            chunk.deallocate()
+        // Every cell is free here: queued ones keep the object alive.
+        state.withLock { state in
+            for (chunk, count) in state.chunks {
+                chunk.deinitialize(count: count)
+                chunk.deallocate()
+            }
         }
     }
+}
+
+/// A value handed to a lock's critical section; what it points at is
+/// guarded by that lock.
+private struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
 
 /// Runs a cell's block (the C side calls it at most once).
 private let blockCellRun: @convention(c) (UnsafeMutableRawPointer?) -> Void = { info in
     let cell = info.unsafelyUnwrapped.assumingMemoryBound(to: BlockCell.self)
-    let block = cell.pointee.block
-    cell.pointee.block = nil
+    var block: (@Sendable () -> Void)?
+    swap(&block, &cell.pointee.block)
     block?()
 }
 
@@ -549,12 +572,11 @@ private let blockCellRun: @convention(c) (UnsafeMutableRawPointer?) -> Void = { 
 /// thread exited); the block is released outside the lock.
 private let blockCellRelease: @convention(c) (UnsafeMutableRawPointer?) -> Void = { info in
     let cell = info.unsafelyUnwrapped.assumingMemoryBound(to: BlockCell.self)
-    let block = cell.pointee.block
+    var block: (@Sendable () -> Void)?
+    swap(&block, &cell.pointee.block)
     let owner = cell.pointee.owner.unsafelyUnwrapped
-    cell.pointee.block = nil
     cell.pointee.owner = nil
-    owner.takeUnretainedValue().give(cell)
-    owner.release()
+    if owner._withUnsafeGuaranteedRef({ $0.give(cell) }) { owner.release() }
     _ = block
 }
 
