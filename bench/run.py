@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs the workloads W1-W9 on every peer, interleaved, and reports medians.
+"""Runs the workloads W1-W10 on every peer, interleaved, and reports medians.
 
     python3 run.py --full     # what `make bench` runs: 3 runs, writes results.md/.csv and w2.svg here
     python3 run.py --quick    # 1 run of a reduced set (under a minute), writes to build/quick-*
@@ -51,11 +51,13 @@ WORKLOADS = {
     "w9b": "W9b scale: N version-0 sources, one signalled per pass",
     "w9c": "W9c scale: ping-pong round trip with N other modes in each loop",
     "w9d": "W9d scale: T loops on T threads, all woken by one thread",
+    "w10": "W10 Swift concurrency: awaited calls into an actor",
 }
 # Workloads only some peers have (the others are not run for them). W5 through
 # RLFileDescriptor is compared with the peers' own W5 (their fd watchers).
 ONLY_PEERS = {"w5fd": ["core"], "w8": ["core", "libuv", "libev"], "w9a": ["core", "libuv", "libev"],
-              "w9b": ["core"], "w9c": ["core"], "w9d": ["core", "libuv", "libev"]}
+              "w9b": ["core"], "w9c": ["core"], "w9d": ["core", "libuv", "libev"],
+              "w10": ["swift", "foundation"]}
 # The row label of each size, for the workloads run at several sizes.
 SIZE_LABEL = {"w2": "N=%s", "w9a": "N=%s fds", "w9b": "N=%s sources", "w9c": "N=%s modes", "w9d": "T=%s threads"}
 
@@ -100,6 +102,14 @@ METRICS = {
     "cpu_ns_per_pass": ("CPU ns per pass", "lo"),
     "wakeups_per_s": ("wake-ups handled/s", "hi"),
     "cpu_us_per_wakeup": ("CPU per wake-up (us)", "lo"),
+    "rt_per_s_runloop": ("RunLoopThread: round trips/s", "hi"),
+    "rt_per_s_queue": ("DispatchQueue: round trips/s", "hi"),
+    "rt_per_s_default": ("default executor: round trips/s", "hi"),
+    "cpu_us_per_rt_runloop": ("RunLoopThread: CPU/round trip (us)", "lo"),
+    "cpu_us_per_rt_queue": ("DispatchQueue: CPU/round trip (us)", "lo"),
+    "cpu_us_per_rt_default": ("default executor: CPU/round trip (us)", "lo"),
+    "runloop_vs_queue": ("RunLoopThread/DispatchQueue round trips", "hi"),
+    "runloop_vs_default": ("RunLoopThread/default round trips", "hi"),
 }
 
 # Which metrics each workload table shows, in order.
@@ -118,6 +128,8 @@ TABLE_KEYS = {
     "w9b": ["ns_per_pass", "cpu_ns_per_pass"],
     "w9c": ["rt_per_s", "rtt_med_us"],
     "w9d": ["wakeups_per_s", "cpu_us_per_wakeup"],
+    "w10": ["rt_per_s_runloop", "rt_per_s_queue", "rt_per_s_default", "runloop_vs_queue", "runloop_vs_default",
+            "cpu_us_per_rt_runloop", "cpu_us_per_rt_queue", "cpu_us_per_rt_default"],
 }
 W9_SIZES = {"w9a": [1, 100, 10000], "w9b": [1, 100, 10000], "w9c": [0, 100, 10000], "w9d": [1, 2, 8, 64]}
 
@@ -125,7 +137,7 @@ FULL = {
     "runs": 3,
     "items": [("w1", 100000), ("w2", 10000), ("w2", 100000), ("w2", 1000000), ("w3", 2.0),
               ("w4", 1000000), ("w5", 50000), ("w6", 2.0), ("w7", 20000), ("w5fd", 50000), ("w8", 50000)] +
-             [(w, n) for w in ("w9a", "w9b", "w9c", "w9d") for n in W9_SIZES[w]],
+             [(w, n) for w in ("w9a", "w9b", "w9c", "w9d") for n in W9_SIZES[w]] + [("w10", 20000)],
     "malloc_items": [("w1", 20000), ("w2", 100000), ("w4", 1000000)],
     "timeout": 120,
     "strace_rt": 5000,
@@ -134,7 +146,7 @@ QUICK = {
     "runs": 1,
     "items": [("w1", 5000), ("w2", 10000), ("w2", 100000), ("w3", 0.5), ("w4", 100000),
               ("w5", 5000), ("w6", 0.5), ("w7", 1000), ("w5fd", 5000), ("w8", 5000),
-              ("w9a", 1), ("w9a", 1000), ("w9b", 1), ("w9b", 1000), ("w9c", 0), ("w9c", 1000), ("w9d", 1), ("w9d", 8)],
+              ("w9a", 1), ("w9a", 1000), ("w9b", 1), ("w9b", 1000), ("w9c", 0), ("w9c", 1000), ("w9d", 1), ("w9d", 8), ("w10", 2000)],
     "malloc_items": [("w1", 2000), ("w2", 10000), ("w4", 100000)],
     "timeout": 30,
     "strace_rt": 0,
@@ -553,7 +565,7 @@ def main():
     csv_rows = []
     term = []
     items = list(cfg["items"])
-    for wl in ["w1", "w2", "w3", "w4", "w5", "w5fd", "w6", "w7", "w8", "w9a", "w9b", "w9c", "w9d"]:
+    for wl in ["w1", "w2", "w3", "w4", "w5", "w5fd", "w6", "w7", "w8", "w9a", "w9b", "w9c", "w9d", "w10"]:
         args_for = [a for w, a in items if w == wl]
         if wl == "w7":
             args_for = args_for[:1] + [0]

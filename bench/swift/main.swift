@@ -1,4 +1,4 @@
-// The workloads W1-W7 on a Swift RunLoop: Foundation's (swift-corelibs-foundation,
+// The workloads W1-W7 and W10 on a Swift RunLoop: Foundation's (swift-corelibs-foundation,
 // built with `swiftc -O`) or ours (SwiftRunLoop, built with -D OURS in a package
 // of its own). Each run prints one "RESULT wN key=value ..." line, like the C programs.
 //
@@ -7,6 +7,7 @@
 // and stop is CFRunLoopStop. Ours uses RunLoop.wakeUp() and RunLoop.stop().
 
 import BenchLib
+import Dispatch
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -437,11 +438,92 @@ func runW7(_ arg: Double) {
     emit("w7")
 }
 
+// MARK: - W10 Swift concurrency: await round trips into an actor
+
+/// The same actor body on three executors: the default one, a serial
+/// `DispatchQueue` and (ours) a `RunLoopThread`'s `RunLoopSerialExecutor`.
+protocol W10Counter: Actor {
+    func bump() -> Int
+}
+
+actor W10DefaultCounter: W10Counter {
+    private var count = 0
+    func bump() -> Int { count += 1; return count }
+}
+
+/// A serial executor over a serial `DispatchQueue`. (Dispatch on Linux has
+/// no `DispatchSerialQueue: SerialExecutor`, so this is what a user writes.)
+final class W10QueueExecutor: SerialExecutor, @unchecked Sendable {
+    let queue = DispatchQueue(label: "w10")
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedSerialExecutor()) }
+    }
+}
+
+actor W10QueueCounter: W10Counter {
+    private var count = 0
+    let executor = W10QueueExecutor()
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+    func bump() -> Int { count += 1; return count }
+}
+
+#if OURS
+actor W10LoopCounter: W10Counter {
+    private var count = 0
+    let executor: RunLoopSerialExecutor
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+    init(executor: RunLoopSerialExecutor) { self.executor = executor }
+    func bump() -> Int { count += 1; return count }
+}
+#endif
+
+/// `n` awaited calls from a task on the global executor; returns
+/// (round trips/s, process CPU us per round trip).
+func w10Measure<C: W10Counter>(_ counter: C, _ n: Int) -> (Double, Double) {
+    let done = DispatchSemaphore(value: 0)
+    let out = Mutex<(Double, Double)>((0, 0))
+    Task.detached {
+        _ = await counter.bump()  // warm-up: the first hop starts threads
+        let u0 = bl_usage_now(false)
+        let t0 = now()
+        for _ in 0..<n { _ = await counter.bump() }
+        let t1 = now()
+        let u1 = bl_usage_now(false)
+        out.withLock { $0 = (Double(n) / (Double(t1 - t0) / 1e9), (u1.cpu_us - u0.cpu_us) / Double(n)) }
+        done.signal()
+    }
+    done.wait()
+    return out.withLock { $0 }
+}
+
+func runW10(_ arg: Double) {
+    let n = Int(arg)
+    let (dflt, dfltCPU) = w10Measure(W10DefaultCounter(), n)
+    let (queue, queueCPU) = w10Measure(W10QueueCounter(), n)
+    result("n", Double(n))
+    #if OURS
+    let thread = RunLoopThread(name: "w10")
+    let (loop, loopCPU) = w10Measure(W10LoopCounter(executor: thread.executor), n)
+    result("rt_per_s_runloop", loop)
+    result("cpu_us_per_rt_runloop", loopCPU)
+    #endif
+    result("rt_per_s_default", dflt)
+    result("cpu_us_per_rt_default", dfltCPU)
+    result("rt_per_s_queue", queue)
+    result("cpu_us_per_rt_queue", queueCPU)
+    #if OURS
+    result("runloop_vs_default", loop / dflt)
+    result("runloop_vs_queue", loop / queue)
+    #endif
+    emit("w10")
+}
+
 // MARK: - main
 
 let args = CommandLine.arguments
 guard args.count >= 2 else {
-    print("usage: \(args[0]) w1|w2|w3|w4|w5|w6|w7 [count-or-seconds]")
+    print("usage: \(args[0]) w1|w2|w3|w4|w5|w6|w7|w10 [count-or-seconds]")
     exit(2)
 }
 let arg = args.count >= 3 ? Double(args[2]) ?? 0 : 0
@@ -453,6 +535,7 @@ case "w4": runW4(arg == 0 ? 1_000_000 : arg)
 case "w5": runW5(arg == 0 ? 100_000 : arg)
 case "w6": runW6(arg == 0 ? 2 : arg)
 case "w7": runW7(arg == 0 ? 20_000 : arg)
+case "w10": runW10(arg == 0 ? 20_000 : arg)
 default:
     print("UNSUPPORTED \(args[1])")
     exit(3)
