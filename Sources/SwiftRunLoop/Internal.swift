@@ -15,6 +15,7 @@
 
 import CRunLoop
 import FoundationEssentials
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -49,7 +50,9 @@ final class Lock: @unchecked Sendable {
 /// counted so that the closure can be dropped as soon as the C object lets go
 /// of its info (see the file comment). Subclasses hold the closure.
 class CallbackBox: @unchecked Sendable {
-    private var cReferences = 0
+    /// The references the C side holds (an atomic: no lock on the paths
+    /// that make and drop C objects).
+    private let cReferences = Atomic<Int>(0)
 
     /// The box's lock: one of a fixed pool, picked by address, so that a box
     /// costs one allocation (timers and sources are made by the thousand).
@@ -63,15 +66,11 @@ class CallbackBox: @unchecked Sendable {
     func dropCallbacks() {}
 
     fileprivate func cRetain() {
-        lock.withLock { cReferences += 1 }
+        cReferences.add(1, ordering: .relaxed)
     }
 
     fileprivate func cRelease() {
-        let last = lock.withLock { () -> Bool in
-            cReferences -= 1
-            return cReferences == 0
-        }
-        if last { dropCallbacks() }
+        if cReferences.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { dropCallbacks() }
     }
 
     /// The pointer to put in a C context's `info` (not retained: the C create

@@ -311,6 +311,13 @@ public final class RunLoop: @unchecked Sendable {
     /// Queues `item` once per distinct, non-empty mode of `modes` (it runs at
     /// most once) and wakes the loop if anything was queued.
     func enqueue(_ item: PerformItem, inModes modes: [RunLoop.Mode]) {
+        if modes.count == 1 {
+            guard !modes[0].rawValue.isEmpty else { return }
+            let info = Unmanaged.passRetained(item).toOpaque()
+            modes[0].withCName { RLRunLoopPerformFunctionWithRelease(ref, $0, performTrampoline, info, performRelease) }
+            RLRunLoopWakeUp(ref)
+            return
+        }
         var queued = false
         for (index, mode) in modes.enumerated() where !mode.rawValue.isEmpty && !modes[..<index].contains(mode) {
             let info = Unmanaged.passRetained(item).toOpaque()
