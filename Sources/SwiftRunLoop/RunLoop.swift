@@ -492,28 +492,26 @@ private struct BlockCell {
 /// reference to itself, so it outlives the wrapper when blocks are still
 /// queued (one retain per burst of blocks, not per block).
 /// Cells are taken on any thread and given back on the loop's thread, under
-/// `state`'s lock; a cell's contents are handed over through the C queue's
-/// lock.
+/// `lock`; a cell's contents are handed over through the C queue's lock.
 private final class BlockCells: @unchecked Sendable {
-    private struct State {
-        var free: UnsafeMutablePointer<BlockCell>?
-        var chunks: [(UnsafeMutablePointer<BlockCell>, Int)] = []
-        var nextChunkSize = 16
-        /// Cells queued now; while some are, self holds a reference to
-        /// itself (taken by the first, dropped by the last).
-        var queued = 0
-    }
-    private let state = Mutex(State())
+    /// A pthread mutex (which ThreadSanitizer sees, unlike `Mutex`).
+    private let lock = Lock()
+    private var free: UnsafeMutablePointer<BlockCell>?
+    private var chunks: [(UnsafeMutablePointer<BlockCell>, Int)] = []
+    private var nextChunkSize = 16
+    /// Cells queued now; while some are, self holds a reference to itself
+    /// (taken by the first, dropped by the last).
+    private var queued = 0
 
-    /// A cell holding `block` (and a reference to self) for the C queue.
+    /// A cell holding `block` for the C queue.
     @inline(__always)
     func take(_ block: @escaping @Sendable () -> Void) -> UnsafeMutablePointer<BlockCell> {
-        let (cell, first) = state.withLock { state -> (UnsafeMutablePointer<BlockCell>, Bool) in
-            if state.free == nil { Self.grow(&state) }
-            let cell = state.free.unsafelyUnwrapped
-            state.free = cell.pointee.next
-            state.queued += 1
-            return (cell, state.queued == 1)
+        let (cell, first) = lock.withLock { () -> (UnsafeMutablePointer<BlockCell>, Bool) in
+            if free == nil { grow() }
+            let cell = free.unsafelyUnwrapped
+            free = cell.pointee.next
+            queued += 1
+            return (cell, queued == 1)
         }
         let owner = first ? Unmanaged.passRetained(self) : Unmanaged.passUnretained(self)
         cell.pointee.next = nil
@@ -527,44 +525,34 @@ private final class BlockCells: @unchecked Sendable {
     /// reference the queued cells held).
     @inline(__always)
     func give(_ cell: UnsafeMutablePointer<BlockCell>) -> Bool {
-        let cell = UncheckedSendable(cell)
-        return state.withLock { state in
-            cell.value.pointee.next = state.free
-            state.free = cell.value
-            state.queued -= 1
-            return state.queued == 0
+        lock.withLock {
+            cell.pointee.next = free
+            free = cell
+            queued -= 1
+            return queued == 0
         }
     }
 
     /// Adds a chunk of free cells (lock held); chunks double up to 4096 cells.
-    private static func grow(_ state: inout State) {
-        let count = state.nextChunkSize
-        state.nextChunkSize = min(count * 2, 4096)
+    private func grow() {
+        let count = nextChunkSize
+        nextChunkSize = min(count * 2, 4096)
         let chunk = UnsafeMutablePointer<BlockCell>.allocate(capacity: count)
         for index in 0..<count {
-            let next = index + 1 < count ? chunk + index + 1 : state.free
+            let next = index + 1 < count ? chunk + index + 1 : free
             (chunk + index).initialize(to: BlockCell(block: nil, next: next, owner: nil))
         }
-        state.free = chunk
-        state.chunks.append((chunk, count))
+        free = chunk
+        chunks.append((chunk, count))
     }
 
     deinit {
         // Every cell is free here: queued ones keep the object alive.
-        state.withLock { state in
-            for (chunk, count) in state.chunks {
-                chunk.deinitialize(count: count)
-                chunk.deallocate()
-            }
+        for (chunk, count) in chunks {
+            chunk.deinitialize(count: count)
+            chunk.deallocate()
         }
     }
-}
-
-/// A value handed to a lock's critical section; what it points at is
-/// guarded by that lock.
-private struct UncheckedSendable<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }
 
 /// Runs a cell's block (the C side calls it at most once).
