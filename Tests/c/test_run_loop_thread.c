@@ -10,22 +10,12 @@
 #include <CRunLoop.h>
 #include "rltest.h"
 
-#include <dirent.h>
 #include <pthread.h>
 #include <stdatomic.h>
 
 static void wait_for(atomic_int *v, int want, double limit) {
     double end = rl_test_now() + limit;
     while (atomic_load(v) < want && rl_test_now() < end) rl_test_sleep(0.001);
-}
-
-static int open_fds(void) {
-    int n = 0;
-    DIR *d = opendir("/proc/self/fd");
-    if (!d) return -1;
-    while (readdir(d)) n++;
-    closedir(d);
-    return n;
 }
 
 static void nothing(void *info) { (void)info; }
@@ -105,7 +95,7 @@ static void is_current_on_its_thread(void) {
 static void start_and_stop_1000_times(void) {
     long n = rl_test_scaled(1000);
     RLRunLoopGetCurrent();   /* this thread's own loop (made by the first wait) is not a leak */
-    int fds = open_fds();
+    int fds = rl_test_open_fds();
     for (long i = 0; i < n; i++) {
         RLThreadRef t = RLThreadCreate("rlthread.cycle");
         RL_ASSERT(RLThreadStart(t));
@@ -118,7 +108,7 @@ static void start_and_stop_1000_times(void) {
         RL_ASSERT(RLThreadHasExited(t));
         RLThreadRelease(t);
     }
-    RL_ASSERT_EQ_INT(open_fds(), fds);
+    RL_ASSERT_EQ_INT(rl_test_open_fds(), fds);
 }
 
 static void stop_before_the_loop_runs_is_not_lost(void) {

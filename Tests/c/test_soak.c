@@ -14,7 +14,6 @@
 #include <CRunLoop.h>
 #include <CRunLoopLinux.h>
 #include <CRunLoopThread.h>
-#include <dirent.h>
 #include "rltest.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -27,15 +26,6 @@
 #ifndef SOAK_CHECK_RSS
 #define SOAK_CHECK_RSS 1
 #endif
-
-static long open_fds(void) {
-    DIR *d = opendir("/proc/self/fd");
-    if (!d) return -1;
-    long n = 0;
-    while (readdir(d)) n++;
-    closedir(d);
-    return n;
-}
 
 static long rss_kb(void) {
     FILE *f = fopen("/proc/self/statm", "r");
@@ -148,7 +138,7 @@ static void soak_fds_and_rss_stay_flat(void) {
     double started = rl_test_now();
     for (long i = 0; i < passes; i++) {
         if (i == warmup) {
-            fds_before = open_fds();
+            fds_before = rl_test_open_fds();
             rss_before = rss_kb();
         }
         /* Every item made and freed again now and then: nothing may stay behind. */
@@ -160,7 +150,7 @@ static void soak_fds_and_rss_stay_flat(void) {
     }
     double took = rl_test_now() - started;
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false);
-    long fds_after = open_fds(), rss_after = rss_kb();
+    long fds_after = rl_test_open_fds(), rss_after = rss_kb();
     printf("  %ld passes in %.1f s: %ld performs, %ld timer fires, %ld observer calls, %ld functions, "
            "%ld bytes read, %ld messages, %ld requests; fds %ld -> %ld, RSS %ld -> %ld KiB\n",
            passes, took, performed, fired, observed, blocks_run, fd_reads, port_messages, requests_run,

@@ -3,20 +3,10 @@
  * by the run it was sent to, and modes cost no file descriptors of their own.
  */
 #include <CRunLoop.h>
-#include <dirent.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include "rltest.h"
-
-static int open_fd_count(void) {
-    int n = 0;
-    DIR *d = opendir("/proc/self/fd");
-    if (!d) return -1;
-    while (readdir(d)) n++;
-    closedir(d);
-    return n;
-}
 
 /* ---- signals ------------------------------------------------------------- */
 
@@ -145,7 +135,7 @@ static void modes_hold_no_file_descriptors(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.001, false), kRLRunLoopRunTimedOut);
-    int before = open_fd_count();
+    int before = rl_test_open_fds();
     int n = (int)rl_test_scaled(2000);
     for (int i = 0; i < n; i++) {
         char name[32];
@@ -155,7 +145,7 @@ static void modes_hold_no_file_descriptors(void) {
         RLRunLoopRemoveSource(rl, s, name);
         RLRelease(s);
     }
-    int after = open_fd_count();
+    int after = rl_test_open_fds();
     RL_ASSERT_LE_INT(after - before, 2);
     RLRunLoopSourceInvalidate(keep);
     RLRelease(keep);
@@ -167,14 +157,14 @@ static void wake_up_with_many_modes(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     int n = (int)rl_test_scaled(3000);
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    int before = open_fd_count();
+    int before = rl_test_open_fds();
     for (int i = 0; i < n; i++) {
         char name[32];
         snprintf(name, sizeof name, "m-%d", i);
         RLRunLoopSourceRef s = rl_test_keep_mode(rl, name);
         RLRelease(s);   /* stays in the mode */
     }
-    RL_ASSERT_LE_INT(open_fd_count() - before, 2);
+    RL_ASSERT_LE_INT(rl_test_open_fds() - before, 2);
     stopper st = {rl};
     pthread_t t;
     pthread_create(&t, NULL, stop_when_sleeping, &st);

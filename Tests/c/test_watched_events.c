@@ -4,21 +4,11 @@
  * and file descriptor objects built on them (no descriptor of their own).
  */
 #include <CRunLoop.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/socket.h>
 #include "rltest.h"
-
-static int open_fd_count(void) {
-    int n = 0;
-    DIR *d = opendir("/proc/self/fd");
-    if (!d) return -1;
-    while (readdir(d)) n++;
-    closedir(d);
-    return n;
-}
 
 typedef struct {
     int fd;
@@ -160,7 +150,7 @@ static void file_descriptor_objects_hold_no_descriptors(void) {
     static RLFileDescriptorRef fds[N];
     int fired = 0;
     for (int i = 0; i < N; i++) RL_ASSERT_EQ_INT(pipe2(pipes[i], O_NONBLOCK), 0);
-    int before = open_fd_count();
+    int before = rl_test_open_fds();
     RLFileDescriptorContext ctx = {0, &fired, NULL, NULL, NULL};
     for (int i = 0; i < N; i++) {
         fds[i] = RLFileDescriptorCreate(pipes[i][0], false, fd_cb, &ctx);
@@ -170,7 +160,7 @@ static void file_descriptor_objects_hold_no_descriptors(void) {
         RLFileDescriptorEnableCallBacks(fds[i], kRLFileDescriptorReadCallBack);
     }
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LE_INT(open_fd_count() - before, 1);   /* at most the loop's timerfd */
+    RL_ASSERT_LE_INT(rl_test_open_fds() - before, 1);   /* at most the loop's timerfd */
     for (int i = 0; i < N; i += 3) RL_ASSERT_EQ_INT(write(pipes[i][1], "x", 1), 1);
     for (int k = 0; k < 50 && fired < (N + 2) / 3; k++) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false);
     RL_ASSERT_EQ_INT(fired, (N + 2) / 3);
