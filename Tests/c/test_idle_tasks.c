@@ -262,8 +262,8 @@ static void sleeping_loop_wakes_for_a_task(void) {
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     RLIdleQueueRef q = RLIdleQueueCreate(rl, kRLRunLoopDefaultMode, 0);
     pthread_t th;
+    double start = rl_test_now();   /* before the thread starts its 0.1 s sleep */
     pthread_create(&th, NULL, submit_after_delay, q);
-    double start = rl_test_now();
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 20, false), kRLRunLoopRunStopped);
     RL_ASSERT_GE_DBL(rl_test_now() - start, 0.1);
     RL_ASSERT(rl_test_now() - start < 15);
