@@ -124,7 +124,7 @@ static void spins_that_keep_failing_stop(void) {
     pthread_t th;
     RL_ASSERT_EQ_INT(pthread_create(&th, NULL, pinned_loop_thread, &c), 0);
     while (!atomic_load(&c.running)) rl_test_sleep(0.001);
-    long n = 4000;
+    long n = rl_test_scaled(4000);
     double t0 = thread_cpu_seconds();
     for (long i = 0; i < n; i++) {
         RLRunLoopPerformFunction(c.loop, kRLRunLoopDefaultMode, answer, &c);
@@ -138,8 +138,11 @@ static void spins_that_keep_failing_stop(void) {
     printf("  pinned to one CPU: loop thread %.1f us of CPU per round trip, waker %.1f us\n",
            c.idle_cpu / (double)n * 1e6, waker_cpu / (double)n * 1e6);
     /* Failing spins cost the loop 20 us each; the sleeps and wake-ups
-       themselves cost it less than the waker's side of the round trip. */
-    RL_ASSERT_LE_DBL(c.idle_cpu, 2 * waker_cpu + 0.01);
+       themselves cost it less than the waker's side of the round trip.
+       Under valgrind (which runs one thread at a time and charges each its
+       own instrumentation) CPU times say nothing about spinning: there only
+       the round trips themselves are checked. */
+    if (rl_test_scaled(2) == 2) RL_ASSERT_LE_DBL(c.idle_cpu, 2 * waker_cpu + 0.01);
     RLRelease(c.loop);
 }
 
