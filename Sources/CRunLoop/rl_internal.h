@@ -437,6 +437,10 @@ void rl_wait_signal(RLRunLoopRef rl);
 /* Waits (timeout_ms as epoll_wait's) for events of the armed mode. Called
    unlocked by the loop's thread, after rl_wait_prepare. */
 int  rl_wait_events(RLRunLoopRef rl, struct epoll_event *events, int max, int timeout_ms);
+/* The process image this runs in: bumped in a child by fork(). Objects that
+   own kernel objects record it when made and compare it to notice they were
+   inherited (the atfork handler is installed by the first call). */
+unsigned rl_process_generation(void);
 /* Before a wait in m: remakes the kernel objects if the process forked,
    rebuilds a stale set, arms exactly m's version-1 sources. */
 void rl_wait_prepare(RLRunLoopRef rl, rl_mode *m);

@@ -18,6 +18,11 @@
  *    progress (`callouts`).
  *  - p->efd is closed only when the last reference goes, so a sender or a
  *    perform holding a reference never writes a reused descriptor.
+ *  - In a forked child the eventfd is the parent's (the same open file): the
+ *    child never reads or writes it. There the port is invalid (made_here
+ *    fails), its source watches nothing new, and its first perform (the
+ *    shared eventfd woke the child's loop) invalidates the child's copy, so
+ *    the source leaves the child's loops and cannot make them spin.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -49,6 +54,7 @@ struct __RLMessagePort {
     rl_object base;                /* RLRetain/RLRelease/RLCopyDescription */
     pthread_mutex_t lock;
     int efd;
+    unsigned made_in;              /* rl_process_generation() at creation */
     atomic_bool valid;
     bool info_released;
     int callouts;
@@ -81,6 +87,16 @@ static void efd_write(int fd) {
 static void efd_drain(int fd) {
     uint64_t v;
     while (read(fd, &v, sizeof v) < 0 && errno == EINTR) {}
+}
+
+/* False in a forked child: the eventfd and the queued messages are the
+   parent's. */
+static bool made_here(RLMessagePortRef p) {
+    return p->made_in == rl_process_generation();
+}
+
+static bool usable(RLMessagePortRef p) {
+    return atomic_load(&p->valid) && made_here(p);
 }
 
 static void release_info_locked(RLMessagePortRef p, void (**rel)(const void *), void **info) {
@@ -120,7 +136,7 @@ static void clear_locked(RLMessagePortRef p) {
         p->head = (p->head + 1) % p->capacity;
         p->count--;
     }
-    efd_drain(p->efd);
+    if (made_here(p)) efd_drain(p->efd);
 }
 
 static void port_finalize(rl_object *obj) {
@@ -136,7 +152,7 @@ static void port_finalize(rl_object *obj) {
 static char *port_describe(const rl_object *obj) {
     RLMessagePortRef p = (RLMessagePortRef)obj;
     pthread_mutex_lock(&p->lock);
-    bool valid = atomic_load(&p->valid);
+    bool valid = usable(p);
     size_t count = p->count, cap = p->capacity;
     uint64_t sent = p->sent, delivered = p->delivered;
     char *(*describe)(const void *) = p->context.copyDescription;
@@ -178,6 +194,7 @@ RLMessagePortRef RLMessagePortCreate(RLMessagePortCallBack callout, const RLMess
         return NULL;
     }
     rl_object_init(&p->base, &port_class);
+    p->made_in = rl_process_generation();
     pthread_mutex_init(&p->lock, NULL);
     atomic_init(&p->valid, true);
     p->capacity = (size_t)capacity;
@@ -192,7 +209,7 @@ RLMessagePortRef RLMessagePortCreate(RLMessagePortCallBack callout, const RLMess
 int RLMessagePortSend(RLMessagePortRef p, int32_t msgid, const void *bytes, size_t len) {
     if (!p || (!bytes && len > 0)) return -EINVAL;
     if (len > RL_MESSAGE_PORT_MAX_SIZE) return -EMSGSIZE;
-    if (!atomic_load_explicit(&p->valid, memory_order_relaxed)) return -EPIPE;
+    if (!atomic_load_explicit(&p->valid, memory_order_relaxed) || !made_here(p)) return -EPIPE;
     message m = { .msgid = msgid, .len = len };
     if (len > INLINE_BYTES) {
         m.u.heap = malloc(len);
@@ -230,14 +247,15 @@ static char *src_describe(const void *info) {
 }
 
 static int src_fd(void *info) {
-    return ((RLMessagePortRef)info)->efd;
+    RLMessagePortRef p = info;
+    return made_here(p) ? p->efd : -1;   /* a child never watches the parent's eventfd anew */
 }
 
 /* Takes the oldest message out for delivery, if the port is valid and it is
    one of those queued before `end` (a count of messages taken out), and
    counts its callout as in progress. Locked. */
 static bool take_next_locked(RLMessagePortRef p, uint64_t end, message *out) {
-    if (!atomic_load(&p->valid) || p->count == 0 || p->taken >= end) return false;
+    if (!usable(p) || p->count == 0 || p->taken >= end) return false;
     *out = p->ring[p->head];
     p->taken++;
     p->head = (p->head + 1) % p->capacity;
@@ -257,6 +275,10 @@ static bool take_next_locked(RLMessagePortRef p, uint64_t end, message *out) {
    taking the next message out go together. */
 static void src_perform(void *info) {
     RLMessagePortRef p = info;
+    if (!made_here(p)) {   /* the parent's eventfd woke a forked child's loop */
+        RLMessagePortInvalidate(p);
+        return;
+    }
     RLRetain(p);
     pthread_mutex_lock(&p->lock);
     uint64_t end = p->taken + (p->count < RL_MESSAGE_PORT_BATCH ? p->count : RL_MESSAGE_PORT_BATCH);
@@ -281,7 +303,7 @@ static void src_perform(void *info) {
 }
 
 static bool port_is_valid(const void *owner) {
-    return atomic_load(&((RLMessagePortRef)owner)->valid);
+    return usable((RLMessagePortRef)owner);
 }
 
 RLRunLoopSourceRef RLMessagePortCreateRunLoopSource(RLMessagePortRef p, RLIndex order) {
@@ -324,13 +346,13 @@ void RLMessagePortInvalidate(RLMessagePortRef p) {
 }
 
 bool RLMessagePortIsValid(RLMessagePortRef p) {
-    return p && atomic_load(&p->valid);
+    return p && usable(p);
 }
 
 RLIndex RLMessagePortGetQueuedCount(RLMessagePortRef p) {
     if (!p) return 0;
     pthread_mutex_lock(&p->lock);
-    RLIndex n = (RLIndex)p->count;
+    RLIndex n = made_here(p) ? (RLIndex)p->count : 0;
     pthread_mutex_unlock(&p->lock);
     return n;
 }

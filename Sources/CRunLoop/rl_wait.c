@@ -73,6 +73,11 @@ static void install_atfork(void) {
     pthread_atfork(NULL, NULL, forked_child);
 }
 
+unsigned rl_process_generation(void) {
+    pthread_once(&atfork_once, install_atfork);
+    return atomic_load_explicit(&process_generation, memory_order_relaxed);
+}
+
 static inline bool inherited(RLRunLoopRef rl) {
     return atomic_load_explicit(&rl->fork_generation, memory_order_acquire) !=
            atomic_load_explicit(&process_generation, memory_order_relaxed);

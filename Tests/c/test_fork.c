@@ -6,6 +6,7 @@
  * use).
  */
 #include <CRunLoop.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include "rltest.h"
@@ -199,6 +200,103 @@ static void child_uses_its_inherited_loop(void) {
     RLRelease(keep);
 }
 
+/* ---- a port made in the parent ------------------------------------------- */
+
+static int port_delivered;
+static void port_callback(RLMessagePortRef port, int32_t msgid, const void *bytes, size_t len, void *info) {
+    (void)port; (void)msgid; (void)bytes; (void)len; (void)info;
+    port_delivered++;
+}
+
+/* A port whose source is in the current loop's default mode, the loop having
+   slept once with it (so its registration is in the wait set). */
+static RLMessagePortRef port_in_loop(RLRunLoopRef rl, RLRunLoopSourceRef *src) {
+    RLMessagePortRef port = RLMessagePortCreate(port_callback, NULL, 0);
+    RL_ASSERT(port != NULL);
+    *src = RLMessagePortCreateRunLoopSource(port, 0);
+    RLRunLoopAddSource(rl, *src, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.01, false), kRLRunLoopRunTimedOut);
+    return port;
+}
+
+static void drop_port(RLMessagePortRef port, RLRunLoopSourceRef src) {
+    RLMessagePortInvalidate(port);
+    RLRelease(src);
+    RLRelease(port);
+}
+
+/* The child's sends to an inherited port fail and never wake the parent. */
+static void childs_send_to_inherited_port_does_not_wake_parent(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef src;
+    RLMessagePortRef port = port_in_loop(rl, &src);
+    pid_t pid = fork();
+    if (pid == 0) {
+        for (int i = 0; i < 100; i++)
+            if (RLMessagePortSend(port, i, "x", 1) != -EPIPE) _exit(2);
+        if (RLMessagePortIsValid(port)) _exit(3);
+        _exit(0);
+    }
+    expect_child_ok(pid);
+    rl_test_log log = {0};
+    RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopAfterWaiting, 0, &log);
+    RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.3, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_LE_INT(log.n, 1);   /* the wake-up at the timeout only */
+    RL_ASSERT_EQ_INT(port_delivered, 0);
+    RL_ASSERT(RLMessagePortIsValid(port));
+    /* The port still works in the parent. */
+    RL_ASSERT_EQ_INT(RLMessagePortSend(port, 7, NULL, 0), 0);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 2, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(port_delivered, 1);
+    RLRunLoopRemoveObserver(rl, o, kRLRunLoopDefaultMode);
+    RLRelease(o);
+    drop_port(port, src);
+}
+
+/* The child runs the loop holding the inherited port, with a message queued
+   before the fork and one sent while it sleeps: it delivers neither, does not
+   spin, and leaves the parent's wake-up for both. */
+static void childs_loop_leaves_parents_port_messages(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef src;
+    RLMessagePortRef port = port_in_loop(rl, &src);
+    RL_ASSERT_EQ_INT(RLMessagePortSend(port, 1, "before", 6), 0);
+    int ready[2];
+    RL_ASSERT_EQ_INT(pipe(ready), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        rl_test_log log = {0};
+        RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopAfterWaiting, 0, &log);
+        RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
+        RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+        if (write(ready[1], "r", 1) != 1) _exit(2);
+        RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.6, false);
+        if (port_delivered != 0) _exit(3);
+        if (log.n > 3) _exit(4);
+        if (RLMessagePortSend(port, 3, NULL, 0) != -EPIPE) _exit(5);
+        RLMessagePortInvalidate(port);   /* the child's cleanup touches nothing of the parent's */
+        RLRelease(src);
+        RLRelease(port);
+        RLRunLoopSourceInvalidate(keep);
+        RLRelease(keep);
+        RLRunLoopRemoveObserver(rl, o, kRLRunLoopDefaultMode);
+        RLRelease(o);
+        _exit(0);
+    }
+    char c;
+    RL_ASSERT_EQ_INT(read(ready[0], &c, 1), 1);
+    rl_test_sleep(0.15);   /* the child sleeps in its loop by now (or soon will) */
+    RL_ASSERT_EQ_INT(RLMessagePortSend(port, 2, "after", 5), 0);
+    expect_child_ok(pid);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(port_delivered, 2);
+    RL_ASSERT_EQ_INT(RLMessagePortGetQueuedCount(port), 0);
+    close(ready[0]);
+    close(ready[1]);
+    drop_port(port, src);
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(parents_run_times_out_after_child_plays),
@@ -206,6 +304,8 @@ int main(int argc, char **argv) {
         RL_TEST(childs_remove_leaves_parents_registration),
         RL_TEST(childs_readable_fd_does_not_spin_parent),
         RL_TEST(child_uses_its_inherited_loop),
+        RL_TEST(childs_send_to_inherited_port_does_not_wake_parent),
+        RL_TEST(childs_loop_leaves_parents_port_messages),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }

@@ -177,6 +177,20 @@ int                RLSignalSourceGetSignal(RLRunLoopSourceRef source);
  * work on ports; the port's source keeps the port alive
  * (so a port added to a thread's loop lives while it is there) and the port
  * keeps its source until RLMessagePortInvalidate.
+ *
+ * fork(): a port belongs to the process that made it. In a forked child an
+ * inherited port is invalid: RLMessagePortSend fails with -EPIPE (the child
+ * cannot reach the parent's queue, and never wakes the parent's loops),
+ * RLMessagePortIsValid is false, RLMessagePortGetQueuedCount is 0 and
+ * RLMessagePortCreateRunLoopSource returns NULL. The messages queued at the
+ * fork stay the parent's: the child delivers none of them and never consumes
+ * the parent's wake-up for them. An inherited source of the port that sits
+ * in a loop the child runs may wake that loop once (when the parent's port
+ * becomes non-empty); it then invalidates the child's copy of the port
+ * (calling the context's release in the child) and leaves the child's loops,
+ * so it never makes them spin. RLMessagePortInvalidate and the last
+ * RLRelease in the child free the child's copy only. (An NSMachPort's
+ * receive right is not inherited by a child either.)
  * ======================================================================== */
 
 #define RL_MESSAGE_PORT_BATCH            64          /* messages per perform, at most */
@@ -207,7 +221,8 @@ RLMessagePortRef RLMessagePortCreate(RLMessagePortCallBack callout, const RLMess
 /* Queues a copy of `len` bytes at `bytes` with id `msgid`, from any thread
    (including the port's own callback). Returns 0, or a negative errno code:
    -EINVAL  NULL port, or NULL bytes with len > 0;
-   -EPIPE   the port is invalidated;
+   -EPIPE   the port is invalidated, or was made before fork() in the parent
+            of this process (see fork() above);
    -EAGAIN  the queue is full (nothing was queued);
    -EMSGSIZE len > RL_MESSAGE_PORT_MAX_SIZE;
    -ENOMEM  out of memory. */
