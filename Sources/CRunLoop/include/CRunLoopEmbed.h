@@ -27,7 +27,9 @@
  * host no wake-up at all; a timer costs one wake-up when it is due (the
  * loop's timerfd is inside the descriptor); a wake-up from another thread is
  * one write, as when the loop sleeps by itself. Prepare is a few atomic
- * operations and, when the mode's next timer changed, one timerfd_settime.
+ * operations and, when the mode's next timer changed, one timerfd_settime;
+ * for a mode with nothing in it, one epoll_wait that takes leftover edges
+ * off (its pass returns before it would).
  *
  * Where this differs from CF (which has no such API):
  * - A pass that polls skips the BeforeWaiting and AfterWaiting observers (as
