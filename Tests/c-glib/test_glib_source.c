@@ -168,12 +168,7 @@ static void *write_later(void *arg) {
 static void version1_source_readable_while_glib_sleeps(void) {
     RL_ASSERT_EQ_INT(pipe(pipe_fds), 0);
     GSource *s = host_our_loop(kRLRunLoopDefaultMode);
-    RLRunLoopSourceContext1 ctx;
-    memset(&ctx, 0, sizeof ctx);
-    ctx.version = 1;
-    ctx.getFileDescriptor = pipe_fd;
-    ctx.perform = pipe_readable;
-    RLRunLoopSourceRef v1 = RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&ctx);
+    RLRunLoopSourceRef v1 = rl_test_source1(0, pipe_fd, pipe_readable, NULL);
     RLRunLoopAddSource(RLRunLoopGetCurrent(), v1, kRLRunLoopDefaultMode);
     pthread_t th;
     pthread_create(&th, NULL, write_later, RLRunLoopGetCurrent());

@@ -218,6 +218,19 @@ static inline RLRunLoopSourceRef rl_test_source0(RLIndex order, void (*perform)(
     return RLRunLoopSourceCreate(order, &ctx);
 }
 
+/* A version-1 source watching get_fd(info), calling perform(info); the caller
+   releases it. */
+static inline RLRunLoopSourceRef rl_test_source1(RLIndex order, int (*get_fd)(void *),
+                                                 void (*perform)(void *), void *info) {
+    RLRunLoopSourceContext1 ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.version = 1;
+    ctx.info = info;
+    ctx.getFileDescriptor = get_fd;
+    ctx.perform = perform;
+    return RLRunLoopSourceCreate(order, (RLRunLoopSourceContext *)&ctx);
+}
+
 static inline void rl_test_nothing(void *info) { (void)info; }
 
 /* Adds a never-signalled version-0 source to `mode` of `rl` so that the mode

@@ -348,13 +348,7 @@ static void pipe_perform(void *info) {
 }
 
 static RLRunLoopSourceRef make_pipe_source(pipe_source *ps) {
-    RLRunLoopSourceContext1 ctx;
-    memset(&ctx, 0, sizeof ctx);
-    ctx.version = 1;
-    ctx.info = ps;
-    ctx.getFileDescriptor = pipe_fd;
-    ctx.perform = pipe_perform;
-    return RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&ctx);
+    return rl_test_source1(0, pipe_fd, pipe_perform, ps);
 }
 
 static void ready_source_makes_it_readable_only_in_its_mode(void) {

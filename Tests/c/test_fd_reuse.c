@@ -27,13 +27,7 @@ static void v1_perform(void *info) {
 }
 
 static RLRunLoopSourceRef make_v1(v1_info *info) {
-    RLRunLoopSourceContext1 ctx;
-    memset(&ctx, 0, sizeof ctx);
-    ctx.version = 1;
-    ctx.info = info;
-    ctx.getFileDescriptor = v1_fd;
-    ctx.perform = v1_perform;
-    return RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&ctx);
+    return rl_test_source1(0, v1_fd, v1_perform, info);
 }
 
 static int count_after_waiting(RLRunLoopMode mode, double seconds, RLRunLoopRunResult *result) {
@@ -210,13 +204,7 @@ static void nested_run_in_another_mode_then_back(void) {
     int p[2];
     RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK), 0);
     nesting_info n = {.v = {.fd = p[0], .drain = true}};
-    RLRunLoopSourceContext1 ctx;
-    memset(&ctx, 0, sizeof ctx);
-    ctx.version = 1;
-    ctx.info = &n;
-    ctx.getFileDescriptor = v1_fd;
-    ctx.perform = nest_in_b;
-    RLRunLoopSourceRef a = RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&ctx);
+    RLRunLoopSourceRef a = rl_test_source1(0, v1_fd, nest_in_b, &n);
     RLRunLoopAddSource(rl, a, "A");
     RL_ASSERT_EQ_INT(write(p[1], "x", 1), 1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("A", 2, true), kRLRunLoopRunHandledSource);

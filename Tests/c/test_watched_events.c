@@ -30,13 +30,7 @@ static void w_perform(void *info) {
 }
 
 static RLRunLoopSourceRef make_watcher(watcher *w) {
-    RLRunLoopSourceContext1 ctx;
-    memset(&ctx, 0, sizeof ctx);
-    ctx.version = 1;
-    ctx.info = w;
-    ctx.getFileDescriptor = w_fd;
-    ctx.perform = w_perform;
-    w->self = RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&ctx);
+    w->self = rl_test_source1(0, w_fd, w_perform, w);
     return w->self;
 }
 
@@ -241,13 +235,7 @@ static void watch_changes_race_with_mode_switches(void) {
     RLRunLoopSourceRef sa = RLFileDescriptorCreateRunLoopSource(f, 0);
     RLRunLoopAddSource(rl, sa, "A");
     RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
-    RLRunLoopSourceContext1 c1;
-    memset(&c1, 0, sizeof c1);
-    c1.version = 1;
-    c1.info = &kb;
-    c1.getFileDescriptor = sink_fd;
-    c1.perform = v1_drain;
-    RLRunLoopSourceRef sb = RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&c1);
+    RLRunLoopSourceRef sb = rl_test_source1(0, sink_fd, v1_drain, &kb);
     RLRunLoopAddSource(rl, sb, "B");
     RLRunLoopAddSource(rl, sb, "A");   /* shared by both modes */
 
