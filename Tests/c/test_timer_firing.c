@@ -202,8 +202,7 @@ static void redating_to_the_same_date_inside_the_callout_is_ignored(void) {
 }
 
 static RLRunLoopTimerRef make_indexed(RLAbsoluteTime date, int i) {
-    RLRunLoopTimerContext c = { 0, (void *)(intptr_t)i, NULL, NULL, NULL };
-    return RLRunLoopTimerCreate(date, 0, 0, 0, log_index, &c);
+    return rl_test_timer(date, 0, log_index, (void *)(intptr_t)i);
 }
 
 /* A timer removed and added again goes after the others of its date. */
@@ -272,8 +271,7 @@ static void timer_moved_to_another_loop_in_its_callout_fires_there_on_time(void)
     RL_ASSERT(RLThreadStart(r.thread));
     r.to = RLThreadGetRunLoop(r.thread);
     RL_ASSERT(rl_test_wait_sleeping(r.to, 5));
-    RLRunLoopTimerContext c = { 0, &r, NULL, NULL, NULL };
-    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 0.1, 0, 0, move_to_other_loop, &c);
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0.1, move_to_other_loop, &r);
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, false), kRLRunLoopRunStopped);
     RL_ASSERT_EQ_INT(atomic_load(&r.fires_here), 1);
@@ -350,8 +348,7 @@ static void timers_bounced_between_two_loops_by_their_callouts_all_fire(void) {
     start_two_loops(th, g_bounce.loops);
     RLRunLoopTimerRef t[BOUNCE_TIMERS];
     for (int i = 0; i < BOUNCE_TIMERS; i++) {
-        RLRunLoopTimerContext c = { 0, (void *)(intptr_t)i, NULL, NULL, NULL };
-        t[i] = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 0.0002 * (1 + i % 3), 0, 0, bounce, &c);
+        t[i] = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0.0002 * (1 + i % 3), bounce, (void *)(intptr_t)i);
         RLRunLoopAddTimer(g_bounce.loops[i & 1], t[i], kRLRunLoopDefaultMode);
     }
     double end = rl_test_now() + 60;
@@ -403,8 +400,7 @@ static void timers_moved_by_another_thread_while_they_fire_all_fire(void) {
     RLThreadRef th[2];
     start_two_loops(th, g_bounce.loops);
     for (int i = 0; i < BOUNCE_TIMERS; i++) {
-        RLRunLoopTimerContext c = { 0, (void *)(intptr_t)i, NULL, NULL, NULL };
-        g_moved[i] = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 0.0003, 0, 0, bounce_loose, &c);
+        g_moved[i] = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0.0003, bounce_loose, (void *)(intptr_t)i);
         RLRunLoopAddTimer(g_bounce.loops[i & 1], g_moved[i], kRLRunLoopDefaultMode);
     }
     pthread_t m;
@@ -560,8 +556,7 @@ static void lone_timer_with_tolerance_fires_at_its_date(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     static when_rec w;
     double start = rl_test_now();
-    RLRunLoopTimerContext c = { 0, &w, NULL, NULL, NULL };
-    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + 0.05, 0, 0, 0, note_when, &c);
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0, note_when, &w);
     RLRunLoopTimerSetTolerance(t, 5);
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 20, false), kRLRunLoopRunFinished);
@@ -579,10 +574,8 @@ static void tolerant_timer_shares_a_wake_up_with_a_timer_in_its_window(void) {
     static when_rec w[2];
     double start = rl_test_now();
     RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
-    RLRunLoopTimerContext c0 = { 0, &w[0], NULL, NULL, NULL };
-    RLRunLoopTimerContext c1 = { 0, &w[1], NULL, NULL, NULL };
-    RLRunLoopTimerRef early = RLRunLoopTimerCreate(now + 0.05, 0, 0, 0, note_when, &c0);
-    RLRunLoopTimerRef late = RLRunLoopTimerCreate(now + 0.15, 0, 0, 0, note_when, &c1);
+    RLRunLoopTimerRef early = rl_test_timer(now + 0.05, 0, note_when, &w[0]);
+    RLRunLoopTimerRef late = rl_test_timer(now + 0.15, 0, note_when, &w[1]);
     RLRunLoopTimerSetTolerance(early, 1);
     RLRunLoopAddTimer(rl, early, kRLRunLoopDefaultMode);
     RLRunLoopAddTimer(rl, late, kRLRunLoopDefaultMode);
@@ -601,10 +594,8 @@ static void tolerant_timer_does_not_wait_for_a_timer_outside_its_window(void) {
     static when_rec w[2];
     double start = rl_test_now();
     RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
-    RLRunLoopTimerContext c0 = { 0, &w[0], NULL, NULL, NULL };
-    RLRunLoopTimerContext c1 = { 0, &w[1], NULL, NULL, NULL };
-    RLRunLoopTimerRef early = RLRunLoopTimerCreate(now + 0.05, 0, 0, 0, note_when, &c0);
-    RLRunLoopTimerRef late = RLRunLoopTimerCreate(now + 10, 0, 0, 0, note_when, &c1);
+    RLRunLoopTimerRef early = rl_test_timer(now + 0.05, 0, note_when, &w[0]);
+    RLRunLoopTimerRef late = rl_test_timer(now + 10, 0, note_when, &w[1]);
     RLRunLoopTimerSetTolerance(early, 3);
     RLRunLoopTimerSetTolerance(late, 3);
     RLRunLoopAddTimer(rl, early, kRLRunLoopDefaultMode);

@@ -31,23 +31,35 @@ static void *send_signals(void *arg) {
     return NULL;
 }
 
-static void signals_do_not_end_the_sleep(void) {
+/* SIGUSR1 counts into signals_seen (and interrupts whatever call it hits). */
+static void install_sigusr1_counter(void) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = count_signal;
     sigaction(SIGUSR1, &sa, NULL);
+}
+
+/* Runs the default mode for `seconds` while another thread sends SIGUSR1 at
+   this one. */
+static RLRunLoopRunResult run_default_mode_under_signals(double seconds) {
+    signaller s = {.target = pthread_self()};
+    pthread_t t;
+    pthread_create(&t, NULL, send_signals, &s);
+    RLRunLoopRunResult r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, seconds, false);
+    atomic_store(&s.stop, 1);
+    pthread_join(t, NULL);
+    return r;
+}
+
+static void signals_do_not_end_the_sleep(void) {
+    install_sigusr1_counter();
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     rl_test_log log = {0};
     RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopAfterWaiting, 0, &log);
     RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
 
-    signaller s = {.target = pthread_self()};
-    pthread_t t;
-    pthread_create(&t, NULL, send_signals, &s);
-    RLRunLoopRunResult r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.5, false);
-    atomic_store(&s.stop, 1);
-    pthread_join(t, NULL);
+    RLRunLoopRunResult r = run_default_mode_under_signals(0.5);
 
     RL_ASSERT_EQ_INT(r, kRLRunLoopRunTimedOut);
     RL_ASSERT_GE_INT(signals_seen, 20);    /* the signals did arrive during the sleep */
@@ -67,20 +79,12 @@ static void note_timer(RLRunLoopTimerRef t, void *info) {
 }
 
 static void signals_do_not_disturb_timers(void) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = count_signal;
-    sigaction(SIGUSR1, &sa, NULL);
+    install_sigusr1_counter();
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     double start = rl_test_now();
     RLRunLoopTimerRef tm = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.2, 0, note_timer, NULL);
     RLRunLoopAddTimer(rl, tm, kRLRunLoopDefaultMode);
-    signaller s = {.target = pthread_self()};
-    pthread_t t;
-    pthread_create(&t, NULL, send_signals, &s);
-    RLRunLoopRunResult r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.5, false);
-    atomic_store(&s.stop, 1);
-    pthread_join(t, NULL);
+    RLRunLoopRunResult r = run_default_mode_under_signals(0.5);
     RL_ASSERT_EQ_INT(r, kRLRunLoopRunFinished);   /* the one-shot timer left the mode empty */
     RL_ASSERT_EQ_INT(timer_fired, 1);
     RL_ASSERT_GE_DBL(rl_test_now() - start, 0.2);
