@@ -323,6 +323,17 @@ typedef struct {
     crowd_outcome crowd;
 } outcome;
 
+/* A version-0 source whose info's retains and releases are counted. */
+static RLRunLoopSourceRef counted_source(void *info, void (*perform)(void *)) {
+    RLRunLoopSourceContext sc;
+    memset(&sc, 0, sizeof sc);
+    sc.info = info;
+    sc.retain = counted_retain;
+    sc.release = counted_release;
+    sc.perform = perform;
+    return RLRunLoopSourceCreate(0, &sc);
+}
+
 static void workload(outcome *out) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     if (!rl) return;   /* documented: NULL when out of memory or descriptors */
@@ -330,13 +341,7 @@ static void workload(outcome *out) {
     RLRunLoopAddCommonMode(rl, other_mode);
 
     /* A version-0 source in the default mode, signalled. */
-    RLRunLoopSourceContext sc;
-    memset(&sc, 0, sizeof sc);
-    sc.info = &source_info;
-    sc.retain = counted_retain;
-    sc.release = counted_release;
-    sc.perform = source_perform;
-    RLRunLoopSourceRef s = RLRunLoopSourceCreate(0, &sc);
+    RLRunLoopSourceRef s = counted_source(&source_info, source_perform);
     RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
     out->source_in = RLRunLoopContainsSource(rl, s, kRLRunLoopDefaultMode);
     RLRunLoopSourceSignal(s);
@@ -409,13 +414,7 @@ static void workload(outcome *out) {
     RLThreadRef th = RLThreadCreate("fail");
     out->thread_ok = RLThreadStart(th);
     RLRunLoopRef trl = RLThreadGetRunLoop(th);
-    RLRunLoopSourceContext tsc;
-    memset(&tsc, 0, sizeof tsc);
-    tsc.info = &thread_source_info;
-    tsc.retain = counted_retain;
-    tsc.release = counted_release;
-    tsc.perform = thread_source_perform;
-    RLRunLoopSourceRef ts = RLRunLoopSourceCreate(0, &tsc);
+    RLRunLoopSourceRef ts = counted_source(&thread_source_info, thread_source_perform);
     RLRunLoopAddSource(trl, ts, kRLRunLoopCommonModes);
     out->thread_source_in = RLRunLoopContainsSource(trl, ts, kRLRunLoopDefaultMode);
     out->waited = RLRunLoopPerformRequest(trl, NULL, 0, NULL, request_fn, NULL, request_release, true, INFINITY);
