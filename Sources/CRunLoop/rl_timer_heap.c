@@ -46,14 +46,20 @@ static void sift_down(rl_timer_heap *h, size_t index) {
     place(h, index, e);
 }
 
+/* Room for one more entry in an array of `count` entries: a full one doubles
+   (a first one holds `first`). False, the array untouched, without memory. */
+static bool reserve_entry(rl_heap_entry **entries, size_t count, size_t *capacity, size_t first) {
+    if (count < *capacity) return true;
+    size_t cap = *capacity ? *capacity * 2 : first;
+    rl_heap_entry *grown = realloc(*entries, cap * sizeof *grown);
+    if (!grown) return false;
+    *entries = grown;
+    *capacity = cap;
+    return true;
+}
+
 bool rl_heap_insert(rl_timer_heap *h, struct rl_timer_slot *slot, int64_t deadline_ns, uint64_t sequence) {
-    if (h->count == h->capacity) {
-        size_t cap = h->capacity ? h->capacity * 2 : 16;
-        rl_heap_entry *grown = realloc(h->entries, cap * sizeof *grown);
-        if (!grown) return false;
-        h->entries = grown;
-        h->capacity = cap;
-    }
+    if (!reserve_entry(&h->entries, h->count, &h->capacity, 16)) return false;
     h->entries[h->count] = (rl_heap_entry){deadline_ns, sequence, slot};
     sift_up(h, h->count++);
     return true;
@@ -137,13 +143,7 @@ static void sort_by_key(const rl_timer_heap *h, void **items, size_t n) {
    due at once this is the difference between seconds and milliseconds. */
 static bool copy_due(const rl_timer_heap *h, size_t index, int64_t limit, rl_heap_key_buffer *keys) {
     if (h->entries[index].deadline_ns > limit) return true;      /* children are no earlier */
-    if (keys->count == keys->capacity) {
-        size_t cap = keys->capacity ? keys->capacity * 2 : 64;
-        rl_heap_entry *grown = realloc(keys->items, cap * sizeof *grown);
-        if (!grown) return false;
-        keys->items = grown;
-        keys->capacity = cap;
-    }
+    if (!reserve_entry(&keys->items, keys->count, &keys->capacity, 64)) return false;
     keys->items[keys->count++] = h->entries[index];
     for (size_t c = index * ARITY + 1; c < h->count && c <= index * ARITY + ARITY; c++)
         if (!copy_due(h, c, limit, keys)) return false;
