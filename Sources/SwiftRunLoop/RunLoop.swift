@@ -491,11 +491,14 @@ private struct BlockCell {
 /// exactly the C queue's. While any cell is queued the object holds one
 /// reference to itself, so it outlives the wrapper when blocks are still
 /// queued (one retain per burst of blocks, not per block).
-/// Cells are taken on any thread and given back on the loop's thread, under
-/// `lock`; a cell's contents are handed over through the C queue's lock.
+/// Cells are taken on any thread and given back on the loop's thread (or,
+/// for a loop whose thread has exited, on the caller's), under `locked`; a
+/// cell's contents are handed over through the C queue's lock.
 private final class BlockCells: @unchecked Sendable {
-    /// A pthread mutex (which ThreadSanitizer sees, unlike `Mutex`).
-    private let lock = Lock()
+    /// A spin lock: its critical sections are a few loads and stores, so
+    /// an atomic exchange beats a mutex here. (Not `Mutex`: ThreadSanitizer
+    /// does not see its synchronisation on Linux.)
+    private let locked = Atomic<Bool>(false)
     private var free: UnsafeMutablePointer<BlockCell>?
     private var chunks: [(UnsafeMutablePointer<BlockCell>, Int)] = []
     private var nextChunkSize = 16
@@ -506,13 +509,13 @@ private final class BlockCells: @unchecked Sendable {
     /// A cell holding `block` for the C queue.
     @inline(__always)
     func take(_ block: @escaping @Sendable () -> Void) -> UnsafeMutablePointer<BlockCell> {
-        let (cell, first) = lock.withLock { () -> (UnsafeMutablePointer<BlockCell>, Bool) in
-            if free == nil { grow() }
-            let cell = free.unsafelyUnwrapped
-            free = cell.pointee.next
-            queued += 1
-            return (cell, queued == 1)
-        }
+        lock()
+        if free == nil { grow() }
+        let cell = free.unsafelyUnwrapped
+        free = cell.pointee.next
+        queued += 1
+        let first = queued == 1
+        unlock()
         let owner = first ? Unmanaged.passRetained(self) : Unmanaged.passUnretained(self)
         cell.pointee.next = nil
         cell.pointee.owner = owner
@@ -525,12 +528,37 @@ private final class BlockCells: @unchecked Sendable {
     /// reference the queued cells held).
     @inline(__always)
     func give(_ cell: UnsafeMutablePointer<BlockCell>) -> Bool {
-        lock.withLock {
-            cell.pointee.next = free
-            free = cell
-            queued -= 1
-            return queued == 0
+        lock()
+        cell.pointee.next = free
+        free = cell
+        queued -= 1
+        let last = queued == 0
+        unlock()
+        return last
+    }
+
+    @inline(__always)
+    private func lock() {
+        while !locked.compareExchange(expected: false, desired: true, successOrdering: .acquiring,
+                                      failureOrdering: .relaxed).exchanged {
+            waitForUnlock()
         }
+    }
+
+    /// Spins while another thread holds the lock, yielding the CPU now and
+    /// then (the holder may have been preempted).
+    @inline(never)
+    private func waitForUnlock() {
+        var spins = 0
+        while locked.load(ordering: .relaxed) {
+            spins += 1
+            if spins % 64 == 0 { sched_yield() }
+        }
+    }
+
+    @inline(__always)
+    private func unlock() {
+        locked.store(false, ordering: .releasing)
     }
 
     /// Adds a chunk of free cells (lock held); chunks double up to 4096 cells.
