@@ -52,10 +52,13 @@ struct Loop: @unchecked Sendable {
         #endif
     }
 
-    /// Queues `block` for the loop's default mode and wakes it.
+    /// Queues `block` for the loop's default mode and wakes it (our
+    /// `perform` wakes the loop itself; Foundation's does not).
     func send(_ block: @escaping () -> Void) {
         rl.perform(block)
+        #if !OURS
         wake()
+        #endif
     }
 
     /// Runs the loop in the default mode until stopped (or `seconds` pass).
