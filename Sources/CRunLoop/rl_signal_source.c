@@ -18,6 +18,14 @@
  *    read and dropped, then, on the very thread that blocked it (known by an
  *    identity never reused, unlike pthread_t values), the signal's previous
  *    blocked/unblocked state is restored; no other thread's mask changes.
+ *  - fork(): a signalfd reads the signals of the process that reads it, but
+ *    epoll learns of them only through the process that added it to the
+ *    epoll set; and a watcher's epoll set and eventfd are open files the
+ *    child shares with the parent. So in the child (atfork handler, sig_lock
+ *    held across the fork) every watcher gets a new epoll set and eventfd
+ *    under its old numbers (dup3), watching the signalfd for the child's
+ *    signals, with nothing credited: the parent's arrivals stay the
+ *    parent's. A loop remade in the child registers the new files.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -25,6 +33,7 @@
 #include "CRunLoop.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -172,6 +181,53 @@ static void w_perform(void *info) {
     if (count) w->callout(w->signo, count > UINT32_MAX ? UINT32_MAX : (uint32_t)count, w->context.info);
 }
 
+/* ---- fork ---------------------------------------------------------------- */
+
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void lock_for_fork(void) {
+    pthread_mutex_lock(&sig_lock);
+}
+
+static void unlock_in_parent(void) {
+    pthread_mutex_unlock(&sig_lock);
+}
+
+/* Puts a new file made by `made` (or -1) under the number `fd`. */
+static bool replace_under(int fd, int made) {
+    if (made < 0) return false;
+    bool ok = dup3(made, fd, O_CLOEXEC) == fd;
+    close(made);
+    return ok;
+}
+
+/* In a forked child: w's epoll set and eventfd become the child's own. If
+   that fails (out of descriptors) w hears nothing in the child, and never
+   touches the parent's files. */
+static void remake_in_child(watcher *w, int sfd) {
+    w->pending = 0;
+    struct epoll_event ev = { .events = EPOLLIN, .data.u32 = 0 };
+    struct epoll_event ev2 = { .events = EPOLLIN, .data.u32 = 1 };
+    if (replace_under(w->epfd, epoll_create1(EPOLL_CLOEXEC)) &&
+        replace_under(w->efd, eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) &&
+        epoll_ctl(w->epfd, EPOLL_CTL_ADD, sfd, &ev) == 0 && epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->efd, &ev2) == 0)
+        return;
+    close(w->epfd);
+    close(w->efd);
+    w->epfd = -1;
+    w->efd = -1;
+}
+
+static void remake_in_child_and_unlock(void) {
+    for (int signo = 1; signo < _NSIG; signo++)
+        for (watcher *w = sigs[signo].list; w; w = w->next) remake_in_child(w, sigs[signo].sfd);
+    pthread_mutex_unlock(&sig_lock);
+}
+
+static void install_atfork(void) {
+    pthread_atfork(lock_for_fork, unlock_in_parent, remake_in_child_and_unlock);
+}
+
 /* Adds a watcher of signo: makes the shared signalfd and blocks the signal
    for the first one. Returns false (nothing changed) on failure. */
 static bool attach(watcher *w) {
@@ -217,6 +273,7 @@ static bool attach(watcher *w) {
 RLRunLoopSourceRef RLSignalSourceCreate(int signo, RLIndex order, RLSignalCallBack callout,
                                         const RLSignalSourceContext *context) {
     if (!signal_is_watchable(signo) || !callout) return NULL;
+    pthread_once(&atfork_once, install_atfork);
     watcher *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     w->signo = signo;

@@ -297,6 +297,55 @@ static void childs_loop_leaves_parents_port_messages(void) {
     drop_port(port, src);
 }
 
+/* ---- a signal source made in the parent ---------------------------------- */
+
+static int signals_heard;
+static void signal_callback(int signo, uint32_t count, void *info) {
+    (void)signo; (void)info;
+    signals_heard += (int)count;
+}
+
+/* The child's loop holds the parent's SIGUSR1 source: it neither takes nor
+   hides the parent's signal, and hears its own. */
+static void signal_sources_hear_their_own_process(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef s = RLSignalSourceCreate(SIGUSR1, 0, signal_callback, NULL);
+    RL_ASSERT(s != NULL);
+    RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.01, false), kRLRunLoopRunTimedOut);
+    int ready[2];
+    RL_ASSERT_EQ_INT(pipe(ready), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        rl_test_log log = {0};
+        RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopAfterWaiting, 0, &log);
+        RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
+        if (write(ready[1], "r", 1) != 1) _exit(2);
+        RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.6, false);   /* the parent is signalled meanwhile */
+        if (signals_heard != 0) _exit(3);
+        if (log.n > 3) _exit(4);
+        kill(getpid(), SIGUSR1);
+        if (RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, true) != kRLRunLoopRunHandledSource) _exit(5);
+        if (signals_heard != 1) _exit(6);
+        RLRunLoopRemoveObserver(rl, o, kRLRunLoopDefaultMode);
+        RLRelease(o);
+        RLRunLoopSourceInvalidate(s);
+        RLRelease(s);
+        _exit(0);
+    }
+    char c;
+    RL_ASSERT_EQ_INT(read(ready[0], &c, 1), 1);
+    rl_test_sleep(0.15);   /* the child sleeps in its loop by now (or soon will) */
+    RL_ASSERT_EQ_INT(kill(getpid(), SIGUSR1), 0);
+    expect_child_ok(pid);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(signals_heard, 1);
+    close(ready[0]);
+    close(ready[1]);
+    RLRunLoopSourceInvalidate(s);
+    RLRelease(s);
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(parents_run_times_out_after_child_plays),
@@ -306,6 +355,7 @@ int main(int argc, char **argv) {
         RL_TEST(child_uses_its_inherited_loop),
         RL_TEST(childs_send_to_inherited_port_does_not_wake_parent),
         RL_TEST(childs_loop_leaves_parents_port_messages),
+        RL_TEST(signal_sources_hear_their_own_process),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }

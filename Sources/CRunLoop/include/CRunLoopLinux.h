@@ -134,6 +134,12 @@ void               RLFileDescriptorGetContext(RLFileDescriptorRef f, RLFileDescr
  * Thread-directed signals (pthread_kill, tgkill, raise() in a multi-threaded
  * process) can be read only by the thread they target: they are reported only
  * when a loop on that thread services a source for the signal.
+ *
+ * fork(): a signal source belongs to each process that has it. In a forked
+ * child an inherited source reports the child's signals (the child starts
+ * with none pending, as POSIX says), never the parent's, and nothing the
+ * child does takes or hides a signal from the parent's sources. Arrivals the
+ * parent had read but not yet reported stay the parent's.
  * ======================================================================== */
 
 typedef void (*RLSignalCallBack)(int signo, uint32_t count, void *info);
