@@ -501,43 +501,68 @@ static void check(const outcome *out, bool failures, bool persistent) {
                                                  (out->waited == kRLPerformRequestDone));
 }
 
-/* Runs the workload in a new process with allocation `at` failing (or every
-   one from `at` on); returns the child's wait status. *calls gets the number
-   of allocations the workload made (when `at` is 0). */
-static int run_child(long at, bool from, long *calls) {
-    int counter[2];
-    if (pipe(counter) != 0) RL_FAIL_("pipe");
+/* Runs body(arg, report) in a new process, bounded by a third of the test's
+   time limit. The child's `size` bytes of report come back to the parent's
+   *report once body returned; a child that failed or died leaves *report as
+   the caller set it. Returns the child's wait status. */
+static int run_in_child(void (*body)(const void *arg, void *report), const void *arg, void *report,
+                        size_t size) {
+    unsigned char got[sizeof(long)];
+    RL_ASSERT(size <= sizeof got);
+    int channel[2];
+    if (pipe(channel) != 0) RL_FAIL_("pipe");
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
     if (pid < 0) RL_FAIL_("fork");
     if (pid == 0) {
-        close(counter[0]);
+        close(channel[0]);
         alarm(rl_test_timeout() / 3 + 1);
-        /* Two rounds: the second one uses the loop the first one made (or
-           makes it, once memory is back). */
-        outcome first, second;
-        memset(&first, 0, sizeof first);
-        memset(&second, 0, sizeof second);
-        mf_arm(at, from);
-        workload(&first);
-        long n = atomic_load(&mf_calls);
-        mf_disarm();
-        check(&first, at > 0, from);
-        reset_counts();
-        mf_arm(from ? 1 : 0, from);     /* still out of memory, or not at all */
-        workload(&second);
-        mf_disarm();
-        check(&second, from, from);
-        if (write(counter[1], &n, sizeof n) != (ssize_t)sizeof n) _exit(3);
+        body(arg, report);
+        if (write(channel[1], report, size) != (ssize_t)size) _exit(3);
         _exit(0);
     }
-    close(counter[1]);
-    long n = 0;
-    if (read(counter[0], &n, sizeof n) != (ssize_t)sizeof n) n = -1;
-    close(counter[0]);
+    close(channel[1]);
+    if (read(channel[0], got, size) == (ssize_t)size) memcpy(report, got, size);
+    close(channel[0]);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0) {}
+    return status;
+}
+
+typedef struct {
+    long at;
+    bool from;
+} failing;
+
+/* Two rounds: the second one uses the loop the first one made (or makes it,
+   once memory is back). Reports how many allocations the first made. */
+static void workload_failing(const void *arg, void *report) {
+    const failing *f = arg;
+    outcome first, second;
+    memset(&first, 0, sizeof first);
+    memset(&second, 0, sizeof second);
+    mf_arm(f->at, f->from);
+    workload(&first);
+    long n = atomic_load(&mf_calls);
+    mf_disarm();
+    check(&first, f->at > 0, f->from);
+    reset_counts();
+    mf_arm(f->from ? 1 : 0, f->from);     /* still out of memory, or not at all */
+    workload(&second);
+    mf_disarm();
+    check(&second, f->from, f->from);
+    *(long *)report = n;
+}
+
+/* Runs the workload in a new process with allocation `at` failing (or every
+   one from `at` on); returns the child's wait status. *calls gets the number
+   of allocations the workload made (when `at` is 0), -1 if the child did not
+   say. */
+static int run_child(long at, bool from, long *calls) {
+    failing f = {at, from};
+    long n = -1;
+    int status = run_in_child(workload_failing, &f, &n, sizeof n);
     if (calls) *calls = n;
     return status;
 }
@@ -605,39 +630,29 @@ static void give_back_fds(int *taken) {
     free(taken);
 }
 
-/* The workload with only `left` descriptors free, then again with them all
-   back (which must then succeed whole). *complete: the first round needed
-   no more than `left`. */
+/* The workload with only *(int *)arg descriptors free, then again with them
+   all back (which must then succeed whole). Reports whether the first round
+   needed no more than that. */
+static void workload_short_of_fds(const void *arg, void *report) {
+    outcome first, second;
+    memset(&first, 0, sizeof first);
+    memset(&second, 0, sizeof second);
+    int *taken = leave_free_fds(*(const int *)arg);
+    workload(&first);
+    give_back_fds(taken);
+    bool done = outcome_complete(&first);
+    check(&first, true, true);
+    reset_counts();
+    workload(&second);
+    check(&second, false, false);
+    *(bool *)report = done;
+}
+
+/* workload_short_of_fds in a new process; returns its wait status.
+   *complete: the first round needed no more than `left`. */
 static int run_fd_child(int left, bool *complete) {
-    int report[2];
-    if (pipe(report) != 0) RL_FAIL_("pipe");
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) RL_FAIL_("fork");
-    if (pid == 0) {
-        close(report[0]);
-        alarm(rl_test_timeout() / 3 + 1);
-        outcome first, second;
-        memset(&first, 0, sizeof first);
-        memset(&second, 0, sizeof second);
-        int *taken = leave_free_fds(left);
-        workload(&first);
-        give_back_fds(taken);
-        bool done = outcome_complete(&first);
-        check(&first, true, true);
-        reset_counts();
-        workload(&second);
-        check(&second, false, false);
-        if (write(report[1], &done, sizeof done) != (ssize_t)sizeof done) _exit(3);
-        _exit(0);
-    }
-    close(report[1]);
     bool done = false;
-    if (read(report[0], &done, sizeof done) != (ssize_t)sizeof done) done = false;
-    close(report[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0) {}
+    int status = run_in_child(workload_short_of_fds, &left, &done, sizeof done);
     *complete = done;
     return status;
 }
