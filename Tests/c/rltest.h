@@ -208,6 +208,19 @@ static inline RLRunLoopObserverRef rl_test_log_observer(RLOptionFlags activities
     return RLRunLoopObserverCreate(activities, true, order, rl_test_log_activity, &ctx);
 }
 
+/* Runs `mode` of the current loop for `seconds`; returns how many times it
+   woke from a sleep (kRLRunLoopAfterWaiting), the run's result in *result. */
+static inline int rl_test_count_sleeps(RLRunLoopMode mode, double seconds, RLRunLoopRunResult *result) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    rl_test_log log = {0};
+    RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopAfterWaiting, 0, &log);
+    RLRunLoopAddObserver(rl, o, mode);
+    *result = RLRunLoopRunInMode(mode, seconds, false);
+    RLRunLoopRemoveObserver(rl, o, mode);
+    RLRelease(o);
+    return log.n;
+}
+
 /* A version-0 source calling perform(info); the caller releases it. */
 static inline RLRunLoopSourceRef rl_test_source0(RLIndex order, void (*perform)(void *), void *info) {
     RLRunLoopSourceContext ctx;

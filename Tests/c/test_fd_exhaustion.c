@@ -126,14 +126,10 @@ static RLFileDescriptorRef watch_reads(int fd, fd_counts *counts) {
 }
 
 static int sleeps_in(double seconds) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
-    rl_test_log log = {0};
-    RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopAfterWaiting, 0, &log);
-    RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, seconds, false), kRLRunLoopRunTimedOut);
-    RLRunLoopRemoveObserver(rl, o, kRLRunLoopDefaultMode);
-    RLRelease(o);
-    return log.n;
+    RLRunLoopRunResult r;
+    int sleeps = rl_test_count_sleeps(kRLRunLoopDefaultMode, seconds, &r);
+    RL_ASSERT_EQ_INT(r, kRLRunLoopRunTimedOut);
+    return sleeps;
 }
 
 static void closed_fd_object_does_not_spin_without_fds(void) {

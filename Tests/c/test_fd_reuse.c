@@ -30,17 +30,6 @@ static RLRunLoopSourceRef make_v1(v1_info *info) {
     return rl_test_source1(0, v1_fd, v1_perform, info);
 }
 
-static int count_after_waiting(RLRunLoopMode mode, double seconds, RLRunLoopRunResult *result) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
-    rl_test_log log = {0};
-    RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopAfterWaiting, 0, &log);
-    RLRunLoopAddObserver(rl, o, mode);
-    *result = RLRunLoopRunInMode(mode, seconds, false);
-    RLRunLoopRemoveObserver(rl, o, mode);
-    RLRelease(o);
-    return log.n;
-}
-
 /* The old source's number now names the new source's file: invalidating the
    old source must not unregister the new one. */
 static void invalidating_a_source_whose_number_was_reused(void) {
@@ -115,7 +104,7 @@ static void closed_number_of_a_live_file_does_not_spin(void) {
     close(p[0]);
     RLRunLoopSourceInvalidate(a);
     RLRunLoopRunResult r;
-    int sleeps = count_after_waiting(kRLRunLoopDefaultMode, 0.5, &r);
+    int sleeps = rl_test_count_sleeps(kRLRunLoopDefaultMode, 0.5, &r);
     RL_ASSERT_EQ_INT(r, kRLRunLoopRunTimedOut);
     RL_ASSERT_LE_INT(sleeps, 2);
     RL_ASSERT_EQ_INT(info.performed, 0);
@@ -143,7 +132,7 @@ static void closed_number_removed_from_one_of_two_modes(void) {
     close(p[0]);
     RLRunLoopRemoveSource(rl, a, kRLRunLoopDefaultMode);
     RLRunLoopRunResult r;
-    int sleeps = count_after_waiting(kRLRunLoopDefaultMode, 0.5, &r);
+    int sleeps = rl_test_count_sleeps(kRLRunLoopDefaultMode, 0.5, &r);
     RL_ASSERT_EQ_INT(r, kRLRunLoopRunTimedOut);
     RL_ASSERT_LE_INT(sleeps, 2);
     RLRunLoopSourceInvalidate(a);
@@ -166,7 +155,7 @@ static void readable_source_of_another_mode_stays_quiet(void) {
     RLRunLoopAddSource(rl, a, "A");
     RL_ASSERT_EQ_INT(write(p[1], "x", 1), 1);
     RLRunLoopRunResult r;
-    int sleeps = count_after_waiting("B", 0.3, &r);
+    int sleeps = rl_test_count_sleeps("B", 0.3, &r);
     RL_ASSERT_EQ_INT(r, kRLRunLoopRunTimedOut);
     RL_ASSERT_LE_INT(sleeps, 1);
     RL_ASSERT_EQ_INT(info.performed, 0);

@@ -30,6 +30,23 @@ static void answer(void *info) {
     atomic_fetch_add(&c->answered, 1);
 }
 
+/* n round trips: each function queued to the loop is answered before the
+   next is sent (a ping-pong, the pattern that makes it spin). */
+static void converse(chat *c, long n) {
+    for (long i = 0; i < n; i++) {
+        RLRunLoopPerformFunction(c->loop, kRLRunLoopDefaultMode, answer, c);
+        RLRunLoopWakeUp(c->loop);
+        while (atomic_load(&c->answered) <= i) sched_yield();
+    }
+}
+
+static void pin_to_the_first_cpu(void) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(0, &one);
+    pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+}
+
 static void stop_loop(void *info) {
     (void)info;
     RLRunLoopStop(RLRunLoopGetCurrent());
@@ -57,12 +74,7 @@ static void conversation_loses_nothing_and_then_sleeps(void) {
     RL_ASSERT_EQ_INT(pthread_create(&th, NULL, loop_thread, &c), 0);
     while (!atomic_load(&c.running)) rl_test_sleep(0.001);
     long n = rl_test_scaled(50000);
-    for (long i = 0; i < n; i++) {
-        RLRunLoopPerformFunction(c.loop, kRLRunLoopDefaultMode, answer, &c);
-        RLRunLoopWakeUp(c.loop);
-        /* Wait for the answer: a ping-pong, the pattern that makes it spin. */
-        while (atomic_load(&c.answered) <= i) sched_yield();
-    }
+    converse(&c, n);
     RL_ASSERT_EQ_INT(atomic_load(&c.answered), n);
     atomic_store(&c.done, 1);
     RLRunLoopWakeUp(c.loop);
@@ -100,10 +112,7 @@ static void stop_sent_during_a_spin_is_not_lost(void) {
    burn its spin time on every other round trip. */
 static void *pinned_loop_thread(void *arg) {
     chat *c = arg;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(0, &one);
-    pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+    pin_to_the_first_cpu();
     c->loop = (RLRunLoopRef)RLRetain(RLRunLoopGetCurrent());
     RLRunLoopSourceRef keep = rl_test_keep_mode(c->loop, kRLRunLoopDefaultMode);
     atomic_store(&c->running, 1);
@@ -117,20 +126,13 @@ static void *pinned_loop_thread(void *arg) {
 
 static void spins_that_keep_failing_stop(void) {
     static chat c;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(0, &one);
-    pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+    pin_to_the_first_cpu();
     pthread_t th;
     RL_ASSERT_EQ_INT(pthread_create(&th, NULL, pinned_loop_thread, &c), 0);
     while (!atomic_load(&c.running)) rl_test_sleep(0.001);
     long n = rl_test_scaled(4000);
     double t0 = thread_cpu_seconds();
-    for (long i = 0; i < n; i++) {
-        RLRunLoopPerformFunction(c.loop, kRLRunLoopDefaultMode, answer, &c);
-        RLRunLoopWakeUp(c.loop);
-        while (atomic_load(&c.answered) <= i) sched_yield();
-    }
+    converse(&c, n);
     double waker_cpu = thread_cpu_seconds() - t0;
     atomic_store(&c.done, 1);
     RLRunLoopWakeUp(c.loop);
