@@ -299,12 +299,7 @@ static int g_bad_fd;
 static int bad_fd(void *info) { (void)info; return g_bad_fd; }
 
 static RLRunLoopSourceRef bad_fd_source(void) {
-    RLRunLoopSourceContext1 c;
-    memset(&c, 0, sizeof c);
-    c.version = 1;
-    c.getFileDescriptor = bad_fd;
-    c.perform = count_perform;
-    return RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&c);
+    return rl_test_source1(0, bad_fd, count_perform, NULL);
 }
 
 static int g_waits;
@@ -349,12 +344,7 @@ static void drain(void *info) {
 static void fd_closed_while_in_a_mode_does_not_break_the_loop(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RL_ASSERT_EQ_INT(pipe2(g_fd_p, O_NONBLOCK | O_CLOEXEC), 0);
-    RLRunLoopSourceContext1 c;
-    memset(&c, 0, sizeof c);
-    c.version = 1;
-    c.getFileDescriptor = pipe_fd;
-    c.perform = drain;
-    RLRunLoopSourceRef s = RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&c);
+    RLRunLoopSourceRef s = rl_test_source1(0, pipe_fd, drain, NULL);
     RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(write(g_fd_p[1], "x", 1), 1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1, true), kRLRunLoopRunHandledSource);
@@ -375,14 +365,9 @@ static void fd_closed_while_in_a_mode_does_not_break_the_loop(void) {
 static void same_fd_in_two_sources_of_a_mode_is_watched_once(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RL_ASSERT_EQ_INT(pipe2(g_fd_p, O_NONBLOCK | O_CLOEXEC), 0);
-    RLRunLoopSourceContext1 c;
-    memset(&c, 0, sizeof c);
-    c.version = 1;
-    c.getFileDescriptor = pipe_fd;
-    c.perform = drain;
-    RLRunLoopSourceRef a = RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&c);
-    c.perform = count_perform; /* does not consume: would spin if watched */
-    RLRunLoopSourceRef b = RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&c);
+    RLRunLoopSourceRef a = rl_test_source1(0, pipe_fd, drain, NULL);
+    /* does not consume: would spin if watched */
+    RLRunLoopSourceRef b = rl_test_source1(0, pipe_fd, count_perform, NULL);
     RLRunLoopAddSource(rl, a, kRLRunLoopDefaultMode);
     RLRunLoopAddSource(rl, b, kRLRunLoopDefaultMode);
     RL_ASSERT(RLRunLoopContainsSource(rl, b, kRLRunLoopDefaultMode));

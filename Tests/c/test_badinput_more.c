@@ -264,12 +264,7 @@ static void v1_source_fd_closed_and_number_reused(void) {
     int a[2], b[2];
     RL_ASSERT_EQ_INT(pipe2(a, O_NONBLOCK | O_CLOEXEC), 0);
     g_fd = a[0];
-    RLRunLoopSourceContext1 c;
-    memset(&c, 0, sizeof c);
-    c.version = 1;
-    c.getFileDescriptor = read_fd;
-    c.perform = read_one;
-    RLRunLoopSourceRef s = RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&c);
+    RLRunLoopSourceRef s = rl_test_source1(0, read_fd, read_one, NULL);
     RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(write(a[1], "a", 1), 1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1, true), kRLRunLoopRunHandledSource);

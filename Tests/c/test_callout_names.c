@@ -163,12 +163,7 @@ static void every_callout_kind_has_its_named_frame(void) {
     RLRunLoopSourceSignal(s0);
     g_efd = eventfd(1, EFD_NONBLOCK | EFD_CLOEXEC);   /* readable at once */
     RL_ASSERT(g_efd >= 0);
-    RLRunLoopSourceContext1 c1;
-    memset(&c1, 0, sizeof c1);
-    c1.version = 1;
-    c1.getFileDescriptor = efd_get;
-    c1.perform = source1_cb;
-    RLRunLoopSourceRef s1 = RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&c1);
+    RLRunLoopSourceRef s1 = rl_test_source1(0, efd_get, source1_cb, NULL);
     RLRunLoopAddSource(rl, s1, kRLRunLoopDefaultMode);
     RLRunLoopPerformFunction(rl, kRLRunLoopDefaultMode, block_cb, NULL);
     RLPerformRequestStatus st =

@@ -75,12 +75,7 @@ static void read_pipe(void *info) {
 static int pipe_fd(void *info) { (void)info; return g_pipe[0]; }
 
 static RLRunLoopSourceRef pipe_source(void) {
-    RLRunLoopSourceContext1 c;
-    memset(&c, 0, sizeof c);
-    c.version = 1;
-    c.getFileDescriptor = pipe_fd;
-    c.perform = read_pipe;
-    return RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&c);
+    return rl_test_source1(0, pipe_fd, read_pipe, NULL);
 }
 
 static void readable_fd_in_another_mode_neither_wakes_nor_spins(void) {

@@ -382,13 +382,7 @@ static void fd_source_removed_by_another_fd_perform_is_not_called(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     for (intptr_t i = 0; i < 2; i++) {
-        RLRunLoopSourceContext1 c;
-        memset(&c, 0, sizeof c);
-        c.version = 1;
-        c.info = (void *)i;
-        c.getFileDescriptor = i ? fd1_of : fd0_of;
-        c.perform = fd_perform;
-        g_fdsrc[i] = RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&c);
+        g_fdsrc[i] = rl_test_source1(0, i ? fd1_of : fd0_of, fd_perform, (void *)i);
         RLRunLoopAddSource(rl, g_fdsrc[i], kRLRunLoopDefaultMode);
     }
     RL_ASSERT_EQ_INT(write(g_p[0][1], "x", 1), 1);

@@ -260,12 +260,7 @@ static void drain_fd(void *info) {
 }
 
 static RLRunLoopSourceRef fd_source(RLIndex order) {
-    RLRunLoopSourceContext1 c;
-    memset(&c, 0, sizeof c);
-    c.version = 1;
-    c.getFileDescriptor = fd_of;
-    c.perform = drain_fd;
-    return RLRunLoopSourceCreate(order, (RLRunLoopSourceContext *)&c);
+    return rl_test_source1(order, fd_of, drain_fd, NULL);
 }
 
 static void v1_source_performs_when_its_pipe_is_readable(void) {
