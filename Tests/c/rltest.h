@@ -154,6 +154,8 @@ static inline int rl_test_main(int argc, char **argv, const rl_test *tests, size
  */
 #ifdef CRUNLOOP_H
 
+#include <stdatomic.h>
+
 /* Sleeps `s` seconds (restarting on EINTR). */
 static inline void rl_test_sleep(double s) {
     struct timespec ts;
@@ -265,6 +267,13 @@ static inline RLRunLoopTimerRef rl_test_timer(RLAbsoluteTime fire, RLTimeInterva
 static inline void rl_test_stop_current(RLRunLoopTimerRef t, void *info) {
     (void)t; (void)info;
     RLRunLoopStop(RLRunLoopGetCurrent());
+}
+
+/* Waits (bounded by `limit` seconds) until *v reaches `want`; the caller
+   asserts on the value. */
+static inline void rl_test_wait_for(atomic_int *v, int want, double limit) {
+    double end = rl_test_now() + limit;
+    while (atomic_load(v) < want && rl_test_now() < end) rl_test_sleep(0.001);
 }
 
 /* Waits (bounded by `limit` seconds) until rl sleeps; returns whether it does. */

@@ -37,11 +37,6 @@ static void count_release(void *info) {
     atomic_fetch_add(&c->released, 1);
 }
 
-static void wait_for(atomic_int *v, int want, double limit) {
-    double end = rl_test_now() + limit;
-    while (atomic_load(v) < want && rl_test_now() < end) rl_test_sleep(0.001);
-}
-
 static RLThreadRef started_thread(const char *name) {
     RLThreadRef t = RLThreadCreate(name);
     RL_ASSERT(t != NULL);
@@ -138,7 +133,7 @@ static void wait_times_out_when_the_loop_does_not_run(void) {
     idle_thread it = {0};
     pthread_t th;
     RL_ASSERT_EQ_INT(pthread_create(&th, NULL, idle_main, &it), 0);
-    wait_for(&it.ready, 1, 5);
+    rl_test_wait_for(&it.ready, 1, 5);
     counter c = {0};
     double t0 = rl_test_now();
     RLPerformRequestStatus s = RLRunLoopPerformRequest(it.rl, NULL, 0, NULL, count_run, &c, count_release, true, 0.05);
@@ -162,7 +157,7 @@ static void wait_returns_dropped_when_the_thread_exits(void) {
     idle_thread it = {0};
     pthread_t th;
     RL_ASSERT_EQ_INT(pthread_create(&th, NULL, idle_main, &it), 0);
-    wait_for(&it.ready, 1, 5);
+    rl_test_wait_for(&it.ready, 1, 5);
     counter c = {0};
     atomic_store(&it.go, 2);   /* exits without running: the request is dropped */
     RLPerformRequestStatus s =
@@ -271,7 +266,7 @@ static void delayed_request_fires_on_another_thread(void) {
     double t0 = rl_test_now();
     RLPerformRequestRef r = RLRunLoopPerformRequestAfterDelay(rl, 0.03, NULL, 0, NULL, count_run, &c, count_release);
     RLPerformRequestRelease(r);   /* releasing the token does not cancel */
-    wait_for(&c.released, 1, 10);
+    rl_test_wait_for(&c.released, 1, 10);
     RL_ASSERT_EQ_INT(atomic_load(&c.ran), 1);
     RL_ASSERT(c.ran_on == rl);
     RL_ASSERT_GE_DBL(c.ran_at - t0, 0.03);
@@ -292,7 +287,7 @@ static void delayed_requests_with_equal_delays_fire_in_order(void) {
     enum { N = 200 };
     for (intptr_t i = 0; i < N; i++)
         RLPerformRequestRelease(RLRunLoopPerformRequestAfterDelay(rl, 0.02, NULL, 0, NULL, log_fire, (void *)i, NULL));
-    wait_for(&g_fired, N, 20);
+    rl_test_wait_for(&g_fired, N, 20);
     /* Wait-until-done as a barrier, so the log is read after the loop wrote it. */
     RLRunLoopPerformRequest(rl, NULL, 0, NULL, nothing, NULL, NULL, true, INFINITY);
     RL_ASSERT_EQ_INT(g_fire_log.n, N);
@@ -367,7 +362,7 @@ static void cancel_races_fire_from_another_thread(void) {
         RLPerformRequestRef r = RLRunLoopPerformRequestAfterDelay(rl, 0, NULL, 0, NULL, count_run, &c, count_release);
         if (i % 3) rl_test_sleep(0.00001 * (double)(i % 7));
         bool won = RLPerformRequestCancel(r);
-        wait_for(&c.released, 1, 10);
+        rl_test_wait_for(&c.released, 1, 10);
         /* The final state is stored just after release(info) returns. */
         double end = rl_test_now() + 10;
         while (RLPerformRequestGetStatus(r) == kRLPerformRequestRunning && rl_test_now() < end) rl_test_sleep(0.0001);
@@ -436,7 +431,7 @@ static void waited_request_cancelled_by_target(void) {
     idle_thread it = {0};
     pthread_t th, canceller;
     RL_ASSERT_EQ_INT(pthread_create(&th, NULL, idle_main, &it), 0);
-    wait_for(&it.ready, 1, 5);
+    rl_test_wait_for(&it.ready, 1, 5);
     RL_ASSERT_EQ_INT(pthread_create(&canceller, NULL, cancel_soon, NULL), 0);
     counter c = {0};
     RLPerformRequestStatus s =

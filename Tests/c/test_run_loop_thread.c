@@ -13,11 +13,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-static void wait_for(atomic_int *v, int want, double limit) {
-    double end = rl_test_now() + limit;
-    while (atomic_load(v) < want && rl_test_now() < end) rl_test_sleep(0.001);
-}
-
 static void nothing(void *info) { (void)info; }
 
 static atomic_int g_timer_fired;
@@ -59,8 +54,8 @@ static void start_schedule_stop(void) {
     RLRunLoopAddSource(rl, src, kRLRunLoopCommonModes);
     RLRunLoopSourceSignal(src);
     RLRunLoopWakeUp(rl);
-    wait_for(&g_timer_fired, 1, 10);
-    wait_for(&g_source_performed, 1, 10);
+    rl_test_wait_for(&g_timer_fired, 1, 10);
+    rl_test_wait_for(&g_source_performed, 1, 10);
     RL_ASSERT_EQ_INT(atomic_load(&g_timer_fired), 1);
     RL_ASSERT_EQ_INT(atomic_load(&g_source_performed), 1);
     RL_ASSERT(g_timer_loop == rl);
@@ -179,7 +174,7 @@ static void last_release_on_its_own_thread(void) {
     /* Dropped at the thread's exit: tells us the thread is gone. */
     RLRunLoopPerformRequest(rl, never, 1, NULL, nothing, NULL, note_dropped, false, 0);
     RLRunLoopPerformRequest(rl, NULL, 0, NULL, release_last, t, NULL, false, 0);
-    wait_for(&g_dropped, 1, 10);
+    rl_test_wait_for(&g_dropped, 1, 10);
     RL_ASSERT_EQ_INT(atomic_load(&g_dropped), 1);
     rl_test_sleep(0.05);   /* let the detached thread finish exiting */
 }
