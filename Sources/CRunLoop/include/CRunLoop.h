@@ -35,7 +35,9 @@
  * the parent's loops. A loop whose thread does not exist in the child (every
  * thread but the one that forked) can still be changed there but never runs;
  * waking it does nothing. (CF does not support using a run loop after fork
- * without exec.) As with any fork of a threaded process, a lock held by
+ * without exec.) Message ports and signal sources: see "fork()" in
+ * CRunLoopLinux.h; an RLFileDescriptor's fd is the caller's, shared as any
+ * inherited fd is. As with any fork of a threaded process, a lock held by
  * another thread at fork time stays held in the child: fork while no other
  * thread is inside this library, or only exec in the child.
  */
