@@ -485,8 +485,9 @@ private struct BlockCell {
 
 /// Storage for blocks queued with `perform` for a single mode, so that a
 /// queued closure costs no allocation of its own: cells are carved from
-/// chunks and recycled through a free list (chunks are freed with the
-/// object, so a wrapper keeps its peak of queued blocks' worth of cells).
+/// chunks and recycled through a free list. A few hundred cells are kept
+/// for the wrapper's life; after a larger burst they are freed when the
+/// last queued block is released.
 /// Each queued cell is one C item whose info is the cell, so ordering is
 /// exactly the C queue's. While any cell is queued the object holds one
 /// reference to itself, so it outlives the wrapper when blocks are still
@@ -533,8 +534,27 @@ private final class BlockCells: @unchecked Sendable {
         free = cell
         queued -= 1
         let last = queued == 0
+        var trimmed: [(UnsafeMutablePointer<BlockCell>, Int)] = []
+        if last && nextChunkSize > Self.keptChunkSize {
+            // A burst is over: every cell is free, so give back what it grew.
+            swap(&trimmed, &chunks)
+            free = nil
+            nextChunkSize = 16
+        }
         unlock()
+        if !trimmed.isEmpty { Self.deallocate(trimmed) }
         return last
+    }
+
+    /// Past this chunk size (a few thousand blocks queued at once), the
+    /// cells are freed when the queue empties rather than kept.
+    private static let keptChunkSize = 256
+
+    private static func deallocate(_ chunks: [(UnsafeMutablePointer<BlockCell>, Int)]) {
+        for (chunk, count) in chunks {
+            chunk.deinitialize(count: count)
+            chunk.deallocate()
+        }
     }
 
     @inline(__always)
@@ -576,10 +596,7 @@ private final class BlockCells: @unchecked Sendable {
 
     deinit {
         // Every cell is free here: queued ones keep the object alive.
-        for (chunk, count) in chunks {
-            chunk.deinitialize(count: count)
-            chunk.deallocate()
-        }
+        Self.deallocate(chunks)
     }
 }
 

@@ -61,15 +61,22 @@ final class PerformCellTests: XCTestCase {
         let ran = Shared(0)
         onThread {
             let loop = RunLoop.current
-            for _ in 0..<5000 {
-                let tracked = Tracked(released)
-                loop.perform { _ = tracked; ran.withLock { $0 += 1 } }
+            // A large burst (its cells are freed once it drained), a small
+            // one (cells kept), then a large one again.
+            var total = 0
+            for burst in [5000, 3, 5000, 1] {
+                for _ in 0..<burst {
+                    let tracked = Tracked(released)
+                    loop.perform { _ = tracked; ran.withLock { $0 += 1 } }
+                }
+                XCTAssertEqual(released.current, total)
+                total += burst
+                while ran.current < total { loop.run(mode: .default, seconds: 1, returnAfterSourceHandled: false) }
+                XCTAssertEqual(released.current, total)
             }
-            XCTAssertEqual(released.current, 0)
-            while ran.current < 5000 { loop.run(mode: .default, seconds: 1, returnAfterSourceHandled: false) }
         }
-        XCTAssertEqual(ran.current, 5000)
-        XCTAssertEqual(released.current, 5000)
+        XCTAssertEqual(ran.current, 10004)
+        XCTAssertEqual(released.current, 10004)
     }
 
     func test_blocks_still_queued_when_the_thread_exits_are_released_unrun() {
