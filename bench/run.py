@@ -387,7 +387,7 @@ def svg_w9(medians, peers, labels, path):
     W, H = 2 * (L + PW) + 180, 2 * (T + PH + G) + 10
     s = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">' % (W, H),
          '<rect width="100%" height="100%" fill="white"/>',
-         '<text x="%d" y="22" font-size="15" font-weight="bold">W9: cost as the work grows (log-log; flat is the goal)</text>' % L]
+         '<text x="%d" y="22" font-size="15" font-weight="bold">W9: costs as the work grows (log-log; a, b, c: flat is the goal; d: higher is better)</text>' % L]
     drawn = set()
     for k, (wl, key, title, xlabel) in enumerate(W9_PANELS):
         ox, oy = L + (k % 2) * (L + PW), T + (k // 2) * (T + PH + G)
