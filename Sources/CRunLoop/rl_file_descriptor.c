@@ -237,12 +237,15 @@ static bool begin_callout(RLFileDescriptorRef f) {
     return true;
 }
 
-static void end_callout(RLFileDescriptorRef f) {
+/* `may_push`: false for copyDescription, which the core may call with a loop
+   locked; pushing goes through the loops that hold the source and would
+   wait for that lock. Whoever changed what is enabled pushes it itself. */
+static void end_callout(RLFileDescriptorRef f, bool may_push) {
     pthread_mutex_lock(&f->lock);
     f->callouts--;
     void (*rel)(const void *) = NULL;
     void *relinfo = NULL;
-    bool push = f->valid && needs_push(f);   /* what fired and was not re-enabled */
+    bool push = may_push && f->valid && needs_push(f);   /* what fired and was not re-enabled */
     if (!f->valid) release_info_locked(f, &rel, &relinfo);
     pthread_mutex_unlock(&f->lock);
     if (push) push_watched(f);
@@ -261,7 +264,7 @@ static char *copy_fd_description(RLFileDescriptorRef f) {
     pthread_mutex_unlock(&f->lock);
 
     char *inner = pinned ? describe(info) : NULL;
-    if (pinned) end_callout(f);
+    if (pinned) end_callout(f, false);
     char *s = NULL;
     if (asprintf(&s, "<RLFileDescriptor %p [%s] fd=%d enabled=%s%s%s closeOnInvalidate=%s context=%s>", (void *)f,
                  valid ? "valid" : "invalid", f->fd, en ? "" : "none",
@@ -319,7 +322,7 @@ static void src_perform(void *info) {
     pthread_mutex_unlock(&f->lock);
 
     cb(f, fired, cbinfo);
-    end_callout(f);
+    end_callout(f, true);
 }
 
 static bool fd_is_valid(const void *owner) {

@@ -688,6 +688,44 @@ static void fd_ping_pong_between_two_loops(void) {
     done(b.f);
 }
 
+/* A callback that describes its own loop (logging, say) while what fired is
+   not re-enabled yet: the loop's description asks the descriptor's
+   copyDescription with the loop locked, which must not go on to re-arm the
+   watch through that same loop (it would wait for the lock it runs under). */
+static char *describe_probe(const void *info) {
+    (void)info;
+    return strdup("probe");
+}
+
+static int described;
+static void describe_loop_cb(RLFileDescriptorRef f, RLOptionFlags types, void *info) {
+    (void)f; (void)types; (void)info;
+    char *text = RLCopyDescription(RLRunLoopGetCurrent());
+    RL_ASSERT(text != NULL);
+    if (text && strstr(text, "probe")) described++;
+    free(text);
+}
+
+static void fd_callback_describing_its_loop_does_not_deadlock(void) {
+    int p2[2];
+    RL_ASSERT_EQ_INT(pipe(p2), 0);
+    RLFileDescriptorContext ctx = { 0, NULL, NULL, NULL, describe_probe };
+    RLFileDescriptorRef f = RLFileDescriptorCreate(p2[0], true, describe_loop_cb, &ctx);
+    RL_ASSERT(f != NULL);
+    RLRunLoopSourceRef s = RLFileDescriptorCreateRunLoopSource(f, 0);
+    RLRunLoopAddSource(RLRunLoopGetCurrent(), s, DEF);
+    RLRelease(s);
+    RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
+    RL_ASSERT_EQ_INT(write(p2[1], "x", 1), 1);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 2, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(described, 1);
+    /* Not re-enabled: the watch was still dropped after the callback. */
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0.2, true), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(described, 1);
+    done(f);
+    close(p2[1]);
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(fd_read_callback_fires_once_per_enable),
@@ -711,6 +749,7 @@ int main(int argc, char **argv) {
         RL_TEST(fd_wakes_a_sleeping_loop_from_another_thread),
         RL_TEST(fd_many_writer_threads_stress_counts_in_order),
         RL_TEST(fd_ping_pong_between_two_loops),
+        RL_TEST(fd_callback_describing_its_loop_does_not_deadlock),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }
