@@ -247,6 +247,7 @@ struct __RLRunLoopObserver {
     bool                      repeats;
     _Atomic bool              firing;          /* its callout is running (on whichever loop) */
     bool                      info_released;
+    bool                      release_after_firing; /* invalidated mid-callout; under the observer's lock */
     _Atomic bool              valid;
     RLIndex                   order;
     RLRunLoopObserverCallBack callout;

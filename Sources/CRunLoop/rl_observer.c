@@ -37,6 +37,30 @@ static void release_info(RLRunLoopObserverRef o) {
     rl_release_info_once(&o->lock, &o->info_released, o->context.release, o->context.info);
 }
 
+/* Invalidation releases info at once, unless the observer's callout is
+   running (on any thread): then the callout's end releases it, so the
+   callout never sees info released under it by another thread. `firing` is
+   set before the callout re-checks `valid`, and `valid` cleared before this
+   reads `firing`: one of the two sees the other. */
+static void release_info_unless_firing(RLRunLoopObserverRef o) {
+    rl_item_lock_acquire(&o->lock);
+    bool defer = atomic_load(&o->firing);
+    if (defer) o->release_after_firing = true;
+    rl_item_lock_release(&o->lock);
+    if (!defer) release_info(o);
+}
+
+/* After a callout (or a claim that found the observer invalidated): ends
+   the firing and releases info if an invalidation left that to it. */
+static void end_firing(RLRunLoopObserverRef o) {
+    rl_item_lock_acquire(&o->lock);
+    atomic_store(&o->firing, false);
+    bool release_now = o->release_after_firing;
+    o->release_after_firing = false;
+    rl_item_lock_release(&o->lock);
+    if (release_now) release_info(o);
+}
+
 static void finalize_observer(rl_object *obj) {
     RLRunLoopObserverRef o = (RLRunLoopObserverRef)obj;
     release_info(o);
@@ -177,7 +201,7 @@ void RLRunLoopObserverInvalidate(RLRunLoopObserverRef observer) {
         rl_loop_unlock(rl);
         RLRelease(rl);
     }
-    if (was_valid) release_info(observer);
+    if (was_valid) release_info_unless_firing(observer);
     RLRelease(observer);
 }
 
@@ -216,9 +240,11 @@ static void call_observers(RLRunLoopRef rl, rl_mode *m, RLRunLoopActivity activi
         /* CF never brackets an observer callout with retain/release: the
            info is retained once at creation and released once, when the
            observer is invalidated or freed. */
-        RL_IS_CALLING_OUT_TO_AN_OBSERVER_CALLBACK_FUNCTION(o->callout, o, activity, o->context.info);
-        if (!o->repeats) RLRunLoopObserverInvalidate(o);
-        atomic_store(&o->firing, false);
+        if (atomic_load(&o->valid)) {   /* again, now that it is marked firing */
+            RL_IS_CALLING_OUT_TO_AN_OBSERVER_CALLBACK_FUNCTION(o->callout, o, activity, o->context.info);
+            if (!o->repeats) RLRunLoopObserverInvalidate(o);
+        }
+        end_firing(o);
         rl_loop_relock(rl);
     }
 }

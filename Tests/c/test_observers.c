@@ -5,6 +5,8 @@
 #include "rltest.h"
 
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 
 static rl_test_log g_log;
 
@@ -258,6 +260,48 @@ static void observer_in_another_mode_is_not_called(void) {
     RLRelease(keep);
 }
 
+/* Another thread invalidates an observer while its callout runs: the info
+   the callout is using stays retained until the callout returns (as for
+   timers), and is released exactly once, after it. */
+static atomic_int mid_releases;
+static atomic_int mid_stage;   /* 1: callout waiting; 2: invalidated */
+static int mid_released_during_callout = -1;
+static void mid_release(const void *info) {
+    (void)info;
+    atomic_fetch_add(&mid_releases, 1);
+}
+static void mid_callout(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o; (void)a; (void)info;
+    if (mid_released_during_callout >= 0) return;
+    atomic_store(&mid_stage, 1);
+    while (atomic_load(&mid_stage) != 2) sched_yield();
+    mid_released_during_callout = atomic_load(&mid_releases);
+}
+static void *mid_invalidator(void *arg) {
+    while (atomic_load(&mid_stage) != 1) sched_yield();
+    RLRunLoopObserverInvalidate(arg);
+    atomic_store(&mid_stage, 2);
+    return NULL;
+}
+
+static void invalidation_from_another_thread_waits_for_the_callout_to_release_info(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    RLRunLoopObserverContext c = { 0, &mid_stage, NULL, mid_release, NULL };
+    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopBeforeTimers, true, 0, mid_callout, &c);
+    RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
+    pthread_t th;
+    RL_ASSERT_EQ_INT(pthread_create(&th, NULL, mid_invalidator, o), 0);
+    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, true);
+    pthread_join(th, NULL);
+    RL_ASSERT_EQ_INT(mid_released_during_callout, 0);
+    RL_ASSERT_EQ_INT(atomic_load(&mid_releases), 1);
+    RL_ASSERT(!RLRunLoopObserverIsValid(o));
+    RLRelease(o);
+    RL_ASSERT_EQ_INT(atomic_load(&mid_releases), 1);
+    RLRelease(keep);
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(observers_are_called_by_order_then_insertion),
@@ -271,6 +315,7 @@ int main(int argc, char **argv) {
         RL_TEST(getters_and_context),
         RL_TEST(invalidate_releases_the_info),
         RL_TEST(observer_in_another_mode_is_not_called),
+        RL_TEST(invalidation_from_another_thread_waits_for_the_callout_to_release_info),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }

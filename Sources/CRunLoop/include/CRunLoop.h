@@ -313,7 +313,10 @@ typedef void (*RLRunLoopObserverCallBack)(RLRunLoopObserverRef observer, RLRunLo
    callout: returns NULL. NULL context: info is NULL. Context ownership, as
    CF: retain(info) is called once at creation and release(info) exactly
    once, when the observer is invalidated (or freed if it never was); a
-   callout is never bracketed with retain/release. */
+   callout is never bracketed with retain/release. Where we differ from CF:
+   an observer invalidated while its callout runs (from the callout or from
+   another thread) releases its info when that callout returns, not at once,
+   so a callout never uses info that another thread released under it. */
 RLRunLoopObserverRef RLRunLoopObserverCreate(RLOptionFlags activities, bool repeats, RLIndex order,
                                              RLRunLoopObserverCallBack callout, RLRunLoopObserverContext *context);
 #if __BLOCKS__
@@ -323,8 +326,9 @@ RLRunLoopObserverRef RLRunLoopObserverCreateWithHandler(RLOptionFlags activities
 RLOptionFlags RLRunLoopObserverGetActivities(RLRunLoopObserverRef observer);  /* 0 for NULL */
 bool          RLRunLoopObserverDoesRepeat(RLRunLoopObserverRef observer);     /* false for NULL */
 RLIndex       RLRunLoopObserverGetOrder(RLRunLoopObserverRef observer);       /* 0 for NULL */
-/* Removes the observer from its loop and releases its info. Safe from inside
-   its own callout. NULL: ignored. */
+/* Removes the observer from its loop and releases its info (after the
+   callout, if one is running). Safe from inside its own callout and from any
+   thread. NULL: ignored. */
 void          RLRunLoopObserverInvalidate(RLRunLoopObserverRef observer);
 bool          RLRunLoopObserverIsValid(RLRunLoopObserverRef observer);        /* false for NULL */
 /* Copies the observer's context. NULL arguments: ignored. */
