@@ -84,6 +84,9 @@ int RLRunLoopEmbedGetFD(RLRunLoopRef rl) {
     rl_loop_lock(rl);
     int fd = -1;
     if (!rl->dead) {
+        /* In a forked child the number must name the child's own set from
+           the first call, never the parent's. */
+        rl_wait_own_kernel_objects(rl);
         if (rl->embed_fd < 0) {
             rl->embed_fd = epoll_create1(EPOLL_CLOEXEC);
             rl_embed_attach(rl);

@@ -442,6 +442,9 @@ int  rl_wait_events(RLRunLoopRef rl, struct epoll_event *events, int max, int ti
    own kernel objects record it when made and compare it to notice they were
    inherited (the atfork handler is installed by the first call). */
 unsigned rl_process_generation(void);
+/* In a forked child, replaces the inherited kernel objects (the parent's)
+   by the child's own; nothing otherwise. */
+void rl_wait_own_kernel_objects(RLRunLoopRef rl);
 /* Before a wait in m: remakes the kernel objects if the process forked,
    rebuilds a stale set, arms exactly m's version-1 sources. */
 void rl_wait_prepare(RLRunLoopRef rl, rl_mode *m);

@@ -234,6 +234,10 @@ static void own_kernel_objects(RLRunLoopRef rl) {
     if (inherited(rl)) remake_after_fork(rl);
 }
 
+void rl_wait_own_kernel_objects(RLRunLoopRef rl) {
+    own_kernel_objects(rl);
+}
+
 /* Only the loop's own thread, before it waits, replaces the set: another
    thread doing so would leave the loop asleep on the old one. Others mark
    the set stale (or leave a registration waiting for a set). */

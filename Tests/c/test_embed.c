@@ -559,6 +559,36 @@ static void forked_child_gets_its_own_descriptor(void) {
     RLRelease(keep);
 }
 
+/* The parent's descriptor was readable when it forked: the child's
+   descriptor (same number) is the child's own from the first call, so it
+   shows none of the parent's readiness before the child prepares. */
+static void forked_childs_descriptor_never_shows_the_parents_readiness(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int fd = RLRunLoopEmbedGetFD(rl);
+    _Atomic int performed = 0;
+    RLRunLoopSourceRef s = rl_test_source0(0, count_perform, &performed);
+    RLRunLoopAddSource(rl, s, MODE);
+    RLRunLoopSourceSignal(s);
+    RL_ASSERT(RLRunLoopEmbedPrepare(rl, MODE, NULL));
+    RL_ASSERT(host_poll(fd, 0));
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (RLRunLoopEmbedGetFD(rl) != fd) _exit(2);
+        if (host_poll(fd, 0)) _exit(3);   /* the parent's wake-up */
+        RLRunLoopEmbedPrepare(rl, MODE, NULL);   /* the child's own work: its copy of the signal */
+        if (!host_poll(fd, 5000)) _exit(4);
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    RL_ASSERT(WIFEXITED(status));
+    RL_ASSERT_EQ_INT(WEXITSTATUS(status), 0);
+    RL_ASSERT(host_poll(fd, 0));   /* the parent's readiness is still its own */
+    RLRunLoopRunInMode(MODE, 0, false);
+    RL_ASSERT_EQ_INT(performed, 1);
+    RLRelease(s);
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(descriptor_is_stable),
@@ -583,6 +613,7 @@ int main(int argc, char **argv) {
         RL_TEST(descriptor_survives_the_wait_set_being_remade),
         RL_TEST(dead_loop_has_no_descriptor),
         RL_TEST(forked_child_gets_its_own_descriptor),
+        RL_TEST(forked_childs_descriptor_never_shows_the_parents_readiness),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }
