@@ -6,6 +6,8 @@
 #include <CRunLoop.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <sys/socket.h>
 #include "rltest.h"
@@ -202,11 +204,25 @@ typedef struct {
     _Atomic int done;
 } feeder;
 
+/* Writes one byte, retrying while the reader is behind (a full buffer). If
+   the loop stops reading one of the fds, the test ends on its timeout; the
+   note on stderr says which one (a lost watch) rather than leaving a bare
+   timeout to guess from. */
+static void feed_one(int fd, const char *name, long i) {
+    long retries = 0;
+    while (write(fd, name, 1) != 1) {
+        if (++retries == 100000)
+            fprintf(stderr, "feeder: byte %ld of '%s' not taken after %ld retries: is that fd still read?\n", i,
+                    name, retries);
+        rl_test_sleep(0.0001);
+    }
+}
+
 static void *feed(void *arg) {
     feeder *fe = arg;
     for (long i = 0; i < fe->n; i++) {
-        while (write(fe->fd_a, "a", 1) != 1) rl_test_sleep(0.0001);
-        while (write(fe->fd_b, "b", 1) != 1) rl_test_sleep(0.0001);
+        feed_one(fe->fd_a, "a", i);
+        feed_one(fe->fd_b, "b", i);
         if ((i & 63) == 0) rl_test_sleep(0.0001);
     }
     atomic_store(&fe->done, 1);
@@ -220,6 +236,13 @@ static void *toggle(void *arg) {
         RLFileDescriptorEnableCallBacks(fe->f, kRLFileDescriptorReadCallBack | kRLFileDescriptorWriteCallBack);
         RLFileDescriptorDisableCallBacks(fe->f, kRLFileDescriptorWriteCallBack);
         RLFileDescriptorEnableCallBacks(fe->f, kRLFileDescriptorReadCallBack);
+        /* Valgrind runs one thread at a time and does not hand the CPU over
+           fairly: this loop, which rarely blocks, can keep it for long
+           stretches while the feeder and the loop wait their turn, and the
+           test times out with nothing wrong. One yield per cycle keeps every
+           interleaving possible (the other threads still run between any two
+           calls on a multiprocessor) and lets them make progress. */
+        sched_yield();
     }
     return NULL;
 }
