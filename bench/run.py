@@ -711,20 +711,21 @@ def main():
     if sz:
         xf = v("core", "w9a", sz[-1], "extra_fds")
         check("W9A open fds = N + O(1)", None if xf is None else xf <= 4, "C %s beyond N=%g" % (fmt(xf), sz[-1]))
-    sz = sizes("w9d")
+    sz = [t for t in sizes("w9d") if t >= 2]
     if len(sz) >= 2:
-        # One waker thread: on a 2-CPU machine T=1 already fills both CPUs, so
-        # wake-ups/s cannot grow with T there; what must hold is that a wake-up
-        # costs no more CPU with more loops (no lock or state shared by loops).
+        # T=1 is a conversation (the woken loop's spin answers the waker), so
+        # the baseline is the smallest T that sleeps: a wake-up must cost no
+        # more CPU with more loops (no lock or state shared by loops), and
+        # wake-ups/s must not fall as loops are added.
         one = v("core", "w9d", sz[0], "cpu_us_per_wakeup")
         most = v("core", "w9d", sz[-1], "cpu_us_per_wakeup")
-        check("W9D CPU per wake-up, most loops within 1.5x of one", None if one is None or most is None else most <= 1.5 * one,
+        check("W9D CPU per wake-up, most loops within 1.5x of T=%g" % sz[0],
+              None if one is None or most is None else most <= 1.5 * one,
               "C %s us at T=%g vs %s us at T=%g" % (fmt(most), sz[-1], fmt(one), sz[0]))
         one = v("core", "w9d", sz[0], "wakeups_per_s")
-        best = [v("core", "w9d", t, "wakeups_per_s") for t in sz[1:]]
-        best = max([b for b in best if b is not None] or [float("nan")])
-        check("W9D wake-ups/s with more loops >= with one", None if one is None or math.isnan(best) else best >= one,
-              "C best %s with more loops vs %s at T=%g" % (fmt(best), fmt(one), sz[0]))
+        most = v("core", "w9d", sz[-1], "wakeups_per_s")
+        check("W9D wake-ups/s, most loops >= T=%g" % sz[0], None if one is None or most is None else most >= one,
+              "C %s at T=%g vs %s at T=%g" % (fmt(most), sz[-1], fmt(one), sz[0]))
     md.append("\n## Targets on this run\n")
     md.append("| target | result | numbers |")
     md.append("|---|---|---|")
