@@ -739,8 +739,8 @@ def main():
     md.append("- **C core**: W1/W7 `RLRunLoopPerformFunction` + `RLRunLoopWakeUp`; W2 `RLRunLoopTimerCreate` + "
               "`RLRunLoopAddTimer` + `RLRelease` per timer; W4 `RLRunLoopPerformFunction`; W5 a version-1 source per "
               "socket end; W6 a far-future timer; `RLRunLoopRunInMode` throughout.")
-    md.append("- **Swift RunLoop (ours)**: `RunLoop.perform` + `wakeUp()`, `Timer(fire:interval:repeats:block:)` + "
-              "`add(_:forMode:)`, `run(mode:before:)`, `stop()`. W5 not measured: the Swift API has no fd source.")
+    md.append("- **Swift RunLoop (ours)**: `RunLoop.perform` (it wakes the loop itself), `Timer(fire:interval:repeats:block:)` + "
+              "`add(_:forMode:)`, `run(mode:before:)`, `stop()`; W5 `RunLoop.FileDescriptor` read callbacks.")
     md.append("- **Foundation**: `RunLoop.perform` + CoreFoundation's `CFRunLoopWakeUp` (Foundation has no public "
               "wake call), `CFRunLoopStop`; `Timer(fire:interval:repeats:block:)`; W5 `CFSocket` read callbacks "
               "(CF on Linux runs a select() thread for them).")
