@@ -340,17 +340,12 @@ static void w5_setup_b(void)
     RLRunLoopAddSource(RLRunLoopGetCurrent(), w5.src_b, MODE);
 }
 
-static void run_w5(double arg)
+/* The timed part of W5 and its report, for either kind of source: loop b's
+   thread is set up by `setup_b`, this thread's source is already added. */
+static void w5_ping_pong(const char *name, void (*setup_b)(void))
 {
-    w5.n = (long)arg;
-    w5.i = 0;
-    w5.rtt = calloc((size_t)w5.n, sizeof(double));
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, w5.sv) != 0) { perror("socketpair"); exit(1); }
-    RLRunLoopRef a = RLRunLoopGetCurrent();
-    RLRunLoopSourceRef src_a = w5_source(w5.sv[0], w5_perform_a);
-    RLRunLoopAddSource(a, src_a, MODE);
     peer_thread b;
-    peer_start(&b, w5_setup_b);
+    peer_start(&b, setup_b);
     int sc = bl_sc_open();
     long long sc0 = bl_sc_read(sc);
     uint64_t t0 = bl_now_ns();
@@ -361,12 +356,24 @@ static void run_w5(double arg)
     long long sc1 = bl_sc_read(sc);
     peer_stop(&b);
     bl_sc_close(sc);
-    bl_result_begin("w5");
+    bl_result_begin(name);
     bl_result("rt_per_s", (double)w5.n / ((double)(t1 - t0) / 1e9));
     bl_result("rtt_med_us", bl_median(w5.rtt, w5.n));
     bl_result("rtt_p99_us", bl_percentile(w5.rtt, w5.n, 99));
     if (sc0 >= 0 && b.sc >= 0) bl_result("sc_per_rt", (double)(sc1 - sc0 + b.sc) / (double)w5.n);
     bl_result_end();
+}
+
+static void run_w5(double arg)
+{
+    w5.n = (long)arg;
+    w5.i = 0;
+    w5.rtt = calloc((size_t)w5.n, sizeof(double));
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, w5.sv) != 0) { perror("socketpair"); exit(1); }
+    RLRunLoopRef a = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef src_a = w5_source(w5.sv[0], w5_perform_a);
+    RLRunLoopAddSource(a, src_a, MODE);
+    w5_ping_pong("w5", w5_setup_b);
     RLRunLoopSourceInvalidate(src_a);
     RLRelease(src_a);
     RLRunLoopSourceInvalidate(w5.src_b);
@@ -416,24 +423,7 @@ static void run_w5fd(double arg)
     RLRunLoopSourceRef src_a = RLFileDescriptorCreateRunLoopSource(fa, 0);
     RLRunLoopAddSource(a, src_a, MODE);
     RLFileDescriptorEnableCallBacks(fa, kRLFileDescriptorReadCallBack);
-    peer_thread b;
-    peer_start(&b, w5fd_setup_b);
-    int sc = bl_sc_open();
-    long long sc0 = bl_sc_read(sc);
-    uint64_t t0 = bl_now_ns();
-    w5.t_send = t0;
-    if (write(w5.sv[0], "x", 1) != 1) perror("write");
-    while (w5.i < w5.n) RLRunLoopRunInMode(MODE, 10.0, false);
-    uint64_t t1 = bl_now_ns();
-    long long sc1 = bl_sc_read(sc);
-    peer_stop(&b);
-    bl_sc_close(sc);
-    bl_result_begin("w5fd");
-    bl_result("rt_per_s", (double)w5.n / ((double)(t1 - t0) / 1e9));
-    bl_result("rtt_med_us", bl_median(w5.rtt, w5.n));
-    bl_result("rtt_p99_us", bl_percentile(w5.rtt, w5.n, 99));
-    if (sc0 >= 0 && b.sc >= 0) bl_result("sc_per_rt", (double)(sc1 - sc0 + b.sc) / (double)w5.n);
-    bl_result_end();
+    w5_ping_pong("w5fd", w5fd_setup_b);
     RLFileDescriptorInvalidate(fa);
     RLRelease(fa);
     RLRelease(src_a);
