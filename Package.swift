@@ -19,6 +19,9 @@ var package = Package(
             name: "CRunLoop",
             path: "Sources/CRunLoop",
             exclude: ["exports.map"],
+            // One folder per layer (docs/ARCHITECTURE.md); the library's own
+            // files also find the core's internal headers.
+            cSettings: [.headerSearchPath("core")],
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]
         ),
         .target(
