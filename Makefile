@@ -10,8 +10,9 @@ VERSION := 0.1.0
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=c11 -fPIC -pthread $(WARN) -ISources/CRunLoop/include $(CFLAGS)
-# The library's own files also find the core's internal headers.
-LIB_CFLAGS = $(ALL_CFLAGS) -ISources/CRunLoop/core
+# The library's own files also find what the core lends its layers (core_api/);
+# core/'s private headers are found only by core/'s own files (same folder).
+LIB_CFLAGS = $(ALL_CFLAGS) -ISources/CRunLoop/core_api
 LDLIBS  := -pthread -ldl -lm
 
 # One folder per layer: core/, linux/, threads/, monitor/ (docs/ARCHITECTURE.md).

@@ -44,7 +44,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 #include "CRunLoop.h"
-#include "rl_internal.h"
+#include "rl_extras.h"
 
 #define SIGNAL_OFFSET   6
 #define CAPTURE_TIMEOUT_NS 1000000000LL

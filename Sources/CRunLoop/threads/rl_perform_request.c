@@ -52,7 +52,7 @@
 #include <unistd.h>
 
 #include "CRunLoop.h"
-#include "rl_internal.h"
+#include "rl_extras.h"
 
 /* Internal states beyond the public ones: a winner closing the request. */
 #define CLOSING 8u
