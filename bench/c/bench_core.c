@@ -506,59 +506,45 @@ static void run_e6(double secs)
 
 /* ---- W7: system calls per pass ------------------------------------------------ */
 
-static atomic_long w7_count;
-static atomic_int w7_busy, w7_release;
+static peer_thread w7_b;
 
-static void w7_on_b(void *info) { (void)info; atomic_fetch_add(&w7_count, 1); }
+static void w7_on_b(void *info) { (void)info; bl_w7_handled(); }
+static void w7_spin_b(void *info) { (void)info; bl_w7_hold(); }
 
-static void w7_spin_b(void *info)
+static void w7_send(void)
 {
-    (void)info;
-    atomic_store(&w7_busy, 1);
-    while (!atomic_load(&w7_release)) bl_spin_pause();
-    atomic_store(&w7_busy, 0);
+    RLRunLoopPerformFunction(w7_b.rl, MODE, w7_on_b, NULL);
+    RLRunLoopWakeUp(w7_b.rl);
+}
+
+/* Lets the loop go back to sleep. */
+static void w7_settle(void)
+{
+    uint64_t until = bl_now_ns() + 1000000;
+    while (!RLRunLoopIsWaiting(w7_b.rl) && bl_now_ns() < until) bl_spin_pause();
+}
+
+static void w7_hold(void)
+{
+    RLRunLoopPerformFunction(w7_b.rl, MODE, w7_spin_b, NULL);
+    RLRunLoopWakeUp(w7_b.rl);
+}
+
+static void w7_wake(void) { RLRunLoopWakeUp(w7_b.rl); }
+
+/* b.sc: every system call the loop thread made from start to stop, which is
+   n woken passes + the busy pass + the stop; subtract nothing, divide by n. */
+static long long w7_stop(void)
+{
+    peer_stop(&w7_b);
+    return w7_b.sc;
 }
 
 static void run_w7(double arg)
 {
-    long n = (long)arg;
-    peer_thread b;
-    atomic_store(&w7_count, 0);
-    peer_start(&b, NULL);
-    int sc = bl_sc_open();
-    bl_sleep_us(2000);
-    /* (a) the loop sleeps; we queue a function and wake it. */
-    long long waker = 0;
-    for (long i = 0; i < n; i++) {
-        long long c0 = bl_sc_read(sc);
-        RLRunLoopPerformFunction(b.rl, MODE, w7_on_b, NULL);
-        RLRunLoopWakeUp(b.rl);
-        long long c1 = bl_sc_read(sc);
-        waker += c1 - c0;
-        while (atomic_load(&w7_count) <= i) bl_spin_pause();
-        /* let it go back to sleep */
-        uint64_t until = bl_now_ns() + 1000000;
-        while (!RLRunLoopIsWaiting(b.rl) && bl_now_ns() < until) bl_spin_pause();
-        bl_sleep_us(50);
-    }
-    /* (b) the loop is awake (in a callout); we wake it n times. */
-    atomic_store(&w7_busy, 0);
-    atomic_store(&w7_release, 0);
-    RLRunLoopPerformFunction(b.rl, MODE, w7_spin_b, NULL);
-    RLRunLoopWakeUp(b.rl);
-    while (!atomic_load(&w7_busy)) bl_spin_pause();
-    long long a0 = bl_sc_read(sc);
-    uint64_t t0 = bl_now_ns();
-    for (long i = 0; i < n; i++) RLRunLoopWakeUp(b.rl);
-    uint64_t t1 = bl_now_ns();
-    long long a1 = bl_sc_read(sc);
-    atomic_store(&w7_release, 1);
-    bl_sleep_us(2000);
-    peer_stop(&b);
-    bl_sc_close(sc);
-    /* b.sc: every system call the loop thread made from start to stop, which is
-       n woken passes + the busy pass + the stop; subtract nothing, divide by n. */
-    bl_report_w7(n, sc >= 0, waker, b.sc, a0, a1, t0, t1);
+    static const bl_w7_peer peer = { w7_send, w7_settle, w7_hold, w7_wake, w7_stop };
+    peer_start(&w7_b, NULL);
+    bl_run_w7((long)arg, &peer);
 }
 
 /* ---- scale: adding and removing many items (ours only) --------------------- */

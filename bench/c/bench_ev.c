@@ -346,50 +346,35 @@ static void run_w6(double secs)
 
 /* ---- W7 ---------------------------------------------------------------------- */
 
-static atomic_long w7_count;
-static atomic_int w7_phase, w7_busy, w7_release;
+static peer_thread w7_b;
+static atomic_int w7_holding;  /* the next wake-up holds the loop in its callback */
 
 static void w7_on_b(struct ev_loop *loop, ev_async *w, int revents)
 {
     (void)loop; (void)w; (void)revents;
-    if (atomic_load(&w7_phase) == 1) {
-        atomic_store(&w7_phase, 0);
-        atomic_store(&w7_busy, 1);
-        while (!atomic_load(&w7_release)) bl_spin_pause();
-        return;
-    }
-    atomic_fetch_add(&w7_count, 1);
+    if (atomic_exchange(&w7_holding, 0)) bl_w7_hold();
+    else bl_w7_handled();
+}
+
+static void w7_wake(void) { ev_async_send(w7_b.loop, &w7_b.async); }
+
+static void w7_hold(void)
+{
+    atomic_store(&w7_holding, 1);
+    ev_async_send(w7_b.loop, &w7_b.async);
+}
+
+static long long w7_stop(void)
+{
+    peer_stop(&w7_b);
+    return w7_b.sc;
 }
 
 static void run_w7(double arg)
 {
-    long n = (long)arg;
-    peer_thread b;
-    peer_start(&b, w7_on_b, NULL);
-    int sc = bl_sc_open();
-    bl_sleep_us(2000);
-    long long waker = 0;
-    for (long i = 0; i < n; i++) {
-        long long c0 = bl_sc_read(sc);
-        ev_async_send(b.loop, &b.async);
-        long long c1 = bl_sc_read(sc);
-        waker += c1 - c0;
-        while (atomic_load(&w7_count) <= i) bl_spin_pause();
-        bl_sleep_us(50);
-    }
-    atomic_store(&w7_phase, 1);
-    ev_async_send(b.loop, &b.async);
-    while (!atomic_load(&w7_busy)) bl_spin_pause();
-    long long a0 = bl_sc_read(sc);
-    uint64_t t0 = bl_now_ns();
-    for (long i = 0; i < n; i++) ev_async_send(b.loop, &b.async);
-    uint64_t t1 = bl_now_ns();
-    long long a1 = bl_sc_read(sc);
-    atomic_store(&w7_release, 1);
-    bl_sleep_us(2000);
-    peer_stop(&b);
-    bl_sc_close(sc);
-    bl_report_w7(n, sc >= 0, waker, b.sc, a0, a1, t0, t1);
+    static const bl_w7_peer peer = { w7_wake, NULL, w7_hold, w7_wake, w7_stop };
+    peer_start(&w7_b, w7_on_b, NULL);
+    bl_run_w7((long)arg, &peer);
 }
 
 

@@ -291,46 +291,25 @@ static void run_w6(double secs)
 
 /* ---- W7 ---------------------------------------------------------------------- */
 
-static atomic_long w7_count;
-static atomic_int w7_busy, w7_release;
+static peer_thread w7_b;
 
-static gboolean w7_on_b(gpointer data) { (void)data; atomic_fetch_add(&w7_count, 1); return G_SOURCE_REMOVE; }
-static gboolean w7_spin_b(gpointer data)
+static gboolean w7_on_b(gpointer data) { (void)data; bl_w7_handled(); return G_SOURCE_REMOVE; }
+static gboolean w7_spin_b(gpointer data) { (void)data; bl_w7_hold(); return G_SOURCE_REMOVE; }
+static void w7_send(void) { g_main_context_invoke(w7_b.ctx, w7_on_b, NULL); }
+static void w7_hold(void) { g_main_context_invoke(w7_b.ctx, w7_spin_b, NULL); }
+static void w7_wake(void) { g_main_context_wakeup(w7_b.ctx); }
+
+static long long w7_stop(void)
 {
-    (void)data;
-    atomic_store(&w7_busy, 1);
-    while (!atomic_load(&w7_release)) bl_spin_pause();
-    return G_SOURCE_REMOVE;
+    peer_stop(&w7_b);
+    return w7_b.sc;
 }
 
 static void run_w7(double arg)
 {
-    long n = (long)arg;
-    peer_thread b;
-    peer_start(&b, NULL);
-    int sc = bl_sc_open();
-    bl_sleep_us(2000);
-    long long waker = 0;
-    for (long i = 0; i < n; i++) {
-        long long c0 = bl_sc_read(sc);
-        g_main_context_invoke(b.ctx, w7_on_b, NULL);
-        long long c1 = bl_sc_read(sc);
-        waker += c1 - c0;
-        while (atomic_load(&w7_count) <= i) bl_spin_pause();
-        bl_sleep_us(50);
-    }
-    g_main_context_invoke(b.ctx, w7_spin_b, NULL);
-    while (!atomic_load(&w7_busy)) bl_spin_pause();
-    long long a0 = bl_sc_read(sc);
-    uint64_t t0 = bl_now_ns();
-    for (long i = 0; i < n; i++) g_main_context_wakeup(b.ctx);
-    uint64_t t1 = bl_now_ns();
-    long long a1 = bl_sc_read(sc);
-    atomic_store(&w7_release, 1);
-    bl_sleep_us(2000);
-    peer_stop(&b);
-    bl_sc_close(sc);
-    bl_report_w7(n, sc >= 0, waker, b.sc, a0, a1, t0, t1);
+    static const bl_w7_peer peer = { w7_send, NULL, w7_hold, w7_wake, w7_stop };
+    peer_start(&w7_b, NULL);
+    bl_run_w7((long)arg, &peer);
 }
 
 static const bl_workload workloads[] = {

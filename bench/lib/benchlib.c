@@ -414,3 +414,49 @@ void bl_run_w9d(double arg, int max, void (*start)(int i), void (*wake)(int i), 
     for (int i = 0; i < t; i++) stop(i);
     report_rate("w9d", "wakeups_per_s", "cpu_us_per_wakeup", (double)rounds * t, t0, t1, u0, u1, false);
 }
+
+/* ---- W7 driver ---------------------------------------------------------- */
+
+static atomic_long w7_handled;
+static atomic_int w7_busy, w7_release;
+
+void bl_w7_handled(void) { atomic_fetch_add(&w7_handled, 1); }
+
+void bl_w7_hold(void)
+{
+    atomic_store(&w7_busy, 1);
+    while (!atomic_load(&w7_release)) bl_spin_pause();
+}
+
+void bl_run_w7(long n, const bl_w7_peer *peer)
+{
+    atomic_store(&w7_handled, 0);
+    atomic_store(&w7_busy, 0);
+    atomic_store(&w7_release, 0);
+    int sc = bl_sc_open();
+    bl_sleep_us(2000);
+    /* (a) the loop sleeps; we hand it work and wake it. */
+    long long waker = 0;
+    for (long i = 0; i < n; i++) {
+        long long c0 = bl_sc_read(sc);
+        peer->send();
+        long long c1 = bl_sc_read(sc);
+        waker += c1 - c0;
+        while (atomic_load(&w7_handled) <= i) bl_spin_pause();
+        if (peer->settle) peer->settle();
+        bl_sleep_us(50);
+    }
+    /* (b) the loop is awake (in a callout); we wake it n times. */
+    peer->hold();
+    while (!atomic_load(&w7_busy)) bl_spin_pause();
+    long long a0 = bl_sc_read(sc);
+    uint64_t t0 = bl_now_ns();
+    for (long i = 0; i < n; i++) peer->wake();
+    uint64_t t1 = bl_now_ns();
+    long long a1 = bl_sc_read(sc);
+    atomic_store(&w7_release, 1);
+    bl_sleep_us(2000);
+    long long loop_sc = peer->stop();
+    bl_sc_close(sc);
+    bl_report_w7(n, sc >= 0, waker, loop_sc, a0, a1, t0, t1);
+}

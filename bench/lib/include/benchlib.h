@@ -106,6 +106,25 @@ void bl_pair_wait_go(void);
 void bl_run_w9d(double arg, int max, void (*start)(int i), void (*wake)(int i), long (*handled)(void),
                 void (*stop)(int i));
 
+/* W7: the system calls of a wake-up. A peer names how it reaches its loop
+   (started on another thread before bl_run_w7); the driver wakes the sleeping
+   loop n times with work (send, then settle if given, until the loop is
+   asleep again), then holds the loop in a callout (hold) and wakes it n times
+   more (wake), then stops it. The work that send queues calls
+   bl_w7_handled(), the work that hold queues calls bl_w7_hold() (it returns
+   when the driver is done). stop() returns the loop thread's system calls, or
+   -1. Prints the w7 row. */
+typedef struct {
+    void (*send)(void);
+    void (*settle)(void);
+    void (*hold)(void);
+    void (*wake)(void);
+    long long (*stop)(void);
+} bl_w7_peer;
+void bl_run_w7(long n, const bl_w7_peer *peer);
+void bl_w7_handled(void);
+void bl_w7_hold(void);
+
 /* Busy-wait helpers. */
 void bl_spin_pause(void);
 void bl_sleep_us(long us);
