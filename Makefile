@@ -10,10 +10,14 @@ VERSION := 0.1.0
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=c11 -fPIC -pthread $(WARN) -ISources/CRunLoop/include $(CFLAGS)
+# The library's own files also find what the core lends its layers (core_api/);
+# core/'s private headers are found only by core/'s own files (same folder).
+LIB_CFLAGS = $(ALL_CFLAGS) -ISources/CRunLoop/core_api
 LDLIBS  := -pthread -ldl -lm
 
-LIB_SRCS := $(sort $(wildcard Sources/CRunLoop/*.c))
-LIB_HDRS := $(wildcard Sources/CRunLoop/*.h Sources/CRunLoop/include/*.h)
+# One folder per layer: core/, linux/, threads/, monitor/ (docs/ARCHITECTURE.md).
+LIB_SRCS := $(sort $(wildcard Sources/CRunLoop/*/*.c))
+LIB_HDRS := $(wildcard Sources/CRunLoop/*/*.h)
 LIB_OBJS := $(patsubst Sources/CRunLoop/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 
 TEST_SRCS := $(sort $(wildcard Tests/c/test_*.c))
@@ -44,7 +48,7 @@ lib: $(BUILD)/libcrunloop.a $(BUILD)/libcrunloop.so $(GLIB_LIBS_OUT)
 
 $(BUILD)/obj/%.o: Sources/CRunLoop/%.c $(LIB_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(CC) $(LIB_CFLAGS) -c $< -o $@
 
 $(BUILD)/libcrunloop.a: $(LIB_OBJS)
 	@rm -f $@

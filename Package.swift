@@ -19,6 +19,10 @@ var package = Package(
             name: "CRunLoop",
             path: "Sources/CRunLoop",
             exclude: ["exports.map"],
+            // One folder per layer (docs/ARCHITECTURE.md); every file also
+            // finds what the core lends its layers (core_api/), while core/'s
+            // private headers are found only by core/'s own files.
+            cSettings: [.headerSearchPath("core_api")],
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]
         ),
         .target(

@@ -1,6 +1,6 @@
 // The main run loop drains DispatchQueue.main, and so @MainActor work, without
 // dispatchMain(): libdispatch's main-queue eventfd is a version-1 source in the
-// main loop's common modes (Sources/CRunLoop/rl_main_queue.c).
+// main loop's common modes (Sources/CRunLoop/core/rl_main_queue.c).
 //
 // These tests run the main thread's loop, so they need XCTest to call them on
 // the process's main thread (it does for synchronous tests); elsewhere they

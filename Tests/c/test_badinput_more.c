@@ -7,34 +7,13 @@
    used after invalidation. Each ends by checking that the loop still works. */
 #include <CRunLoop.h>
 #include "rltest.h"
+#include "rltest_badinput.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
 #include <pthread.h>
 #include <stdatomic.h>
-
-static int g_count;
-static void count_perform(void *info) { (void)info; g_count++; }
-static void count_timer(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; g_count++; }
-static void count_obs(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) { (void)o; (void)a; (void)info; g_count++; }
-
-static void assert_loop_still_works(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
-    int before = g_count;
-    RLRunLoopSourceRef s = rl_test_source0(0, count_perform, NULL);
-    RLRunLoopAddSource(rl, s, "works");
-    RLRunLoopSourceSignal(s);
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode("works", 1, true), kRLRunLoopRunHandledSource);
-    RL_ASSERT_EQ_INT(g_count, before + 1);
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.005, 0, count_timer, NULL);
-    RLRunLoopAddTimer(rl, t, "works");
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode("works", 0.1, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, before + 2);
-    RLRunLoopSourceInvalidate(s);
-    RLRelease(s);
-    RLRelease(t);
-}
 
 /* Counting context callbacks. */
 typedef struct { int retains, releases, schedules, cancels; } counts;

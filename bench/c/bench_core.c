@@ -29,7 +29,6 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <dirent.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -245,15 +244,7 @@ static void run_w3(double secs)
     bl_usage u1 = bl_usage_now(false);
     RLRunLoopTimerInvalidate(t);
     RLRelease(t);
-    long n = w3.fires < w3.cap ? w3.fires : w3.cap;
-    double elapsed = (double)(t1 - w3.first) / 1e9;
-    bl_result_begin("w3");
-    bl_result("fires", (double)w3.fires);
-    bl_result("expected", floor(elapsed / W3_INTERVAL) + 1);
-    bl_result("jit_mean_us", bl_mean(w3.jit, n));
-    bl_result("jit_p99_us", bl_percentile(w3.jit, n, 99));
-    bl_result("cpu_pct", (u1.cpu_us - u0.cpu_us) / ((double)(t1 - t0) / 1e3) * 100);
-    bl_result_end();
+    bl_report_w3("w3", w3.fires, w3.cap, w3.jit, w3.first, t0, t1, u0, u1, -1);
     free(w3.jit);
 }
 
@@ -279,13 +270,7 @@ static void run_w4(double arg)
     while (w4_done < w4_n) RLRunLoopRunInMode(MODE, 10.0, false);
     uint64_t t2 = bl_now_ns();
     long long m1 = bl_mallocs();
-    bl_result_begin("w4");
-    bl_result("n", (double)w4_n);
-    bl_result("blocks_per_s", (double)w4_n / ((double)(t2 - t0) / 1e9));
-    bl_result("enqueue_ns", (double)(t1 - t0) / (double)w4_n);
-    bl_result("drain_ns", (double)(t2 - t1) / (double)w4_n);
-    if (m0 >= 0) bl_result("mallocs_per_block", (double)(m1 - m0) / (double)w4_n);
-    bl_result_end();
+    bl_report_w4(w4_n, t0, t1, t2, m0, m1);
     keepalive_remove(ka);
 }
 
@@ -356,12 +341,7 @@ static void w5_ping_pong(const char *name, void (*setup_b)(void))
     long long sc1 = bl_sc_read(sc);
     peer_stop(&b);
     bl_sc_close(sc);
-    bl_result_begin(name);
-    bl_result("rt_per_s", (double)w5.n / ((double)(t1 - t0) / 1e9));
-    bl_result("rtt_med_us", bl_median(w5.rtt, w5.n));
-    bl_result("rtt_p99_us", bl_percentile(w5.rtt, w5.n, 99));
-    if (sc0 >= 0 && b.sc >= 0) bl_result("sc_per_rt", (double)(sc1 - sc0 + b.sc) / (double)w5.n);
-    bl_result_end();
+    bl_report_w5(name, w5.n, t0, t1, w5.rtt, sc0, sc1, b.sc);
 }
 
 static void run_w5(double arg)
@@ -451,13 +431,7 @@ static void run_w6(double secs)
     bl_usage u1 = bl_usage_now(false);
     long long sc1 = bl_sc_read(sc);
     int threads = bl_threads();
-    bl_result_begin("w6");
-    bl_result("cpu_us", u1.cpu_us - u0.cpu_us);
-    bl_result("vcsw", (double)(u1.vcsw - u0.vcsw));
-    bl_result("ivcsw", (double)(u1.ivcsw - u0.ivcsw));
-    bl_result("threads", threads);
-    if (sc0 >= 0) bl_result("syscalls", (double)(sc1 - sc0));
-    bl_result_end();
+    bl_report_w6(u0, u1, threads, sc0, sc1);
     bl_sc_close(sc);
     RLRunLoopTimerInvalidate(t);
     RLRelease(t);
@@ -503,16 +477,7 @@ static void run_e3(double secs)
     bl_usage u1 = bl_usage_now(false);
     RLRunLoopTimerInvalidate(t);
     RLRelease(t);
-    long n = w3.fires < w3.cap ? w3.fires : w3.cap;
-    double elapsed = (double)(t1 - w3.first) / 1e9;
-    bl_result_begin("e3");
-    bl_result("fires", (double)w3.fires);
-    bl_result("expected", floor(elapsed / W3_INTERVAL) + 1);
-    bl_result("host_wakeups", (double)wakeups);
-    bl_result("jit_mean_us", bl_mean(w3.jit, n));
-    bl_result("jit_p99_us", bl_percentile(w3.jit, n, 99));
-    bl_result("cpu_pct", (u1.cpu_us - u0.cpu_us) / ((double)(t1 - t0) / 1e3) * 100);
-    bl_result_end();
+    bl_report_w3("e3", w3.fires, w3.cap, w3.jit, w3.first, t0, t1, u0, u1, wakeups);
     free(w3.jit);
 }
 
@@ -541,67 +506,45 @@ static void run_e6(double secs)
 
 /* ---- W7: system calls per pass ------------------------------------------------ */
 
-static atomic_long w7_count;
-static atomic_int w7_busy, w7_release;
+static peer_thread w7_b;
 
-static void w7_on_b(void *info) { (void)info; atomic_fetch_add(&w7_count, 1); }
+static void w7_on_b(void *info) { (void)info; bl_w7_handled(); }
+static void w7_spin_b(void *info) { (void)info; bl_w7_hold(); }
 
-static void w7_spin_b(void *info)
+static void w7_send(void)
 {
-    (void)info;
-    atomic_store(&w7_busy, 1);
-    while (!atomic_load(&w7_release)) bl_spin_pause();
-    atomic_store(&w7_busy, 0);
+    RLRunLoopPerformFunction(w7_b.rl, MODE, w7_on_b, NULL);
+    RLRunLoopWakeUp(w7_b.rl);
+}
+
+/* Lets the loop go back to sleep. */
+static void w7_settle(void)
+{
+    uint64_t until = bl_now_ns() + 1000000;
+    while (!RLRunLoopIsWaiting(w7_b.rl) && bl_now_ns() < until) bl_spin_pause();
+}
+
+static void w7_hold(void)
+{
+    RLRunLoopPerformFunction(w7_b.rl, MODE, w7_spin_b, NULL);
+    RLRunLoopWakeUp(w7_b.rl);
+}
+
+static void w7_wake(void) { RLRunLoopWakeUp(w7_b.rl); }
+
+/* b.sc: every system call the loop thread made from start to stop, which is
+   n woken passes + the busy pass + the stop; subtract nothing, divide by n. */
+static long long w7_stop(void)
+{
+    peer_stop(&w7_b);
+    return w7_b.sc;
 }
 
 static void run_w7(double arg)
 {
-    long n = (long)arg;
-    peer_thread b;
-    atomic_store(&w7_count, 0);
-    peer_start(&b, NULL);
-    int sc = bl_sc_open();
-    bl_sleep_us(2000);
-    /* (a) the loop sleeps; we queue a function and wake it. */
-    long long waker = 0;
-    for (long i = 0; i < n; i++) {
-        long long c0 = bl_sc_read(sc);
-        RLRunLoopPerformFunction(b.rl, MODE, w7_on_b, NULL);
-        RLRunLoopWakeUp(b.rl);
-        long long c1 = bl_sc_read(sc);
-        waker += c1 - c0;
-        while (atomic_load(&w7_count) <= i) bl_spin_pause();
-        /* let it go back to sleep */
-        uint64_t until = bl_now_ns() + 1000000;
-        while (!RLRunLoopIsWaiting(b.rl) && bl_now_ns() < until) bl_spin_pause();
-        bl_sleep_us(50);
-    }
-    /* (b) the loop is awake (in a callout); we wake it n times. */
-    atomic_store(&w7_busy, 0);
-    atomic_store(&w7_release, 0);
-    RLRunLoopPerformFunction(b.rl, MODE, w7_spin_b, NULL);
-    RLRunLoopWakeUp(b.rl);
-    while (!atomic_load(&w7_busy)) bl_spin_pause();
-    long long a0 = bl_sc_read(sc);
-    uint64_t t0 = bl_now_ns();
-    for (long i = 0; i < n; i++) RLRunLoopWakeUp(b.rl);
-    uint64_t t1 = bl_now_ns();
-    long long a1 = bl_sc_read(sc);
-    atomic_store(&w7_release, 1);
-    bl_sleep_us(2000);
-    peer_stop(&b);
-    bl_sc_close(sc);
-    /* b.sc: every system call the loop thread made from start to stop, which is
-       n woken passes + the busy pass + the stop; subtract nothing, divide by n. */
-    bl_result_begin("w7");
-    bl_result("n", (double)n);
-    if (sc >= 0) {
-        bl_result("sc_waker_per_wake", (double)waker / (double)n);
-        bl_result("sc_loop_per_woken_pass", (double)b.sc / (double)n);
-        bl_result("sc_per_wake_awake", (double)(a1 - a0) / (double)n);
-    }
-    bl_result("ns_per_wake_awake", (double)(t1 - t0) / (double)n);
-    bl_result_end();
+    static const bl_w7_peer peer = { w7_send, w7_settle, w7_hold, w7_wake, w7_stop };
+    peer_start(&w7_b, NULL);
+    bl_run_w7((long)arg, &peer);
 }
 
 /* ---- scale: adding and removing many items (ours only) --------------------- */
@@ -700,8 +643,6 @@ static void run_scale(double arg)
 typedef struct w8_pair {
     RLRunLoopRef a, b;
     long n, done;
-    atomic_int ready;
-    pthread_t ta, tb;
     atomic_int stop_b;
 } w8_pair;
 
@@ -731,21 +672,19 @@ static void *w8_b_main(void *arg)
     w8_pair *p = arg;
     p->b = RLRunLoopGetCurrent();
     RLRunLoopSourceRef ka = keepalive_add(p->b);
-    atomic_fetch_add(&p->ready, 1);
+    bl_pair_ready();
     while (!atomic_load(&p->stop_b)) RLRunLoopRunInMode(MODE, 1.0, false);
     keepalive_remove(ka);
     return NULL;
 }
-
-static atomic_int w8_go;
 
 static void *w8_a_main(void *arg)
 {
     w8_pair *p = arg;
     p->a = RLRunLoopGetCurrent();
     RLRunLoopSourceRef ka = keepalive_add(p->a);
-    atomic_fetch_add(&p->ready, 1);
-    while (!atomic_load(&w8_go)) bl_spin_pause();
+    bl_pair_ready();
+    bl_pair_wait_go();
     RLRunLoopPerformFunction(p->b, MODE, w8_on_b, p);
     RLRunLoopWakeUp(p->b);
     while (p->done < p->n) RLRunLoopRunInMode(MODE, 10.0, false);
@@ -753,49 +692,23 @@ static void *w8_a_main(void *arg)
     return NULL;
 }
 
-static void run_w8(double arg)
+static void *w8_pair_at(int k, long n)
 {
-    long n = (long)arg;
-    atomic_store(&w8_go, 0);
-    for (int k = 0; k < W8_PAIRS; k++) {
-        memset(&w8[k], 0, sizeof w8[k]);
-        w8[k].n = n;
-        pthread_create(&w8[k].tb, NULL, w8_b_main, &w8[k]);
-        while (atomic_load(&w8[k].ready) < 1) bl_spin_pause();
-        pthread_create(&w8[k].ta, NULL, w8_a_main, &w8[k]);
-        while (atomic_load(&w8[k].ready) < 2) bl_spin_pause();
-    }
-    bl_usage u0 = bl_usage_now(false);
-    uint64_t t0 = bl_now_ns();
-    atomic_store(&w8_go, 1);
-    for (int k = 0; k < W8_PAIRS; k++) pthread_join(w8[k].ta, NULL);
-    uint64_t t1 = bl_now_ns();
-    bl_usage u1 = bl_usage_now(false);
-    for (int k = 0; k < W8_PAIRS; k++) {
-        atomic_store(&w8[k].stop_b, 1);
-        RLRunLoopStop(w8[k].b);
-        RLRunLoopWakeUp(w8[k].b);
-        pthread_join(w8[k].tb, NULL);
-    }
-    double total = (double)n * W8_PAIRS;
-    bl_result_begin("w8");
-    bl_result("rt_per_s", total / ((double)(t1 - t0) / 1e9));
-    bl_result("cpu_us_per_rt", (u1.cpu_us - u0.cpu_us) / total);
-    bl_result("csw_per_rt", (double)(u1.vcsw - u0.vcsw + u1.ivcsw - u0.ivcsw) / total);
-    bl_result_end();
+    memset(&w8[k], 0, sizeof w8[k]);
+    w8[k].n = n;
+    return &w8[k];
 }
+
+static void w8_stop_b(int k)
+{
+    atomic_store(&w8[k].stop_b, 1);
+    RLRunLoopStop(w8[k].b);
+    RLRunLoopWakeUp(w8[k].b);
+}
+
+static void run_w8(double arg) { bl_run_w8((long)arg, W8_PAIRS, w8_pair_at, w8_a_main, w8_b_main, w8_stop_b); }
 
 /* ---- W9 scale ----------------------------------------------------------- */
-
-static int open_fd_count(void)
-{
-    int n = 0;
-    DIR *d = opendir("/proc/self/fd");
-    if (!d) return -1;
-    while (readdir(d)) n++;
-    closedir(d);
-    return n - 3;   /* ".", "..", and the directory's own descriptor */
-}
 
 /* (a) N registered fds, one active: the active eventfd's perform reads it and
    writes it again, so every pass handles exactly one event. */
@@ -833,7 +746,7 @@ static void run_w9a(double arg)
     w9a.want = 50000;
     w9a.events = 0;
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    int fds_before = open_fd_count();
+    int fds_before = bl_open_fds();
     int *fds = calloc((size_t)n, sizeof(int));
     RLRunLoopSourceRef *srcs = calloc((size_t)n, sizeof *srcs);
     for (long i = 0; i < n; i++) {
@@ -843,7 +756,7 @@ static void run_w9a(double arg)
         RLRunLoopAddSource(rl, srcs[i], MODE);
     }
     RLRunLoopRunInMode(MODE, 0, false);
-    int fds_after = open_fd_count();
+    int fds_after = bl_open_fds();
     uint64_t v = 1;
     if (write(fds[n / 2], &v, sizeof v) != sizeof v) perror("write");
     bl_usage u0 = bl_usage_now(false);
@@ -851,11 +764,7 @@ static void run_w9a(double arg)
     while (w9a.events < w9a.want) RLRunLoopRunInMode(MODE, 10.0, false);
     uint64_t t1 = bl_now_ns();
     bl_usage u1 = bl_usage_now(false);
-    bl_result_begin("w9a");
-    bl_result("ns_per_event", (double)(t1 - t0) / (double)w9a.events);
-    bl_result("cpu_ns_per_event", (u1.cpu_us - u0.cpu_us) * 1e3 / (double)w9a.events);
-    bl_result("extra_fds", (double)(fds_after - fds_before - n));
-    bl_result_end();
+    bl_report_w9a(w9a.events, t0, t1, u0, u1, fds_after - fds_before - n);
     for (long i = 0; i < n; i++) {
         RLRunLoopSourceInvalidate(srcs[i]);
         RLRelease(srcs[i]);
@@ -980,33 +889,19 @@ static struct {
 
 static void w9d_on(void *info) { (void)info; atomic_fetch_add(&w9d.handled, 1); }
 
+static void w9d_start(int i) { peer_start(&w9d.loops[i], NULL); }
+static void w9d_wake(int i)
+{
+    RLRunLoopPerformFunction(w9d.loops[i].rl, MODE, w9d_on, NULL);
+    RLRunLoopWakeUp(w9d.loops[i].rl);
+}
+static long w9d_count(void) { return atomic_load(&w9d.handled); }
+static void w9d_stop(int i) { peer_stop(&w9d.loops[i]); }
+
 static void run_w9d(double arg)
 {
-    int t = (int)arg;
-    if (t < 1) t = 1;
-    if (t > W9D_MAX) t = W9D_MAX;
-    for (int i = 0; i < t; i++) peer_start(&w9d.loops[i], NULL);
     atomic_store(&w9d.handled, 0);
-    long rounds = 40000 / t;
-    if (rounds < 200) rounds = 200;
-    bl_usage u0 = bl_usage_now(false);
-    uint64_t t0 = bl_now_ns();
-    for (long r = 0; r < rounds; r++) {
-        for (int i = 0; i < t; i++) {
-            RLRunLoopPerformFunction(w9d.loops[i].rl, MODE, w9d_on, NULL);
-            RLRunLoopWakeUp(w9d.loops[i].rl);
-        }
-        long want = (r + 1) * t;
-        while (atomic_load(&w9d.handled) < want) sched_yield();
-    }
-    uint64_t t1 = bl_now_ns();
-    bl_usage u1 = bl_usage_now(false);
-    for (int i = 0; i < t; i++) peer_stop(&w9d.loops[i]);
-    double total = (double)rounds * t;
-    bl_result_begin("w9d");
-    bl_result("wakeups_per_s", total / ((double)(t1 - t0) / 1e9));
-    bl_result("cpu_us_per_wakeup", (u1.cpu_us - u0.cpu_us) / total);
-    bl_result_end();
+    bl_run_w9d(arg, W9D_MAX, w9d_start, w9d_wake, w9d_count, w9d_stop);
 }
 
 static const bl_workload workloads[] = {

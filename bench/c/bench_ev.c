@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <dirent.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -200,14 +199,7 @@ static void run_w3(double secs)
     ev_run(loop, 0);
     uint64_t t1 = bl_now_ns();
     bl_usage u1 = bl_usage_now(false);
-    long n = w3.fires < w3.cap ? w3.fires : w3.cap;
-    bl_result_begin("w3");
-    bl_result("fires", (double)w3.fires);
-    bl_result("expected", floor((double)(t1 - w3.first) / 1e6) + 1);
-    bl_result("jit_mean_us", bl_mean(w3.jit, n));
-    bl_result("jit_p99_us", bl_percentile(w3.jit, n, 99));
-    bl_result("cpu_pct", (u1.cpu_us - u0.cpu_us) / ((double)(t1 - t0) / 1e3) * 100);
-    bl_result_end();
+    bl_report_w3("w3", w3.fires, w3.cap, w3.jit, w3.first, t0, t1, u0, u1, -1);
 }
 
 /* ---- W4 ---------------------------------------------------------------------- */
@@ -272,13 +264,7 @@ static void run_w4(double arg)
     ev_run(q.loop, 0);
     uint64_t t2 = bl_now_ns();
     long long m1 = bl_mallocs();
-    bl_result_begin("w4");
-    bl_result("n", (double)q.n);
-    bl_result("blocks_per_s", (double)q.n / ((double)(t2 - t0) / 1e9));
-    bl_result("enqueue_ns", (double)(t1 - t0) / (double)q.n);
-    bl_result("drain_ns", (double)(t2 - t1) / (double)q.n);
-    if (m0 >= 0) bl_result("mallocs_per_block", (double)(m1 - m0) / (double)q.n);
-    bl_result_end();
+    bl_report_w4(q.n, t0, t1, t2, m0, m1);
 }
 
 /* ---- W5 ---------------------------------------------------------------------- */
@@ -333,12 +319,7 @@ static void run_w5(double arg)
     long long sc1 = bl_sc_read(sc);
     peer_stop(&b);
     bl_sc_close(sc);
-    bl_result_begin("w5");
-    bl_result("rt_per_s", (double)w5.n / ((double)(t1 - t0) / 1e9));
-    bl_result("rtt_med_us", bl_median(w5.rtt, w5.n));
-    bl_result("rtt_p99_us", bl_percentile(w5.rtt, w5.n, 99));
-    if (sc0 >= 0 && b.sc >= 0) bl_result("sc_per_rt", (double)(sc1 - sc0 + b.sc) / (double)w5.n);
-    bl_result_end();
+    bl_report_w5("w5", w5.n, t0, t1, w5.rtt, sc0, sc1, b.sc);
 }
 
 /* ---- W6 ---------------------------------------------------------------------- */
@@ -359,70 +340,41 @@ static void run_w6(double secs)
     ev_run(loop, 0);
     bl_usage u1 = bl_usage_now(false);
     long long sc1 = bl_sc_read(sc);
-    bl_result_begin("w6");
-    bl_result("cpu_us", u1.cpu_us - u0.cpu_us);
-    bl_result("vcsw", (double)(u1.vcsw - u0.vcsw));
-    bl_result("ivcsw", (double)(u1.ivcsw - u0.ivcsw));
-    bl_result("threads", bl_threads());
-    if (sc0 >= 0) bl_result("syscalls", (double)(sc1 - sc0));
-    bl_result_end();
+    bl_report_w6(u0, u1, bl_threads(), sc0, sc1);
     bl_sc_close(sc);
 }
 
 /* ---- W7 ---------------------------------------------------------------------- */
 
-static atomic_long w7_count;
-static atomic_int w7_phase, w7_busy, w7_release;
+static peer_thread w7_b;
+static atomic_int w7_holding;  /* the next wake-up holds the loop in its callback */
 
 static void w7_on_b(struct ev_loop *loop, ev_async *w, int revents)
 {
     (void)loop; (void)w; (void)revents;
-    if (atomic_load(&w7_phase) == 1) {
-        atomic_store(&w7_phase, 0);
-        atomic_store(&w7_busy, 1);
-        while (!atomic_load(&w7_release)) bl_spin_pause();
-        return;
-    }
-    atomic_fetch_add(&w7_count, 1);
+    if (atomic_exchange(&w7_holding, 0)) bl_w7_hold();
+    else bl_w7_handled();
+}
+
+static void w7_wake(void) { ev_async_send(w7_b.loop, &w7_b.async); }
+
+static void w7_hold(void)
+{
+    atomic_store(&w7_holding, 1);
+    ev_async_send(w7_b.loop, &w7_b.async);
+}
+
+static long long w7_stop(void)
+{
+    peer_stop(&w7_b);
+    return w7_b.sc;
 }
 
 static void run_w7(double arg)
 {
-    long n = (long)arg;
-    peer_thread b;
-    peer_start(&b, w7_on_b, NULL);
-    int sc = bl_sc_open();
-    bl_sleep_us(2000);
-    long long waker = 0;
-    for (long i = 0; i < n; i++) {
-        long long c0 = bl_sc_read(sc);
-        ev_async_send(b.loop, &b.async);
-        long long c1 = bl_sc_read(sc);
-        waker += c1 - c0;
-        while (atomic_load(&w7_count) <= i) bl_spin_pause();
-        bl_sleep_us(50);
-    }
-    atomic_store(&w7_phase, 1);
-    ev_async_send(b.loop, &b.async);
-    while (!atomic_load(&w7_busy)) bl_spin_pause();
-    long long a0 = bl_sc_read(sc);
-    uint64_t t0 = bl_now_ns();
-    for (long i = 0; i < n; i++) ev_async_send(b.loop, &b.async);
-    uint64_t t1 = bl_now_ns();
-    long long a1 = bl_sc_read(sc);
-    atomic_store(&w7_release, 1);
-    bl_sleep_us(2000);
-    peer_stop(&b);
-    bl_sc_close(sc);
-    bl_result_begin("w7");
-    bl_result("n", (double)n);
-    if (sc >= 0) {
-        bl_result("sc_waker_per_wake", (double)waker / (double)n);
-        bl_result("sc_loop_per_woken_pass", (double)b.sc / (double)n);
-        bl_result("sc_per_wake_awake", (double)(a1 - a0) / (double)n);
-    }
-    bl_result("ns_per_wake_awake", (double)(t1 - t0) / (double)n);
-    bl_result_end();
+    static const bl_w7_peer peer = { w7_wake, NULL, w7_hold, w7_wake, w7_stop };
+    peer_start(&w7_b, w7_on_b, NULL);
+    bl_run_w7((long)arg, &peer);
 }
 
 
@@ -433,11 +385,9 @@ typedef struct {
     struct ev_loop *la, *lb;
     ev_async aa, ab;
     long n, done;
-    atomic_int ready, stop_b;
-    pthread_t ta, tb;
+    atomic_int stop_b;
 } w8_pair;
 static w8_pair w8[W8_PAIRS];
-static atomic_int w8_go;
 
 static void w8_on_b(struct ev_loop *loop, ev_async *w, int revents)
 {
@@ -462,7 +412,7 @@ static void *w8_b_main(void *arg)
     ev_async_init(&p->ab, w8_on_b);
     p->ab.data = p;
     ev_async_start(p->lb, &p->ab);
-    atomic_fetch_add(&p->ready, 1);
+    bl_pair_ready();
     ev_run(p->lb, 0);
     ev_loop_destroy(p->lb);
     return NULL;
@@ -475,43 +425,28 @@ static void *w8_a_main(void *arg)
     ev_async_init(&p->aa, w8_on_a);
     p->aa.data = p;
     ev_async_start(p->la, &p->aa);
-    atomic_fetch_add(&p->ready, 1);
-    while (!atomic_load(&w8_go)) bl_spin_pause();
+    bl_pair_ready();
+    bl_pair_wait_go();
     ev_async_send(p->lb, &p->ab);
     ev_run(p->la, 0);
     ev_loop_destroy(p->la);
     return NULL;
 }
 
-static void run_w8(double arg)
+static void *w8_pair_at(int k, long n)
 {
-    long n = (long)arg;
-    for (int k = 0; k < W8_PAIRS; k++) {
-        memset(&w8[k], 0, sizeof w8[k]);
-        w8[k].n = n;
-        pthread_create(&w8[k].tb, NULL, w8_b_main, &w8[k]);
-        while (atomic_load(&w8[k].ready) < 1) bl_spin_pause();
-        pthread_create(&w8[k].ta, NULL, w8_a_main, &w8[k]);
-        while (atomic_load(&w8[k].ready) < 2) bl_spin_pause();
-    }
-    bl_usage u0 = bl_usage_now(false);
-    uint64_t t0 = bl_now_ns();
-    atomic_store(&w8_go, 1);
-    for (int k = 0; k < W8_PAIRS; k++) pthread_join(w8[k].ta, NULL);
-    uint64_t t1 = bl_now_ns();
-    bl_usage u1 = bl_usage_now(false);
-    for (int k = 0; k < W8_PAIRS; k++) {
-        atomic_store(&w8[k].stop_b, 1);
-        ev_async_send(w8[k].lb, &w8[k].ab);
-        pthread_join(w8[k].tb, NULL);
-    }
-    double total = (double)n * W8_PAIRS;
-    bl_result_begin("w8");
-    bl_result("rt_per_s", total / ((double)(t1 - t0) / 1e9));
-    bl_result("cpu_us_per_rt", (u1.cpu_us - u0.cpu_us) / total);
-    bl_result("csw_per_rt", (double)(u1.vcsw - u0.vcsw + u1.ivcsw - u0.ivcsw) / total);
-    bl_result_end();
+    memset(&w8[k], 0, sizeof w8[k]);
+    w8[k].n = n;
+    return &w8[k];
 }
+
+static void w8_stop_b(int k)
+{
+    atomic_store(&w8[k].stop_b, 1);
+    ev_async_send(w8[k].lb, &w8[k].ab);
+}
+
+static void run_w8(double arg) { bl_run_w8((long)arg, W8_PAIRS, w8_pair_at, w8_a_main, w8_b_main, w8_stop_b); }
 
 /* ---- W9a: N eventfds watched (ev_io), one active ------------------------- */
 
@@ -528,22 +463,12 @@ static void w9a_active(struct ev_loop *loop, ev_io *w, int revents)
     if (write(w->fd, &v, sizeof v) != sizeof v) perror("write");
 }
 
-static int open_fd_count(void)
-{
-    int n = 0;
-    DIR *d = opendir("/proc/self/fd");
-    if (!d) return -1;
-    while (readdir(d)) n++;
-    closedir(d);
-    return n - 3;
-}
-
 static void run_w9a(double arg)
 {
     long n = (long)arg;
     w9a.want = 50000;
     struct ev_loop *loop = ev_default_loop(0);
-    int before = open_fd_count();
+    int before = bl_open_fds();
     ev_io *ios = calloc((size_t)n, sizeof *ios);
     for (long i = 0; i < n; i++) {
         int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -552,7 +477,7 @@ static void run_w9a(double arg)
         ev_io_start(loop, &ios[i]);
     }
     ev_run(loop, EVRUN_NOWAIT);
-    int after = open_fd_count();
+    int after = bl_open_fds();
     uint64_t v = 1;
     if (write(ios[n / 2].fd, &v, sizeof v) != sizeof v) perror("write");
     bl_usage u0 = bl_usage_now(false);
@@ -560,11 +485,7 @@ static void run_w9a(double arg)
     ev_run(loop, 0);
     uint64_t t1 = bl_now_ns();
     bl_usage u1 = bl_usage_now(false);
-    bl_result_begin("w9a");
-    bl_result("ns_per_event", (double)(t1 - t0) / (double)w9a.events);
-    bl_result("cpu_ns_per_event", (u1.cpu_us - u0.cpu_us) * 1e3 / (double)w9a.events);
-    bl_result("extra_fds", (double)(after - before - n));
-    bl_result_end();
+    bl_report_w9a(w9a.events, t0, t1, u0, u1, after - before - n);
 }
 
 /* ---- W9d: T loops on T threads, all woken by one thread ------------------ */
@@ -578,30 +499,12 @@ static void w9d_on(struct ev_loop *loop, ev_async *w, int revents)
     atomic_fetch_add(&w9d_handled, 1);
 }
 
-static void run_w9d(double arg)
-{
-    int t = (int)arg;
-    if (t < 1) t = 1;
-    if (t > W9D_MAX) t = W9D_MAX;
-    for (int i = 0; i < t; i++) peer_start(&w9d_loops[i], w9d_on, NULL);
-    long rounds = 40000 / t;
-    if (rounds < 200) rounds = 200;
-    bl_usage u0 = bl_usage_now(false);
-    uint64_t t0 = bl_now_ns();
-    for (long r = 0; r < rounds; r++) {
-        for (int i = 0; i < t; i++) ev_async_send(w9d_loops[i].loop, &w9d_loops[i].async);
-        long want = (r + 1) * t;
-        while (atomic_load(&w9d_handled) < want) sched_yield();
-    }
-    uint64_t t1 = bl_now_ns();
-    bl_usage u1 = bl_usage_now(false);
-    for (int i = 0; i < t; i++) peer_stop(&w9d_loops[i]);
-    double total = (double)rounds * t;
-    bl_result_begin("w9d");
-    bl_result("wakeups_per_s", total / ((double)(t1 - t0) / 1e9));
-    bl_result("cpu_us_per_wakeup", (u1.cpu_us - u0.cpu_us) / total);
-    bl_result_end();
-}
+static void w9d_start(int i) { peer_start(&w9d_loops[i], w9d_on, NULL); }
+static void w9d_wake(int i) { ev_async_send(w9d_loops[i].loop, &w9d_loops[i].async); }
+static long w9d_count(void) { return atomic_load(&w9d_handled); }
+static void w9d_stop(int i) { peer_stop(&w9d_loops[i]); }
+
+static void run_w9d(double arg) { bl_run_w9d(arg, W9D_MAX, w9d_start, w9d_wake, w9d_count, w9d_stop); }
 
 static const bl_workload workloads[] = {
     { "w1", run_w1, 100000 }, { "w2", run_w2, 1000000 }, { "w3", run_w3, 2.0 },

@@ -183,14 +183,7 @@ static void run_w3(double secs)
     g_main_loop_run(loop);
     uint64_t t1 = bl_now_ns();
     bl_usage u1 = bl_usage_now(false);
-    long n = w3.fires < w3.cap ? w3.fires : w3.cap;
-    bl_result_begin("w3");
-    bl_result("fires", (double)w3.fires);
-    bl_result("expected", floor((double)(t1 - w3.first) / 1e6) + 1);
-    bl_result("jit_mean_us", bl_mean(w3.jit, n));
-    bl_result("jit_p99_us", bl_percentile(w3.jit, n, 99));
-    bl_result("cpu_pct", (u1.cpu_us - u0.cpu_us) / ((double)(t1 - t0) / 1e3) * 100);
-    bl_result_end();
+    bl_report_w3("w3", w3.fires, w3.cap, w3.jit, w3.first, t0, t1, u0, u1, -1);
 }
 
 /* ---- W4 ---------------------------------------------------------------------- */
@@ -216,13 +209,7 @@ static void run_w4(double arg)
     g_main_loop_run(w4_loop);
     uint64_t t2 = bl_now_ns();
     long long m1 = bl_mallocs();
-    bl_result_begin("w4");
-    bl_result("n", (double)w4_n);
-    bl_result("blocks_per_s", (double)w4_n / ((double)(t2 - t0) / 1e9));
-    bl_result("enqueue_ns", (double)(t1 - t0) / (double)w4_n);
-    bl_result("drain_ns", (double)(t2 - t1) / (double)w4_n);
-    if (m0 >= 0) bl_result("mallocs_per_block", (double)(m1 - m0) / (double)w4_n);
-    bl_result_end();
+    bl_report_w4(w4_n, t0, t1, t2, m0, m1);
 }
 
 /* ---- W5 ---------------------------------------------------------------------- */
@@ -280,12 +267,7 @@ static void run_w5(double arg)
     long long sc1 = bl_sc_read(sc);
     peer_stop(&b);
     bl_sc_close(sc);
-    bl_result_begin("w5");
-    bl_result("rt_per_s", (double)w5.n / ((double)(t1 - t0) / 1e9));
-    bl_result("rtt_med_us", bl_median(w5.rtt, w5.n));
-    bl_result("rtt_p99_us", bl_percentile(w5.rtt, w5.n, 99));
-    if (sc0 >= 0 && b.sc >= 0) bl_result("sc_per_rt", (double)(sc1 - sc0 + b.sc) / (double)w5.n);
-    bl_result_end();
+    bl_report_w5("w5", w5.n, t0, t1, w5.rtt, sc0, sc1, b.sc);
 }
 
 /* ---- W6 ---------------------------------------------------------------------- */
@@ -303,66 +285,31 @@ static void run_w6(double secs)
     g_main_loop_run(loop);
     bl_usage u1 = bl_usage_now(false);
     long long sc1 = bl_sc_read(sc);
-    bl_result_begin("w6");
-    bl_result("cpu_us", u1.cpu_us - u0.cpu_us);
-    bl_result("vcsw", (double)(u1.vcsw - u0.vcsw));
-    bl_result("ivcsw", (double)(u1.ivcsw - u0.ivcsw));
-    bl_result("threads", bl_threads());
-    if (sc0 >= 0) bl_result("syscalls", (double)(sc1 - sc0));
-    bl_result_end();
+    bl_report_w6(u0, u1, bl_threads(), sc0, sc1);
     bl_sc_close(sc);
 }
 
 /* ---- W7 ---------------------------------------------------------------------- */
 
-static atomic_long w7_count;
-static atomic_int w7_busy, w7_release;
+static peer_thread w7_b;
 
-static gboolean w7_on_b(gpointer data) { (void)data; atomic_fetch_add(&w7_count, 1); return G_SOURCE_REMOVE; }
-static gboolean w7_spin_b(gpointer data)
+static gboolean w7_on_b(gpointer data) { (void)data; bl_w7_handled(); return G_SOURCE_REMOVE; }
+static gboolean w7_spin_b(gpointer data) { (void)data; bl_w7_hold(); return G_SOURCE_REMOVE; }
+static void w7_send(void) { g_main_context_invoke(w7_b.ctx, w7_on_b, NULL); }
+static void w7_hold(void) { g_main_context_invoke(w7_b.ctx, w7_spin_b, NULL); }
+static void w7_wake(void) { g_main_context_wakeup(w7_b.ctx); }
+
+static long long w7_stop(void)
 {
-    (void)data;
-    atomic_store(&w7_busy, 1);
-    while (!atomic_load(&w7_release)) bl_spin_pause();
-    return G_SOURCE_REMOVE;
+    peer_stop(&w7_b);
+    return w7_b.sc;
 }
 
 static void run_w7(double arg)
 {
-    long n = (long)arg;
-    peer_thread b;
-    peer_start(&b, NULL);
-    int sc = bl_sc_open();
-    bl_sleep_us(2000);
-    long long waker = 0;
-    for (long i = 0; i < n; i++) {
-        long long c0 = bl_sc_read(sc);
-        g_main_context_invoke(b.ctx, w7_on_b, NULL);
-        long long c1 = bl_sc_read(sc);
-        waker += c1 - c0;
-        while (atomic_load(&w7_count) <= i) bl_spin_pause();
-        bl_sleep_us(50);
-    }
-    g_main_context_invoke(b.ctx, w7_spin_b, NULL);
-    while (!atomic_load(&w7_busy)) bl_spin_pause();
-    long long a0 = bl_sc_read(sc);
-    uint64_t t0 = bl_now_ns();
-    for (long i = 0; i < n; i++) g_main_context_wakeup(b.ctx);
-    uint64_t t1 = bl_now_ns();
-    long long a1 = bl_sc_read(sc);
-    atomic_store(&w7_release, 1);
-    bl_sleep_us(2000);
-    peer_stop(&b);
-    bl_sc_close(sc);
-    bl_result_begin("w7");
-    bl_result("n", (double)n);
-    if (sc >= 0) {
-        bl_result("sc_waker_per_wake", (double)waker / (double)n);
-        bl_result("sc_loop_per_woken_pass", (double)b.sc / (double)n);
-        bl_result("sc_per_wake_awake", (double)(a1 - a0) / (double)n);
-    }
-    bl_result("ns_per_wake_awake", (double)(t1 - t0) / (double)n);
-    bl_result_end();
+    static const bl_w7_peer peer = { w7_send, NULL, w7_hold, w7_wake, w7_stop };
+    peer_start(&w7_b, NULL);
+    bl_run_w7((long)arg, &peer);
 }
 
 static const bl_workload workloads[] = {

@@ -2,9 +2,13 @@
 #define _GNU_SOURCE
 #include "benchlib.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <linux/perf_event.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,4 +260,203 @@ void bl_report_w2(long n, uint64_t t0, uint64_t t_added, uint64_t t_last, long f
     bl_result("late_p99_us", bl_percentile(late, n, 99));
     if (m0 >= 0) bl_result("mallocs_per_add", (double)(m1 - m0) / (double)n);
     bl_result_end();
+}
+
+/* ---- reports of W3-W9 (one place per metric, for every peer) ------------ */
+
+void bl_report_w3(const char *name, long fires, long cap, double *jit, uint64_t first, uint64_t t0, uint64_t t1,
+                  bl_usage u0, bl_usage u1, long host_wakeups)
+{
+    long n = fires < cap ? fires : cap;
+    bl_result_begin(name);
+    bl_result("fires", (double)fires);
+    bl_result("expected", floor((double)(t1 - first) / 1e6) + 1);
+    if (host_wakeups >= 0) bl_result("host_wakeups", (double)host_wakeups);
+    bl_result("jit_mean_us", bl_mean(jit, n));
+    bl_result("jit_p99_us", bl_percentile(jit, n, 99));
+    bl_result("cpu_pct", (u1.cpu_us - u0.cpu_us) / ((double)(t1 - t0) / 1e3) * 100);
+    bl_result_end();
+}
+
+void bl_report_w4(long n, uint64_t t0, uint64_t t1, uint64_t t2, long long m0, long long m1)
+{
+    bl_result_begin("w4");
+    bl_result("n", (double)n);
+    bl_result("blocks_per_s", (double)n / ((double)(t2 - t0) / 1e9));
+    bl_result("enqueue_ns", (double)(t1 - t0) / (double)n);
+    bl_result("drain_ns", (double)(t2 - t1) / (double)n);
+    if (m0 >= 0) bl_result("mallocs_per_block", (double)(m1 - m0) / (double)n);
+    bl_result_end();
+}
+
+void bl_report_w5(const char *name, long n, uint64_t t0, uint64_t t1, double *rtt, long long sc0, long long sc1,
+                  long long peer_sc)
+{
+    bl_result_begin(name);
+    bl_result("rt_per_s", (double)n / ((double)(t1 - t0) / 1e9));
+    bl_result("rtt_med_us", bl_median(rtt, n));
+    bl_result("rtt_p99_us", bl_percentile(rtt, n, 99));
+    if (sc0 >= 0 && peer_sc >= 0) bl_result("sc_per_rt", (double)(sc1 - sc0 + peer_sc) / (double)n);
+    bl_result_end();
+}
+
+void bl_report_w6(bl_usage u0, bl_usage u1, int threads, long long sc0, long long sc1)
+{
+    bl_result_begin("w6");
+    bl_result("cpu_us", u1.cpu_us - u0.cpu_us);
+    bl_result("vcsw", (double)(u1.vcsw - u0.vcsw));
+    bl_result("ivcsw", (double)(u1.ivcsw - u0.ivcsw));
+    bl_result("threads", threads);
+    if (sc0 >= 0) bl_result("syscalls", (double)(sc1 - sc0));
+    bl_result_end();
+}
+
+void bl_report_w7(long n, bool counted, long long waker, long long loop_sc, long long a0, long long a1, uint64_t t0,
+                  uint64_t t1)
+{
+    bl_result_begin("w7");
+    bl_result("n", (double)n);
+    if (counted) {
+        bl_result("sc_waker_per_wake", (double)waker / (double)n);
+        bl_result("sc_loop_per_woken_pass", (double)loop_sc / (double)n);
+        bl_result("sc_per_wake_awake", (double)(a1 - a0) / (double)n);
+    }
+    bl_result("ns_per_wake_awake", (double)(t1 - t0) / (double)n);
+    bl_result_end();
+}
+
+void bl_report_w9a(long events, uint64_t t0, uint64_t t1, bl_usage u0, bl_usage u1, int extra_fds)
+{
+    bl_result_begin("w9a");
+    bl_result("ns_per_event", (double)(t1 - t0) / (double)events);
+    bl_result("cpu_ns_per_event", (u1.cpu_us - u0.cpu_us) * 1e3 / (double)events);
+    bl_result("extra_fds", (double)extra_fds);
+    bl_result_end();
+}
+
+int bl_open_fds(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) return -1;
+    while (readdir(d)) n++;
+    closedir(d);
+    return n - 3;   /* ".", "..", and the directory's own descriptor */
+}
+
+/* Rate and CPU per operation over a timed stretch (W8, W9d). */
+static void report_rate(const char *name, const char *rate_key, const char *cpu_key, double total, uint64_t t0,
+                        uint64_t t1, bl_usage u0, bl_usage u1, bool switches)
+{
+    bl_result_begin(name);
+    bl_result(rate_key, total / ((double)(t1 - t0) / 1e9));
+    bl_result(cpu_key, (u1.cpu_us - u0.cpu_us) / total);
+    if (switches) bl_result("csw_per_rt", (double)(u1.vcsw - u0.vcsw + u1.ivcsw - u0.ivcsw) / total);
+    bl_result_end();
+}
+
+/* ---- W8 and W9d drivers --------------------------------------------------- */
+
+#define W8_MAX_PAIRS 16
+static atomic_int pairs_ready, pairs_go;
+
+void bl_pair_ready(void) { atomic_fetch_add(&pairs_ready, 1); }
+void bl_pair_wait_go(void)
+{
+    while (!atomic_load(&pairs_go)) bl_spin_pause();
+}
+
+void bl_run_w8(long n, int pairs, void *(*pair)(int k, long n), void *(*a_main)(void *), void *(*b_main)(void *),
+               void (*stop_b)(int k))
+{
+    pthread_t ta[W8_MAX_PAIRS], tb[W8_MAX_PAIRS];
+    if (pairs > W8_MAX_PAIRS) pairs = W8_MAX_PAIRS;
+    atomic_store(&pairs_ready, 0);
+    atomic_store(&pairs_go, 0);
+    for (int k = 0; k < pairs; k++) {
+        void *p = pair(k, n);
+        pthread_create(&tb[k], NULL, b_main, p);
+        while (atomic_load(&pairs_ready) < 2 * k + 1) bl_spin_pause();
+        pthread_create(&ta[k], NULL, a_main, p);
+        while (atomic_load(&pairs_ready) < 2 * k + 2) bl_spin_pause();
+    }
+    bl_usage u0 = bl_usage_now(false);
+    uint64_t t0 = bl_now_ns();
+    atomic_store(&pairs_go, 1);
+    for (int k = 0; k < pairs; k++) pthread_join(ta[k], NULL);
+    uint64_t t1 = bl_now_ns();
+    bl_usage u1 = bl_usage_now(false);
+    for (int k = 0; k < pairs; k++) {
+        stop_b(k);
+        pthread_join(tb[k], NULL);
+    }
+    report_rate("w8", "rt_per_s", "cpu_us_per_rt", (double)n * pairs, t0, t1, u0, u1, true);
+}
+
+void bl_run_w9d(double arg, int max, void (*start)(int i), void (*wake)(int i), long (*handled)(void),
+                void (*stop)(int i))
+{
+    int t = (int)arg;
+    if (t < 1) t = 1;
+    if (t > max) t = max;
+    for (int i = 0; i < t; i++) start(i);
+    long rounds = 40000 / t;
+    if (rounds < 200) rounds = 200;
+    bl_usage u0 = bl_usage_now(false);
+    uint64_t t0 = bl_now_ns();
+    for (long r = 0; r < rounds; r++) {
+        for (int i = 0; i < t; i++) wake(i);
+        long want = (r + 1) * t;
+        while (handled() < want) sched_yield();
+    }
+    uint64_t t1 = bl_now_ns();
+    bl_usage u1 = bl_usage_now(false);
+    for (int i = 0; i < t; i++) stop(i);
+    report_rate("w9d", "wakeups_per_s", "cpu_us_per_wakeup", (double)rounds * t, t0, t1, u0, u1, false);
+}
+
+/* ---- W7 driver ---------------------------------------------------------- */
+
+static atomic_long w7_handled;
+static atomic_int w7_busy, w7_release;
+
+void bl_w7_handled(void) { atomic_fetch_add(&w7_handled, 1); }
+
+void bl_w7_hold(void)
+{
+    atomic_store(&w7_busy, 1);
+    while (!atomic_load(&w7_release)) bl_spin_pause();
+}
+
+void bl_run_w7(long n, const bl_w7_peer *peer)
+{
+    atomic_store(&w7_handled, 0);
+    atomic_store(&w7_busy, 0);
+    atomic_store(&w7_release, 0);
+    int sc = bl_sc_open();
+    bl_sleep_us(2000);
+    /* (a) the loop sleeps; we hand it work and wake it. */
+    long long waker = 0;
+    for (long i = 0; i < n; i++) {
+        long long c0 = bl_sc_read(sc);
+        peer->send();
+        long long c1 = bl_sc_read(sc);
+        waker += c1 - c0;
+        while (atomic_load(&w7_handled) <= i) bl_spin_pause();
+        if (peer->settle) peer->settle();
+        bl_sleep_us(50);
+    }
+    /* (b) the loop is awake (in a callout); we wake it n times. */
+    peer->hold();
+    while (!atomic_load(&w7_busy)) bl_spin_pause();
+    long long a0 = bl_sc_read(sc);
+    uint64_t t0 = bl_now_ns();
+    for (long i = 0; i < n; i++) peer->wake();
+    uint64_t t1 = bl_now_ns();
+    long long a1 = bl_sc_read(sc);
+    atomic_store(&w7_release, 1);
+    bl_sleep_us(2000);
+    long long loop_sc = peer->stop();
+    bl_sc_close(sc);
+    bl_report_w7(n, sc >= 0, waker, loop_sc, a0, a1, t0, t1);
 }

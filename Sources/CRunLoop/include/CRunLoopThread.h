@@ -46,8 +46,7 @@ typedef enum {
     kRLPerformRequestDropped   = 5   /* the loop's thread exited (before or while it was queued); never ran */
 } RLPerformRequestStatus;
 
-/* A delayed request. It is an RL object: RLRetain/RLRelease/RLCopyDescription
-   work on it (the description shows its status and loop). */
+/* A delayed request, reference counted on its own (not with RLRetain). */
 typedef struct __RLPerformRequest *RLPerformRequestRef;
 
 /*
@@ -137,9 +136,8 @@ RLIndex RLPerformRequestCancelWithTarget(const void *target, RLRunLoopRef rl);
    kRLPerformRequestInvalid. */
 RLPerformRequestStatus RLPerformRequestGetStatus(RLPerformRequestRef request);
 
-/* RLRetain and RLRelease for requests (the same count, thread-safe; releasing
-   never cancels). Retain(NULL) returns NULL; Release(NULL) does nothing; an
-   object that is not a request, or releasing more than retained: aborts. */
+/* Reference counting of requests (thread-safe). Retain(NULL) returns NULL;
+   Release(NULL) does nothing. Releasing more than retained is undefined. */
 RLPerformRequestRef RLPerformRequestRetain(RLPerformRequestRef request);
 void                RLPerformRequestRelease(RLPerformRequestRef request);
 
@@ -152,8 +150,6 @@ void                RLPerformRequestRelease(RLPerformRequestRef request);
  * on RLThreadGetRunLoop(t) or hand it work with RLRunLoopPerformRequest.
  * A thread runs once: it cannot be restarted after it stopped (as NSThread).
  */
-/* A run-loop thread is an RL object: RLRetain/RLRelease/RLCopyDescription
-   work on it (the description shows its name, phase and loop). */
 typedef struct __RLThread *RLThreadRef;
 
 /* Makes a thread object, not started, owned by the caller. `name` (may be
@@ -191,11 +187,9 @@ bool         RLThreadIsCurrent(RLThreadRef thread);
 /* Whether the thread has left its run loop (after a stop). false for NULL. */
 bool         RLThreadHasExited(RLThreadRef thread);
 
-/* RLRetain and RLRelease for threads (the same count, thread-safe). Releasing
-   the last reference to a started thread, by either name, stops and joins it
-   first (or, on the thread itself, stops and detaches it). Retain(NULL)
-   returns NULL; Release(NULL) does nothing; an object that is not a thread,
-   or releasing more than retained: aborts. */
+/* Reference counting (thread-safe). Releasing the last reference to a started
+   thread stops and joins it first (or, on the thread itself, stops and
+   detaches it). Retain(NULL) returns NULL; Release(NULL) does nothing. */
 RLThreadRef  RLThreadRetain(RLThreadRef thread);
 void         RLThreadRelease(RLThreadRef thread);
 

@@ -59,6 +59,72 @@ void bl_report_w1(long n, double secs, double *rtt, bl_usage u0, bl_usage u1, lo
 void bl_report_w2(long n, uint64_t t0, uint64_t t_added, uint64_t t_last, long fired, double *late, bl_usage u0,
                   bl_usage u1, long long m0, long long m1);
 
+/* W3: a 1 ms repeating timer whose first fire was due at `first`, run from t0
+   to t1; `fires` fires, the lateness of the first `cap` in jit (us). `name` is
+   the row (w3, or e3 for the embedded variant, which passes its host's
+   wake-ups; negative: not reported). */
+void bl_report_w3(const char *name, long fires, long cap, double *jit, uint64_t first, uint64_t t0, uint64_t t1,
+                  bl_usage u0, bl_usage u1, long host_wakeups);
+/* W4: n blocks queued from t0 to t1 and drained by t2, malloc counts around. */
+void bl_report_w4(long n, uint64_t t0, uint64_t t1, uint64_t t2, long long m0, long long m1);
+/* W5 (and its variants, named by `name`): n round trips from t0 to t1, their
+   RTTs (us), system calls as in bl_report_w1. */
+void bl_report_w5(const char *name, long n, uint64_t t0, uint64_t t1, double *rtt, long long sc0, long long sc1,
+                  long long peer_sc);
+/* W6: an idle loop's usage and system calls around its run, `threads` in the
+   process. */
+void bl_report_w6(bl_usage u0, bl_usage u1, int threads, long long sc0, long long sc1);
+/* W7: n wake-ups; `counted` false when system calls are not countable. waker:
+   the waker's system calls over the n wake-ups of a sleeping loop, loop_sc the
+   woken loop's; a0..a1 the waker's and t0..t1 its time over n wake-ups of a
+   loop that is awake. */
+void bl_report_w7(long n, bool counted, long long waker, long long loop_sc, long long a0, long long a1, uint64_t t0,
+                  uint64_t t1);
+/* W9a: `events` events handled from t0 to t1, and the descriptors the peer
+   opened beyond the n it was given. */
+void bl_report_w9a(long events, uint64_t t0, uint64_t t1, bl_usage u0, bl_usage u1, int extra_fds);
+
+/* Descriptors open in the process (not counting the one used to count them);
+   -1 when /proc is not readable. */
+int bl_open_fds(void);
+
+/* W8: `pairs` pairs of threads, each with its own loop, ping-ponging n round
+   trips. For pair k, the driver runs b_main(pair(k, n)) on one thread, then
+   a_main on another; each calls bl_pair_ready() once its loop is ready, and
+   a_main calls bl_pair_wait_go() before its first send and returns after its
+   n round trips. Timed from go until every a_main has returned; then
+   stop_b(k) makes b_main return. Prints the w8 row. */
+void bl_run_w8(long n, int pairs, void *(*pair)(int k, long n), void *(*a_main)(void *), void *(*b_main)(void *),
+               void (*stop_b)(int k));
+void bl_pair_ready(void);
+void bl_pair_wait_go(void);
+
+/* W9d: `arg` loops on as many threads (1 to max), all woken by this thread
+   round after round; each round waits until handled() counts every wake-up so
+   far. start(i)/stop(i) start and stop loop i, wake(i) wakes it. Prints the
+   w9d row. */
+void bl_run_w9d(double arg, int max, void (*start)(int i), void (*wake)(int i), long (*handled)(void),
+                void (*stop)(int i));
+
+/* W7: the system calls of a wake-up. A peer names how it reaches its loop
+   (started on another thread before bl_run_w7); the driver wakes the sleeping
+   loop n times with work (send, then settle if given, until the loop is
+   asleep again), then holds the loop in a callout (hold) and wakes it n times
+   more (wake), then stops it. The work that send queues calls
+   bl_w7_handled(), the work that hold queues calls bl_w7_hold() (it returns
+   when the driver is done). stop() returns the loop thread's system calls, or
+   -1. Prints the w7 row. */
+typedef struct {
+    void (*send)(void);
+    void (*settle)(void);
+    void (*hold)(void);
+    void (*wake)(void);
+    long long (*stop)(void);
+} bl_w7_peer;
+void bl_run_w7(long n, const bl_w7_peer *peer);
+void bl_w7_handled(void);
+void bl_w7_hold(void);
+
 /* Busy-wait helpers. */
 void bl_spin_pause(void);
 void bl_sleep_us(long us);

@@ -21,8 +21,7 @@
 #include <stddef.h>
 #include <sys/epoll.h>
 #include "CRunLoop.h"
-#include "rl_object.h"
-#include "rl_time.h"
+#include "rl_extras.h"   /* what the extras may use too: objects, clocks */
 #include "rl_timer_heap.h"
 
 typedef struct rl_mode rl_mode;
@@ -329,8 +328,6 @@ void     rl_loop_unlock(RLRunLoopRef rl);
 /* Releases obj while holding rl's lock: finalization waits for the unlock. */
 void     rl_loop_release_locked(RLRunLoopRef rl, const void *obj);
 bool     rl_loop_is_current_thread(RLRunLoopRef rl);
-/* The calling thread's loop if it has one already; never makes one. */
-RLRunLoopRef rl_loop_current_if_made(void);
 /* Whether the calling thread is the process's main thread (gettid == getpid),
    asked of the kernel once per thread. */
 bool     rl_on_process_main_thread(void);
@@ -372,13 +369,6 @@ void rl_mode_complete_common(RLRunLoopRef rl, rl_mode *m, rl_callback_list *sche
 bool rl_source_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *cancelled);
 bool rl_source_remove_common(RLRunLoopRef rl, RLRunLoopSourceRef s);
 
-/* The version-1 source an object (a file descriptor, a message port) makes
-   once and hands to every caller, retained: made from `context` on first
-   use, outside `lock`, and kept in `*cache` (guarded by `lock`) while
-   is_valid(owner), which is called with `lock` held. NULL once invalid. */
-RLRunLoopSourceRef rl_cached_source_copy(pthread_mutex_t *lock, RLRunLoopSourceRef *cache,
-                                         bool (*is_valid)(const void *owner), const void *owner, RLIndex order,
-                                         const RLRunLoopSourceContext1 *context);
 void rl_observer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopObserverRef o);
 bool rl_observer_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopObserverRef o);
 void rl_timer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t);
@@ -398,11 +388,7 @@ void rl_blocks_dispose(rl_block_queue *taken);   /* unlocked */
    caller's to call). dispose(info) runs after fn, or when the item is dropped. */
 bool rl_enqueue_block(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *), void *info,
                       void (*dispose)(void *));
-/* The same, saying why an item was not queued: refused (bad input, or the
-   loop's thread has exited: it never will be) or out of memory (try later). */
-typedef enum { RL_QUEUED, RL_QUEUE_REFUSED, RL_QUEUE_NO_MEMORY } rl_queue_status;
-rl_queue_status rl_enqueue_block_status(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *), void *info,
-                                        void (*dispose)(void *));
+/* The same, saying why (rl_enqueue_block_status, rl_extras.h). */
 void rl_blocks_free(RLRunLoopRef rl);
 
 /* The steps of a pass; loop locked on entry and exit. */
@@ -438,10 +424,6 @@ void rl_wait_signal(RLRunLoopRef rl);
 /* Waits (timeout_ms as epoll_wait's) for events of the armed mode. Called
    unlocked by the loop's thread, after rl_wait_prepare. */
 int  rl_wait_events(RLRunLoopRef rl, struct epoll_event *events, int max, int timeout_ms);
-/* The process image this runs in: bumped in a child by fork(). Objects that
-   own kernel objects record it when made and compare it to notice they were
-   inherited (the atfork handler is installed by the first call). */
-unsigned rl_process_generation(void);
 /* In a forked child, replaces the inherited kernel objects (the parent's)
    by the child's own; nothing otherwise. */
 void rl_wait_own_kernel_objects(RLRunLoopRef rl);

@@ -28,7 +28,7 @@
 #define _GNU_SOURCE
 #endif
 #include "CRunLoop.h"
-#include "rl_internal.h"
+#include "rl_extras.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,0 +1,41 @@
+/*
+ * rl_extras.h: everything the extras (linux/, threads/, monitor/) may use of
+ * the core beyond the public headers. The core's own structures and the
+ * functions its files share stay in core/rl_internal.h, which the extras
+ * cannot include (their include path has core_api/ only). Needing more of
+ * the core here is a design question: ask whether the public API should
+ * offer it instead.
+ */
+#ifndef RL_EXTRAS_H
+#define RL_EXTRAS_H
+
+#include <pthread.h>
+#include "CRunLoop.h"
+#include "rl_object.h"
+#include "rl_time.h"
+
+/* The calling thread's loop if it has one already; never makes one. */
+RLRunLoopRef rl_loop_current_if_made(void);
+
+/* The process image this runs in: bumped in a child by fork(). Objects that
+   own kernel objects record it when made and compare it to notice they were
+   inherited (the atfork handler is installed by the first call). */
+unsigned rl_process_generation(void);
+
+/* The version-1 source an object (a file descriptor, a message port) makes
+   once and hands to every caller, retained: made from `context` on first
+   use, outside `lock`, and kept in `*cache` (guarded by `lock`) while
+   is_valid(owner), which is called with `lock` held. NULL once invalid. */
+RLRunLoopSourceRef rl_cached_source_copy(pthread_mutex_t *lock, RLRunLoopSourceRef *cache,
+                                         bool (*is_valid)(const void *owner), const void *owner, RLIndex order,
+                                         const RLRunLoopSourceContext1 *context);
+
+/* Queues fn(info) for `mode` (RLRunLoopPerformFunction), saying why an item
+   was not queued: refused (bad input, or the loop's thread has exited: it
+   never will be) or out of memory (try later). dispose(info) runs after fn,
+   or when the item is dropped; when not queued it is the caller's to call. */
+typedef enum { RL_QUEUED, RL_QUEUE_REFUSED, RL_QUEUE_NO_MEMORY } rl_queue_status;
+rl_queue_status rl_enqueue_block_status(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *), void *info,
+                                        void (*dispose)(void *));
+
+#endif
