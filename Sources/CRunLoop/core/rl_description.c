@@ -109,7 +109,8 @@ static void print_mode(FILE *out, RLRunLoopRef rl, rl_mode *m) {
     fprintf(out, "\t),\n\ttimers = %s(\n", m->timer_count ? "" : "(null) ");
     for (size_t i = 0; i < m->timers.count; i++) {
         fprintf(out, "\t\t%zu : ", i);
-        print_timer(out, m->timers.entries[i].slot->timer);
+        const rl_timer_slot *slot = rl_heap_item(&m->timers, m->timers.entries[i].handle);
+        print_timer(out, slot->timer);
         fprintf(out, "\n");
     }
     int64_t next = rl_mode_next_deadline(m);

@@ -262,7 +262,8 @@ struct __RLRunLoopObserver {
 typedef struct rl_timer_slot {
     RLRunLoopTimerRef timer;
     rl_mode          *mode;
-    long              heap_index;              /* -1 while the timer is firing (scheduled after its callout) */
+    rl_heap_handle    heap_handle;             /* its entry in the mode's heap; RL_HEAP_NO_HANDLE while
+                                                  the timer is firing (scheduled after its callout) */
 } rl_timer_slot;
 
 struct __RLRunLoopTimer {
@@ -374,9 +375,6 @@ bool rl_observer_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopObserver
 void rl_timer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t);
 bool rl_timer_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t);
 rl_timer_slot *rl_timer_slot_for_mode(RLRunLoopTimerRef t, rl_mode *m);
-/* Appends the slots of h due by `limit` to out, in firing order (deadline,
-   then sequence); false if out of memory stopped it (out then holds a part). */
-bool rl_heap_collect_due(const rl_timer_heap *h, int64_t limit, rl_heap_key_buffer *keys, rl_ptr_array *out);
 /* The calling depth's key buffer (rl_loop_scratch's companion). */
 rl_heap_key_buffer *rl_loop_timer_keys(RLRunLoopRef rl);
 

@@ -86,7 +86,7 @@ static void finalize_loop(rl_object *obj) {
     free(rl->modes);
     for (size_t i = 0; i < rl->scratch_depths; i++) {
         rl_ptr_array_free(&rl->scratch[i].items);
-        free(rl->scratch[i].timer_keys.items);
+        rl_heap_key_buffer_free(&rl->scratch[i].timer_keys);
     }
     free(rl->scratch);
     rl_item_set_free(&rl->common_sources);
@@ -211,7 +211,8 @@ bool rl_loop_reserve_scratch(RLRunLoopRef rl, size_t depth) {
         rl->scratch = grown;
         rl->scratch_depths = n;
     }
-    return rl_ptr_array_reserve(&rl->scratch[depth].items, RL_SCRATCH_RESERVED);
+    return rl_ptr_array_reserve(&rl->scratch[depth].items, RL_SCRATCH_RESERVED) &&
+           rl_heap_key_buffer_reserve(&rl->scratch[depth].timer_keys, RL_SCRATCH_RESERVED);
 }
 
 rl_ptr_array *rl_loop_scratch(RLRunLoopRef rl) {
@@ -307,7 +308,7 @@ RLAbsoluteTime RLRunLoopGetNextTimerFireDate(RLRunLoopRef rl, RLRunLoopMode mode
         const rl_heap_entry *top = rl_heap_top(&m->timers);
         if (top && top->deadline_ns < best_ns) {
             best_ns = top->deadline_ns;
-            best = top->slot->timer->fire_date;
+            best = ((rl_timer_slot *)rl_heap_item(&m->timers, top->handle))->timer->fire_date;
         }
     }
     rl_loop_unlock(rl);
@@ -340,7 +341,9 @@ void rl_loop_remove_all_items(RLRunLoopRef rl, rl_callback_list *cancelled) {
         while (m->v1_count)
             rl_source_remove_from_mode(rl, m, rl->regs[m->v1[m->v1_count - 1]].source, cancelled);
         while (m->observers.count) rl_observer_remove_from_mode(rl, m, rl_item_set_first(&m->observers)->item);
-        while (m->timers.count)
-            rl_timer_remove_from_mode(rl, m, m->timers.entries[m->timers.count - 1].slot->timer);
+        while (rl_heap_count(&m->timers)) {
+            const rl_timer_slot *slot = rl_heap_item(&m->timers, m->timers.entries[rl_heap_count(&m->timers) - 1].handle);
+            rl_timer_remove_from_mode(rl, m, slot->timer);
+        }
     }
 }

@@ -104,7 +104,8 @@ void rl_mode_read_timer_slack(RLRunLoopRef rl) {
 }
 
 /* Every timer may fire anywhere in [date, date + max(tolerance, slack)]. */
-static int64_t slot_tolerance(const rl_timer_slot *slot) {
+static int64_t slot_tolerance(const void *item) {
+    const rl_timer_slot *slot = item;
     int64_t slack = timer_slack(slot->mode->rl);
     return slot->timer->tolerance_ns > slack ? slot->timer->tolerance_ns : slack;
 }

@@ -3,7 +3,7 @@
  *
  * Invariants: a timer is in at most one loop (`rl`); it has one slot per mode
  * it is in, each slot holding one reference; a slot is in its mode's heap
- * unless the timer is firing (heap_index -1). While a timer's callout runs it
+ * unless the timer is firing (no heap handle). While a timer's callout runs it
  * is out of every heap, so nested runs in any mode cannot fire it again, and
  * only it: the other due timers stay scheduled, as in CF, where a timer is
  * marked firing only when its own callout starts. Fields that scheduling
@@ -152,16 +152,24 @@ static void unlock_timer_and_loop(RLRunLoopTimerRef t, RLRunLoopRef rl) {
    re-added, re-dated or advanced after firing). Loop and timer locked. */
 static bool schedule_slot(rl_timer_slot *slot) {
     rl_mode *m = slot->mode;
-    return rl_heap_insert(&m->timers, slot, slot->timer->fire_ns, ++m->rl->timer_sequence);
+    slot->heap_handle = rl_heap_insert(&m->timers, slot, slot->timer->fire_ns, ++m->rl->timer_sequence);
+    return slot->heap_handle != RL_HEAP_NO_HANDLE;
+}
+
+/* Takes a slot out of its mode's heap, if it is there. Loop and timer locked. */
+static void unschedule_slot(rl_timer_slot *slot) {
+    if (slot->heap_handle == RL_HEAP_NO_HANDLE) return;
+    rl_heap_remove(&slot->mode->timers, slot->heap_handle);
+    slot->heap_handle = RL_HEAP_NO_HANDLE;
 }
 
 /* Re-keys every scheduled slot after the deadline moved; both locks held. */
 static void reschedule_slots(RLRunLoopTimerRef t) {
     for (size_t i = 0; i < t->slot_count; i++) {
         rl_timer_slot *slot = t->slots[i];
-        if (slot->heap_index < 0) continue;
+        if (slot->heap_handle == RL_HEAP_NO_HANDLE) continue;
         rl_mode *m = slot->mode;
-        rl_heap_update(&m->timers, (size_t)slot->heap_index, t->fire_ns, ++m->rl->timer_sequence);
+        rl_heap_update(&m->timers, slot->heap_handle, t->fire_ns, ++m->rl->timer_sequence);
         rl_mode_timers_changed(m);
     }
 }
@@ -242,7 +250,7 @@ static void add_slot(rl_mode *m, RLRunLoopTimerRef t) {
     if (rl_timer_slot_for_mode(t, m)) return;
     rl_timer_slot *slot = new_slot(t);
     if (!slot) return;
-    *slot = (rl_timer_slot){t, m, -1};
+    *slot = (rl_timer_slot){t, m, RL_HEAP_NO_HANDLE};
     /* A firing timer is scheduled when its callout ends (end_firing). */
     if (!t->firing && !schedule_slot(slot)) {
         free_slot(t, slot);
@@ -269,7 +277,7 @@ static bool remove_slot(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
     for (size_t i = 0; i < t->slot_count; i++) {
         rl_timer_slot *slot = t->slots[i];
         if (slot->mode != m) continue;
-        if (slot->heap_index >= 0) rl_heap_remove(&m->timers, (size_t)slot->heap_index);
+        unschedule_slot(slot);
         t->slots[i] = t->slots[--t->slot_count];
         free_slot(t, slot);
         rl->removals++;
@@ -381,10 +389,7 @@ void RLRunLoopTimerInvalidate(RLRunLoopTimerRef timer) {
 /* Takes a timer out of every heap for its own callout; loop and timer locked. */
 static void begin_firing(RLRunLoopTimerRef t) {
     t->firing = true;
-    for (size_t i = 0; i < t->slot_count; i++) {
-        rl_timer_slot *slot = t->slots[i];
-        if (slot->heap_index >= 0) rl_heap_remove(&slot->mode->timers, (size_t)slot->heap_index);
-    }
+    for (size_t i = 0; i < t->slot_count; i++) unschedule_slot(t->slots[i]);
 }
 
 /* The date `steps` intervals after `date`: exact on the date's own grid,
@@ -425,7 +430,7 @@ static bool end_firing(RLRunLoopTimerRef t, fired_at fired) {
     }
     for (size_t i = 0; i < t->slot_count; i++) {
         rl_timer_slot *slot = t->slots[i];
-        if (slot->heap_index >= 0) continue;
+        if (slot->heap_handle != RL_HEAP_NO_HANDLE) continue;
         schedule_slot(slot);
         rl_mode_timers_changed(slot->mode);
     }
@@ -505,11 +510,15 @@ bool rl_do_timers(RLRunLoopRef rl, rl_mode *m) {
     if (top->deadline_ns > now) return false;
     rl_ptr_array *due = rl_loop_scratch(rl);
     if (!due) return false;
-    rl_heap_collect_due(&m->timers, now, rl_loop_timer_keys(rl), due);
-    for (size_t i = 0; i < due->count; i++) {
-        RLRunLoopTimerRef t = ((rl_timer_slot *)due->items[i])->timer;
-        RLRetain(t);
-        due->items[i] = t;
+    /* Out of memory, the earliest due timers that fit are fired, in order;
+       the others stay due for the next pass. */
+    rl_heap_key_buffer *keys = rl_loop_timer_keys(rl);
+    rl_heap_collect_due(&m->timers, now, keys);
+    size_t room = rl_ptr_array_reserve(due, keys->count) ? keys->count : due->capacity;
+    for (size_t i = 0; i < keys->count && i < room; i++) {
+        rl_timer_slot *slot = rl_heap_item(&m->timers, keys->items[i].handle);
+        RLRetain(slot->timer);
+        due->items[due->count++] = slot->timer;
     }
     /* Nested runs may move the per-depth table but never this depth's buffer. */
     void **items = due->items;

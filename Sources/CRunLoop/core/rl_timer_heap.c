@@ -1,11 +1,14 @@
 /*
- * rl_timer_heap.c: the 4-ary heap. Invariants: every parent orders before its
- * children by (deadline, sequence); entries[i].slot->heap_index == i.
+ * rl_timer_heap.c: the 4-ary heap of rl_timer_heap.h. Invariants (checked by
+ * rl_heap_check): every parent orders before its children by (deadline,
+ * sequence); for every entry i, handles[entries[i].handle].position == i;
+ * the handles not in use form one free list (linked through `position`), and
+ * in-use plus free handles are all the handles. Self-contained: it includes
+ * nothing of the run loop.
  */
-#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
-#include "rl_internal.h"
+#include "rl_timer_heap.h"
 
 #define ARITY 4
 
@@ -14,9 +17,11 @@ static inline bool before(const rl_heap_entry *a, const rl_heap_entry *b) {
            (a->deadline_ns == b->deadline_ns && a->sequence < b->sequence);
 }
 
+/* Writes an entry at `index` and tells its handle where it is now: the only
+   write a sift makes outside the entry array, into the heap's own table. */
 static inline void place(rl_timer_heap *h, size_t index, rl_heap_entry e) {
     h->entries[index] = e;
-    e.slot->heap_index = (long)index;
+    h->handles[e.handle].position = (uint32_t)index;
 }
 
 static void sift_up(rl_timer_heap *h, size_t index) {
@@ -30,58 +35,97 @@ static void sift_up(rl_timer_heap *h, size_t index) {
     place(h, index, e);
 }
 
+/* The earliest child of `index` among the first `count` entries; index
+   itself if it has none. */
+static inline size_t earliest_child(const rl_timer_heap *h, size_t index, size_t count) {
+    size_t first = index * ARITY + 1;
+    if (first >= count) return index;
+    size_t end = first + ARITY < count ? first + ARITY : count;
+    size_t best = first;
+    for (size_t c = first + 1; c < end; c++)
+        if (before(&h->entries[c], &h->entries[best])) best = c;
+    return best;
+}
+
 static void sift_down(rl_timer_heap *h, size_t index) {
     rl_heap_entry e = h->entries[index];
     for (;;) {
-        size_t first = index * ARITY + 1;
-        if (first >= h->count) break;
-        size_t last = first + ARITY < h->count ? first + ARITY : h->count;
-        size_t best = first;
-        for (size_t c = first + 1; c < last; c++)
-            if (before(&h->entries[c], &h->entries[best])) best = c;
-        if (!before(&h->entries[best], &e)) break;
+        size_t best = earliest_child(h, index, h->count);
+        if (best == index || !before(&h->entries[best], &e)) break;
         place(h, index, h->entries[best]);
         index = best;
     }
     place(h, index, e);
 }
 
-/* Room for one more entry in an array of `count` entries: a full one doubles
-   (a first one holds `first`). False, the array untouched, without memory. */
-static bool reserve_entry(rl_heap_entry **entries, size_t count, size_t *capacity, size_t first) {
+/* Room for one more element in an array of `count` elements of `size` bytes:
+   a full one doubles (an empty one holds `first`). False, the array
+   untouched, without memory. */
+static bool reserve_one(void **array, size_t size, size_t count, size_t *capacity, size_t first) {
     if (count < *capacity) return true;
     size_t cap = *capacity ? *capacity * 2 : first;
-    rl_heap_entry *grown = realloc(*entries, cap * sizeof *grown);
+    void *grown = realloc(*array, cap * size);
     if (!grown) return false;
-    *entries = grown;
+    *array = grown;
     *capacity = cap;
     return true;
 }
 
-bool rl_heap_insert(rl_timer_heap *h, struct rl_timer_slot *slot, int64_t deadline_ns, uint64_t sequence) {
-    if (!reserve_entry(&h->entries, h->count, &h->capacity, 16)) return false;
-    h->entries[h->count] = (rl_heap_entry){deadline_ns, sequence, slot};
-    sift_up(h, h->count++);
-    return true;
+/* A free handle, growing the table if none is left; RL_HEAP_NO_HANDLE
+   without memory (the heap untouched). */
+static rl_heap_handle take_handle(rl_timer_heap *h) {
+    if (h->free_handle == RL_HEAP_NO_HANDLE) {
+        size_t cap = h->handle_capacity;
+        if (cap >= RL_HEAP_NO_HANDLE / 2) return RL_HEAP_NO_HANDLE;
+        void *table = h->handles;
+        if (!reserve_one(&table, sizeof *h->handles, cap, &cap, 16)) return RL_HEAP_NO_HANDLE;
+        h->handles = table;
+        /* Chain the new handles, lowest first. */
+        for (size_t i = h->handle_capacity; i < cap; i++) {
+            h->handles[i].item = NULL;
+            h->handles[i].position = i + 1 < cap ? (uint32_t)(i + 1) : RL_HEAP_NO_HANDLE;
+        }
+        h->free_handle = h->handle_capacity;
+        h->handle_capacity = (uint32_t)cap;
+    }
+    rl_heap_handle handle = h->free_handle;
+    h->free_handle = h->handles[handle].position;
+    return handle;
 }
 
-/* Removal moves the hole left at `index` down to a leaf along the earliest
+static void give_back_handle(rl_timer_heap *h, rl_heap_handle handle) {
+    h->handles[handle].item = NULL;
+    h->handles[handle].position = h->free_handle;
+    h->free_handle = handle;
+}
+
+rl_heap_handle rl_heap_insert(rl_timer_heap *h, void *item, int64_t deadline_ns, uint64_t sequence) {
+    if (h->handle_capacity == 0) h->free_handle = RL_HEAP_NO_HANDLE;   /* a zeroed heap */
+    void *entries = h->entries;
+    if (!reserve_one(&entries, sizeof *h->entries, h->count, &h->capacity, 16)) return RL_HEAP_NO_HANDLE;
+    h->entries = entries;
+    rl_heap_handle handle = take_handle(h);
+    if (handle == RL_HEAP_NO_HANDLE) return RL_HEAP_NO_HANDLE;
+    h->handles[handle].item = item;
+    h->entries[h->count] = (rl_heap_entry){deadline_ns, sequence, handle};
+    sift_up(h, h->count++);
+    return handle;
+}
+
+/* Removal moves the hole left at the entry down to a leaf along the earliest
    children, then fills it with the last entry and sifts that up. The last
    entry almost always belongs near the bottom, so this saves the comparisons
    against it that a plain sift-down makes on every level (Floyd's trick). */
-void rl_heap_remove(rl_timer_heap *h, size_t index) {
-    h->entries[index].slot->heap_index = -1;
+void rl_heap_remove(rl_timer_heap *h, rl_heap_handle handle) {
+    size_t index = h->handles[handle].position;
+    give_back_handle(h, handle);
     h->count--;
     if (index == h->count) return;
     rl_heap_entry last = h->entries[h->count];
     size_t hole = index;
     for (;;) {
-        size_t first = hole * ARITY + 1;
-        if (first >= h->count) break;
-        size_t end = first + ARITY < h->count ? first + ARITY : h->count;
-        size_t best = first;
-        for (size_t c = first + 1; c < end; c++)
-            if (before(&h->entries[c], &h->entries[best])) best = c;
+        size_t best = earliest_child(h, hole, h->count);
+        if (best == hole) break;
         place(h, hole, h->entries[best]);
         hole = best;
     }
@@ -89,7 +133,8 @@ void rl_heap_remove(rl_timer_heap *h, size_t index) {
     sift_up(h, hole);
 }
 
-void rl_heap_update(rl_timer_heap *h, size_t index, int64_t deadline_ns, uint64_t sequence) {
+void rl_heap_update(rl_timer_heap *h, rl_heap_handle handle, int64_t deadline_ns, uint64_t sequence) {
+    size_t index = h->handles[handle].position;
     rl_heap_entry old = h->entries[index];
     h->entries[index].deadline_ns = deadline_ns;
     h->entries[index].sequence = sequence;
@@ -97,58 +142,7 @@ void rl_heap_update(rl_timer_heap *h, size_t index, int64_t deadline_ns, uint64_
     else sift_down(h, index);
 }
 
-static void collect_due(const rl_timer_heap *h, size_t index, int64_t limit, rl_ptr_array *out, bool *complete) {
-    if (h->entries[index].deadline_ns > limit) return;      /* children are no earlier */
-    if (!rl_ptr_array_append(out, h->entries[index].slot)) {
-        *complete = false;
-        return;
-    }
-    for (size_t c = index * ARITY + 1; c < h->count && c <= index * ARITY + ARITY; c++)
-        collect_due(h, c, limit, out, complete);
-}
-
-/* The heap key of a slot that is in h. */
-static inline const rl_heap_entry *entry_of(const rl_timer_heap *h, void *slot) {
-    return &h->entries[((struct rl_timer_slot *)slot)->heap_index];
-}
-
-/* Heapsort of items[0..n) by their entries' keys: in place, no allocation,
-   O(n log n) however many timers are due at once. */
-static void sift_down_items(const rl_timer_heap *h, void **items, size_t n, size_t i) {
-    for (;;) {
-        size_t largest = i, l = 2 * i + 1, r = l + 1;
-        if (l < n && before(entry_of(h, items[largest]), entry_of(h, items[l]))) largest = l;
-        if (r < n && before(entry_of(h, items[largest]), entry_of(h, items[r]))) largest = r;
-        if (largest == i) return;
-        void *tmp = items[i];
-        items[i] = items[largest];
-        items[largest] = tmp;
-        i = largest;
-    }
-}
-
-static void sort_by_key(const rl_timer_heap *h, void **items, size_t n) {
-    if (n < 2) return;
-    for (size_t i = n / 2; i-- > 0;) sift_down_items(h, items, n, i);
-    for (size_t end = n - 1; end > 0; end--) {
-        void *tmp = items[0];
-        items[0] = items[end];
-        items[end] = tmp;
-        sift_down_items(h, items, end, 0);
-    }
-}
-
-/* The due entries copied by value, so that sorting them reads one array in
-   order instead of chasing every slot into its timer: with a million timers
-   due at once this is the difference between seconds and milliseconds. */
-static bool copy_due(const rl_timer_heap *h, size_t index, int64_t limit, rl_heap_key_buffer *keys) {
-    if (h->entries[index].deadline_ns > limit) return true;      /* children are no earlier */
-    if (!reserve_entry(&keys->items, keys->count, &keys->capacity, 64)) return false;
-    keys->items[keys->count++] = h->entries[index];
-    for (size_t c = index * ARITY + 1; c < h->count && c <= index * ARITY + ARITY; c++)
-        if (!copy_due(h, c, limit, keys)) return false;
-    return true;
-}
+/* ---- collecting the due entries ----------------------------------------- */
 
 static inline void swap_entries(rl_heap_entry *a, rl_heap_entry *b) {
     rl_heap_entry tmp = *a;
@@ -156,7 +150,9 @@ static inline void swap_entries(rl_heap_entry *a, rl_heap_entry *b) {
     *b = tmp;
 }
 
-static void sift_down_values(rl_heap_entry *e, size_t n, size_t i) {
+/* Binary max-heap (the latest key on top) of e[0..n), for heapsort and for
+   keeping the earliest keys when the buffer cannot grow. */
+static void sift_down_latest(rl_heap_entry *e, size_t n, size_t i) {
     for (;;) {
         size_t largest = i, l = 2 * i + 1, r = l + 1;
         if (l < n && before(&e[largest], &e[l])) largest = l;
@@ -167,12 +163,16 @@ static void sift_down_values(rl_heap_entry *e, size_t n, size_t i) {
     }
 }
 
+static void heapify_latest(rl_heap_entry *e, size_t n) {
+    for (size_t i = n / 2; i-- > 0;) sift_down_latest(e, n, i);
+}
+
 static void heapsort_values(rl_heap_entry *e, size_t n) {
     if (n < 2) return;
-    for (size_t i = n / 2; i-- > 0;) sift_down_values(e, n, i);
+    heapify_latest(e, n);
     for (size_t end = n - 1; end > 0; end--) {
         swap_entries(&e[0], &e[end]);
-        sift_down_values(e, end, 0);
+        sift_down_latest(e, end, 0);
     }
 }
 
@@ -218,22 +218,54 @@ static void sort_values(rl_heap_entry *e, size_t n, unsigned depth_left) {
     }
 }
 
-bool rl_heap_collect_due(const rl_timer_heap *h, int64_t limit, rl_heap_key_buffer *keys, rl_ptr_array *out) {
-    size_t start = out->count;
-    keys->count = 0;
-    if (!h->count) return true;
-    if (copy_due(h, 0, limit, keys) && rl_ptr_array_reserve(out, start + keys->count)) {
-        sort_values(keys->items, keys->count, 2 * 64);
-        for (size_t i = 0; i < keys->count; i++) out->items[start + i] = keys->items[i].slot;
-        out->count = start + keys->count;
-        return true;
-    }
-    /* Out of memory for the keys: sort the slots in place by their entries. */
-    bool complete = true;
-    collect_due(h, 0, limit, out, &complete);
-    sort_by_key(h, out->items + start, out->count - start);
-    return complete;
+bool rl_heap_key_buffer_reserve(rl_heap_key_buffer *keys, size_t count) {
+    if (count <= keys->capacity) return true;
+    rl_heap_entry *grown = realloc(keys->items, count * sizeof *grown);
+    if (!grown) return false;
+    keys->items = grown;
+    keys->capacity = count;
+    return true;
 }
+
+/* One due entry into the buffer. Once the buffer cannot grow (`*full`), it
+   is a max-heap of the earliest entries seen so far: an earlier one
+   replaces its latest. */
+static void keep_due(rl_heap_key_buffer *keys, const rl_heap_entry *e, bool *full) {
+    if (!*full) {
+        void *items = keys->items;
+        if (reserve_one(&items, sizeof *keys->items, keys->count, &keys->capacity, 64)) {
+            keys->items = items;
+            keys->items[keys->count++] = *e;
+            return;
+        }
+        *full = true;
+        heapify_latest(keys->items, keys->count);
+    }
+    if (keys->count && before(e, &keys->items[0])) {
+        keys->items[0] = *e;
+        sift_down_latest(keys->items, keys->count, 0);
+    }
+}
+
+/* The due entries copied by value, so that sorting them reads one array in
+   order: with a million timers due at once this is the difference between
+   seconds and milliseconds. */
+static void copy_due(const rl_timer_heap *h, size_t index, int64_t limit, rl_heap_key_buffer *keys, bool *full) {
+    if (h->entries[index].deadline_ns > limit) return;      /* children are no earlier */
+    keep_due(keys, &h->entries[index], full);
+    for (size_t c = index * ARITY + 1; c < h->count && c <= index * ARITY + ARITY; c++)
+        copy_due(h, c, limit, keys, full);
+}
+
+bool rl_heap_collect_due(const rl_timer_heap *h, int64_t limit, rl_heap_key_buffer *keys) {
+    keys->count = 0;
+    bool full = false;
+    if (h->count) copy_due(h, 0, limit, keys, &full);
+    sort_values(keys->items, keys->count, 2 * 64);
+    return !full;
+}
+
+/* ---- questions about the deadlines --------------------------------------- */
 
 static void search_latest_date(const rl_timer_heap *h, size_t index, int64_t limit, int64_t *best) {
     const rl_heap_entry *e = &h->entries[index];
@@ -249,38 +281,60 @@ int64_t rl_heap_latest_deadline_until(const rl_timer_heap *h, int64_t limit) {
     return best;
 }
 
-static void search_latest(const rl_timer_heap *h, size_t index,
-                          int64_t (*tolerance_of)(const struct rl_timer_slot *), int64_t *best) {
+static void search_latest(const rl_timer_heap *h, size_t index, int64_t (*tolerance_of)(const void *),
+                          int64_t *best) {
     const rl_heap_entry *e = &h->entries[index];
     if (e->deadline_ns >= *best) return;      /* children are no earlier */
-    int64_t tol = tolerance_of(e->slot);
+    int64_t tol = tolerance_of(h->handles[e->handle].item);
     int64_t latest = e->deadline_ns > INT64_MAX - tol ? INT64_MAX : e->deadline_ns + tol;
     if (latest < *best) *best = latest;
     for (size_t c = index * ARITY + 1; c < h->count && c <= index * ARITY + ARITY; c++)
         search_latest(h, c, tolerance_of, best);
 }
 
-int64_t rl_heap_earliest_latest(const rl_timer_heap *h, int64_t (*tolerance_of)(const struct rl_timer_slot *)) {
+int64_t rl_heap_earliest_latest(const rl_timer_heap *h, int64_t (*tolerance_of)(const void *item)) {
     int64_t best = INT64_MAX;
     if (h->count) search_latest(h, 0, tolerance_of, &best);
     return best;
 }
 
+/* ---- lifetime and checking ----------------------------------------------- */
+
+void rl_heap_key_buffer_free(rl_heap_key_buffer *keys) {
+    free(keys->items);
+    *keys = (rl_heap_key_buffer){0};
+}
+
 void rl_heap_free(rl_timer_heap *h) {
     free(h->entries);
-    h->entries = NULL;
-    h->count = h->capacity = 0;
+    free(h->handles);
+    *h = (rl_timer_heap){0};
+}
+
+const char *rl_heap_check(const rl_timer_heap *h) {
+    if (h->count > h->capacity || h->count > h->handle_capacity) return "more entries than room";
+    for (size_t i = 0; i < h->count; i++) {
+        rl_heap_handle handle = h->entries[i].handle;
+        if (handle >= h->handle_capacity) return "an entry's handle is out of range";
+        if (h->handles[handle].position != i) return "an entry's handle does not point back at it";
+        if (i > 0 && before(&h->entries[i], &h->entries[(i - 1) / ARITY])) return "a child orders before its parent";
+    }
+    size_t free_count = 0;
+    for (uint32_t f = h->handle_capacity ? h->free_handle : RL_HEAP_NO_HANDLE; f != RL_HEAP_NO_HANDLE;
+         f = h->handles[f].position) {
+        if (f >= h->handle_capacity) return "the free list leaves the handle table";
+        if (++free_count > h->handle_capacity - h->count) return "the free list is too long or loops";
+        uint32_t p = h->handles[f].position;
+        if (p < h->count && h->entries[p].handle == f) return "a handle in use is on the free list";
+        if (h->handles[f].item) return "a free handle still names an item";
+    }
+    if (free_count + h->count != h->handle_capacity) return "handles lost: neither in use nor free";
+    return NULL;
 }
 
 void rl_heap_verify(const rl_timer_heap *h) {
-    for (size_t i = 0; i < h->count; i++) {
-        if (h->entries[i].slot->heap_index != (long)i) {
-            fprintf(stderr, "CRunLoop: timer heap entry %zu has index %ld\n", i, h->entries[i].slot->heap_index);
-            abort();
-        }
-        if (i > 0 && before(&h->entries[i], &h->entries[(i - 1) / ARITY])) {
-            fprintf(stderr, "CRunLoop: timer heap order broken at %zu\n", i);
-            abort();
-        }
-    }
+    const char *broken = rl_heap_check(h);
+    if (!broken) return;
+    fprintf(stderr, "CRunLoop: timer heap invariant broken: %s\n", broken);
+    abort();
 }

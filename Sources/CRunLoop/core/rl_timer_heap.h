@@ -1,10 +1,18 @@
 /*
- * rl_timer_heap.h: a 4-ary min-heap of timer slots keyed by (deadline,
- * sequence), the deadline cached beside the pointer so sifting never touches
- * the timer (libev's layout). Equal deadlines come out in sequence order,
- * i.e. in the order the timers were (re)scheduled: the caller draws a fresh
- * sequence for every insertion and re-key. Every move writes the entry's new
- * position back into its slot, so removal and re-keying are O(log n).
+ * rl_timer_heap.h: a 4-ary min-heap of opaque items keyed by (deadline,
+ * sequence). It knows nothing of timers: it owns its entries and hands out a
+ * handle per item, which the caller keeps to remove or re-key the item later.
+ *
+ * Layout: the entries hold the key and the handle only (24 bytes), so sifting
+ * reads and writes one dense array and the heap's own position table, never
+ * the caller's objects (libev caches the key beside the pointer for the same
+ * reason; here not even the pointer is followed). Equal deadlines come out in
+ * sequence order: the caller draws a fresh sequence for every insertion and
+ * re-key, so ties fire in the order the items were (re)scheduled.
+ *
+ * Every function takes the heap's owner's lock (the caller's business); none
+ * calls out. Out of memory only insertion (and collecting into a buffer that
+ * cannot grow) can fail, and both say so.
  */
 #ifndef RL_TIMER_HEAP_H
 #define RL_TIMER_HEAP_H
@@ -13,43 +21,76 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct rl_timer_slot;
+/* Names an item while it is in a heap; reused after it leaves. */
+typedef uint32_t rl_heap_handle;
+#define RL_HEAP_NO_HANDLE UINT32_MAX
 
 typedef struct {
-    int64_t               deadline_ns;
-    uint64_t              sequence;
-    struct rl_timer_slot *slot;
+    int64_t        deadline_ns;
+    uint64_t       sequence;
+    rl_heap_handle handle;
 } rl_heap_entry;
 
+/* Per handle: the item and where its entry is (or, free, the next free handle). */
 typedef struct {
-    rl_heap_entry *entries;
-    size_t         count;
-    size_t         capacity;
+    void    *item;
+    uint32_t position;
+} rl_heap_handle_slot;
+
+typedef struct {
+    rl_heap_entry       *entries;
+    size_t               count;
+    size_t               capacity;
+    rl_heap_handle_slot *handles;
+    uint32_t             handle_capacity;
+    uint32_t             free_handle;     /* head of the free handles, RL_HEAP_NO_HANDLE if none */
 } rl_timer_heap;
 
-/* Scratch space for the keys of the due entries, reused from pass to pass. */
+/* Scratch space for the keys of the due entries, reused from call to call. */
 typedef struct {
     rl_heap_entry *items;
     size_t         count;
     size_t         capacity;
 } rl_heap_key_buffer;
 
-bool   rl_heap_insert(rl_timer_heap *h, struct rl_timer_slot *slot, int64_t deadline_ns, uint64_t sequence);
-void   rl_heap_remove(rl_timer_heap *h, size_t index);
-/* Gives the entry at `index` a new key (a re-dated timer goes after the
-   others of its deadline: the caller passes a fresh sequence). */
-void   rl_heap_update(rl_timer_heap *h, size_t index, int64_t deadline_ns, uint64_t sequence);
+/* Adds `item` with the key (deadline, sequence); returns its handle, or
+   RL_HEAP_NO_HANDLE (the heap untouched) when out of memory. */
+rl_heap_handle rl_heap_insert(rl_timer_heap *h, void *item, int64_t deadline_ns, uint64_t sequence);
+/* Removes the entry of a handle the heap gave out and has not taken back;
+   the handle is free again. */
+void rl_heap_remove(rl_timer_heap *h, rl_heap_handle handle);
+/* Gives a handle's entry a new key (a re-dated timer goes after the others of
+   its deadline: the caller passes a fresh sequence). */
+void rl_heap_update(rl_timer_heap *h, rl_heap_handle handle, int64_t deadline_ns, uint64_t sequence);
 static inline const rl_heap_entry *rl_heap_top(const rl_timer_heap *h) {
     return h->count ? &h->entries[0] : NULL;
 }
-/* The earliest of deadline + tolerance over all entries, given each slot's
+/* The item of a handle that is in the heap. */
+static inline void *rl_heap_item(const rl_timer_heap *h, rl_heap_handle handle) {
+    return h->handles[handle].item;
+}
+static inline size_t rl_heap_count(const rl_timer_heap *h) {
+    return h->count;
+}
+/* The earliest of deadline + tolerance over all entries, given each item's
    tolerance (ns); prunes subtrees whose deadline is already past the best. */
-int64_t rl_heap_earliest_latest(const rl_timer_heap *h, int64_t (*tolerance_of)(const struct rl_timer_slot *));
+int64_t rl_heap_earliest_latest(const rl_timer_heap *h, int64_t (*tolerance_of)(const void *item));
 /* The latest deadline that is <= limit (INT64_MIN if none); visits only the
    entries due by `limit`. */
 int64_t rl_heap_latest_deadline_until(const rl_timer_heap *h, int64_t limit);
-void   rl_heap_free(rl_timer_heap *h);
-/* Checks every heap invariant; aborts with a message if one is broken. */
-void   rl_heap_verify(const rl_timer_heap *h);
+/* Makes room in `keys` for `count` entries; false when out of memory. */
+bool rl_heap_key_buffer_reserve(rl_heap_key_buffer *keys, size_t count);
+/* Fills `keys` with the entries due by `limit` (deadline <= limit), sorted by
+   key, the heap untouched. Returns false if the buffer could not grow to hold
+   them all: it then holds the earliest that fit, still sorted (the rest stay
+   due for a later call). */
+bool rl_heap_collect_due(const rl_timer_heap *h, int64_t limit, rl_heap_key_buffer *keys);
+void rl_heap_key_buffer_free(rl_heap_key_buffer *keys);
+void rl_heap_free(rl_timer_heap *h);
+/* Checks every invariant of the heap (order, positions, handles); returns
+   NULL if they hold, else a static message naming the first broken one. */
+const char *rl_heap_check(const rl_timer_heap *h);
+/* rl_heap_check, aborting with its message if an invariant is broken. */
+void rl_heap_verify(const rl_timer_heap *h);
 
 #endif
