@@ -36,6 +36,10 @@
  * it is still in one is ignored. Some items have a context with release but
  * no retain (ownership handed over): release must be called exactly once.
  *
+ * The same bytes also drive the timer heap on its own (fz_heap): each pair
+ * is an insert, removal, re-key, pop or collection, checked against a plain
+ * array and followed by the heap's verifier.
+ *
  * Every input runs on fresh threads, so its loops are torn down (and
  * checked) at the end, and inputs do not share modes. Built by Tests/fuzz/Makefile
  * with libFuzzer; Tests/c/test_fuzz_corpus.c includes this file to replay the
@@ -46,6 +50,7 @@
 #define _GNU_SOURCE
 #endif
 #include <CRunLoop.h>
+#include "../../Sources/CRunLoop/rl_timer_heap.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -841,7 +846,93 @@ static void *fz_body(void *arg) {
     return NULL;   /* the loop is torn down now */
 }
 
+/* ---- the timer heap alone, against a linear model ------------------------ */
+
+#define FZ_HEAP_MAX 48
+typedef struct {
+    int64_t        deadline;
+    uint64_t       sequence;
+    rl_heap_handle handle;
+} fz_heap_item;
+
+static int fz_heap_before(const fz_heap_item *a, const fz_heap_item *b) {
+    return a->deadline < b->deadline || (a->deadline == b->deadline && a->sequence < b->sequence);
+}
+
+static int fz_heap_earliest(const fz_heap_item *items, int n) {
+    int best = -1;
+    for (int i = 0; i < n; i++)
+        if (best < 0 || fz_heap_before(&items[i], &items[best])) best = i;
+    return best;
+}
+
+static int64_t fz_heap_no_tolerance(const void *item) {
+    (void)item;
+    return 0;
+}
+
+/* Each byte pair (a, b): b % 5 picks the operation, a its argument. */
+static void fz_heap(const uint8_t *data, size_t size) {
+    rl_timer_heap h = {0};
+    rl_heap_key_buffer keys = {0};
+    fz_heap_item items[FZ_HEAP_MAX];
+    int n = 0;
+    uint64_t sequence = 0;
+    for (size_t i = 0; i + 1 < size; i += 2) {
+        unsigned a = data[i], b = data[i + 1];
+        int pick = n ? (int)(a % (unsigned)n) : -1;
+        switch (b % 5) {
+        case 0:
+        case 1:
+            if (n == FZ_HEAP_MAX) break;
+            items[n] = (fz_heap_item){a % 16, ++sequence, 0};
+            items[n].handle = rl_heap_insert(&h, &items[n], items[n].deadline, items[n].sequence);
+            FZ_CHECK(items[n].handle != RL_HEAP_NO_HANDLE);
+            n++;
+            break;
+        case 2:
+            if (pick < 0) break;
+            rl_heap_remove(&h, items[pick].handle);
+            items[pick] = items[--n];
+            break;
+        case 3:
+            if (pick < 0) break;
+            items[pick].deadline = (a >> 2) % 16;
+            items[pick].sequence = ++sequence;
+            rl_heap_update(&h, items[pick].handle, items[pick].deadline, items[pick].sequence);
+            break;
+        default: {
+            int64_t limit = a % 17;
+            FZ_CHECK(rl_heap_collect_due(&h, limit, &keys));
+            size_t due = 0;
+            for (int k = 0; k < n; k++) due += items[k].deadline <= limit;
+            FZ_CHECK(keys.count == due);
+            for (size_t k = 1; k < keys.count; k++)
+                FZ_CHECK(keys.items[k - 1].deadline_ns < keys.items[k].deadline_ns ||
+                         (keys.items[k - 1].deadline_ns == keys.items[k].deadline_ns &&
+                          keys.items[k - 1].sequence < keys.items[k].sequence));
+            FZ_CHECK(rl_heap_earliest_latest(&h, fz_heap_no_tolerance) ==
+                     (n ? items[fz_heap_earliest(items, n)].deadline : INT64_MAX));
+            int e = fz_heap_earliest(items, n);
+            if (e >= 0 && (a & 1)) {       /* pop */
+                FZ_CHECK(rl_heap_top(&h)->handle == items[e].handle);
+                rl_heap_remove(&h, items[e].handle);
+                items[e] = items[--n];
+            }
+            break;
+        }
+        }
+        FZ_CHECK(rl_heap_check(&h) == NULL);
+        FZ_CHECK(rl_heap_count(&h) == (size_t)n);
+        int e = fz_heap_earliest(items, n);
+        FZ_CHECK(e < 0 ? rl_heap_top(&h) == NULL : rl_heap_top(&h)->handle == items[e].handle);
+    }
+    rl_heap_key_buffer_free(&keys);
+    rl_heap_free(&h);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    fz_heap(data, size);
     memset(&fz, 0, sizeof fz);
     fz.data = data;
     fz.size = size;
