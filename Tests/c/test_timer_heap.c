@@ -7,7 +7,7 @@
  * broken sift or position table fails at the step that broke it. Deadlines
  * come from a small range, so ties (ordered by sequence) are common.
  */
-#include "../../Sources/CRunLoop/rl_timer_heap.h"
+#include "../../Sources/CRunLoop/core/rl_timer_heap.h"
 #include "rltest.h"
 
 #define MAX_LIVE 600

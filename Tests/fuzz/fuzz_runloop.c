@@ -50,7 +50,7 @@
 #define _GNU_SOURCE
 #endif
 #include <CRunLoop.h>
-#include "../../Sources/CRunLoop/rl_timer_heap.h"
+#include "../../Sources/CRunLoop/core/rl_timer_heap.h"
 
 #include <pthread.h>
 #include <stdint.h>
