@@ -40,7 +40,7 @@ GLIB_LIBS_OUT := $(BUILD)/libcrunloop-glib.a $(BUILD)/libcrunloop-glib.so
 GLIB_TEST_BINS := $(patsubst Tests/c-glib/%.c,$(BUILD)/tests/%,$(sort $(wildcard Tests/c-glib/test_*.c)))
 endif
 
-.PHONY: all lib install test test-c test-sanitize test-asan test-tsan test-valgrind test-swift test-swift-tsan soak \
+.PHONY: all lib install test check-layers test-c test-sanitize test-asan test-tsan test-valgrind test-swift test-swift-tsan soak \
         bench bench-quick examples demo fuzz clean
 
 all: lib
@@ -132,7 +132,15 @@ $(BUILD)/tests/readme_c.ok: README.md Tests/doc-snippets/c.sh $(LIB_HDRS) $(BUIL
 	CC="$(CC)" CFLAGS="$(CFLAGS)" sh Tests/doc-snippets/c.sh $(BUILD)/libcrunloop.a $(BUILD)/tests/readme
 	@touch $@
 
-test-c: $(TEST_BINS) $(GLIB_TEST_BINS) $(BUILD)/tests/cf_names_compile.ok $(BUILD)/tests/readme_c.ok
+# The layers (docs/ARCHITECTURE.md): no include or call cycle among the
+# library's files beyond Tests/layers/allowed.txt, extras use only the core;
+# first the checker's own test on tiny synthetic libraries.
+check-layers: $(LIB_OBJS)
+	@sh Tests/layers/test.sh >$(BUILD)/check-layers-selftest.log 2>&1 || \
+	  { cat $(BUILD)/check-layers-selftest.log; echo "check-layers: its self-test failed"; exit 1; }
+	@python3 Tests/layers/check.py Sources/CRunLoop $(BUILD)/obj Tests/layers/allowed.txt
+
+test-c: check-layers $(TEST_BINS) $(GLIB_TEST_BINS) $(BUILD)/tests/cf_names_compile.ok $(BUILD)/tests/readme_c.ok
 	@sh Tests/run-c-tests.sh $(TEST_BINS) $(GLIB_TEST_BINS)
 
 # Sanitized builds live in their own build folders so they never mix objects.

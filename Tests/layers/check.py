@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""Checks the layering of the C library: no cycle among its files, and each
+layer uses only the layers below it.
+
+    check.py SRC OBJ [ALLOW]
+
+SRC is the library's source folder (Sources/CRunLoop), OBJ the folder of its
+built objects (build/obj, one SRC/<layer>/<name>.c -> OBJ/<layer>/<name>.o),
+ALLOW an optional list of edges still tolerated ("a.c -> b.c" per line, '#'
+comments), each one closing a known cycle: the graphs less these edges must
+have no cycle.
+
+Two graphs over the files of SRC's layer folders:
+  - includes: `#include "x.h"` in a -> the file x.h resolves to (a's folder
+    first, then the shared header folders, as the compiler does);
+  - calls: a -> b when a.o leaves undefined a symbol that b.o defines
+    (`nm`), i.e. a calls a function of b or reads its data.
+
+It fails (exit 1) and names the files when:
+  - a graph has a cycle (other than through the allowed edges);
+  - an allowed edge no longer exists (remove it from ALLOW: the list only
+    shrinks);
+  - a file includes a header private to another layer (core/'s headers are
+    the core's own; the extras see include/ and core_api/ only);
+  - a lower layer calls into a higher one (the core into an extra), or an
+    extra into another extra;
+  - a source file sits outside the layer folders (the build would skip it).
+"""
+import os
+import re
+import subprocess
+import sys
+
+# Layer folders, lowest first. Folders of the same rank may not use each other.
+LAYERS = {"core": 0, "linux": 1, "threads": 1, "monitor": 1}
+# Header-only folders every file may include (public API, what the core lends).
+SHARED_HEADERS = ["include", "core_api"]
+
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+COMMENT_RE = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+
+
+def layer_of(path):
+    return path.split("/", 1)[0]
+
+
+def source_files(src):
+    files, stray = [], []
+    for root, _, names in os.walk(src):
+        for name in names:
+            if not name.endswith((".c", ".h")):
+                continue
+            rel = os.path.relpath(os.path.join(root, name), src)
+            top = layer_of(rel)
+            if top in LAYERS or top in SHARED_HEADERS:
+                files.append(rel)
+            elif name.endswith(".c"):
+                stray.append(rel)
+    return sorted(files), sorted(stray)
+
+
+def resolve_include(src, including, name):
+    """The file (relative to src) that `#include "name"` in `including`
+    finds, or None for a header outside the library (system, libc)."""
+    here = os.path.dirname(including)
+    for folder in [here] + SHARED_HEADERS:
+        candidate = os.path.normpath(os.path.join(folder, name))
+        if os.path.isfile(os.path.join(src, candidate)):
+            return candidate
+    return None
+
+
+def include_graph(src, files):
+    edges = {}
+    for f in files:
+        with open(os.path.join(src, f), encoding="utf-8", errors="replace") as fh:
+            text = COMMENT_RE.sub("", fh.read())
+        for name in INCLUDE_RE.findall(text):
+            target = resolve_include(src, f, name)
+            if target and target != f:
+                edges.setdefault((f, target), set()).add(name)
+    return edges
+
+
+def nm_symbols(obj):
+    out = subprocess.run(["nm", "-P", obj], capture_output=True, text=True, check=True).stdout
+    defined, undefined = set(), set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) < 2:
+            continue
+        name, kind = parts[0], parts[1]
+        if kind == "U":
+            undefined.add(name)
+        elif kind.isupper() or kind in ("V", "W"):
+            defined.add(name)
+    return defined, undefined
+
+
+def call_graph(objdir, sources):
+    owner, needs, missing = {}, {}, []
+    for c in sources:
+        obj = os.path.join(objdir, c[:-2] + ".o")
+        if not os.path.isfile(obj):
+            missing.append(obj)
+            continue
+        defined, undefined = nm_symbols(obj)
+        for sym in defined:
+            owner[sym] = c
+        needs[c] = undefined
+    edges = {}
+    for c, undefined in needs.items():
+        for sym in undefined:
+            target = owner.get(sym)
+            if target and target != c:
+                edges.setdefault((c, target), set()).add(sym)
+    return edges, missing
+
+
+def strongly_connected(nodes, edges):
+    """Tarjan's components of more than one node (iterative)."""
+    succ = {n: [] for n in nodes}
+    for a, b in edges:
+        succ.setdefault(a, []).append(b)
+        succ.setdefault(b, [])
+    index, low, on_stack, stack, comps = {}, {}, set(), [], []
+    counter = [0]
+    for root in sorted(succ):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(succ[root])))]
+        index[root] = low[root] = counter[0]
+        counter[0] += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, it = work[-1]
+            advanced = False
+            for nxt in it:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter[0]
+                    counter[0] += 1
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(succ[nxt]))))
+                    advanced = True
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                comp = []
+                while True:
+                    top = stack.pop()
+                    on_stack.discard(top)
+                    comp.append(top)
+                    if top == node:
+                        break
+                if len(comp) > 1:
+                    comps.append(sorted(comp))
+    return comps
+
+
+def one_cycle(comp, edges):
+    """A shortest cycle through the component's first file, as a list."""
+    members = set(comp)
+    succ = {}
+    for a, b in edges:
+        if a in members and b in members:
+            succ.setdefault(a, []).append(b)
+    start = comp[0]
+    parent, frontier = {start: None}, [start]
+    while frontier:
+        nxt_frontier = []
+        for node in frontier:
+            for nxt in sorted(succ.get(node, [])):
+                if nxt == start:
+                    path = [node]
+                    while parent[path[-1]] is not None:
+                        path.append(parent[path[-1]])
+                    return list(reversed(path)) + [start]
+                if nxt not in parent:
+                    parent[nxt] = node
+                    nxt_frontier.append(nxt)
+        frontier = nxt_frontier
+    return comp + [comp[0]]
+
+
+def describe_cycle(kind, comp, edges):
+    cycle = one_cycle(comp, edges)
+    lines = [f"{kind} cycle among {len(comp)} files: {' '.join(comp)}", "  for example:"]
+    for a, b in zip(cycle, cycle[1:]):
+        what = ", ".join(sorted(edges[(a, b)])[:4])
+        lines.append(f"    {a} -> {b}  ({what})")
+    return "\n".join(lines)
+
+
+def read_allowed(path):
+    allowed = set()
+    if not path:
+        return allowed
+    with open(path, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            parts = [p.strip() for p in line.split("->")]
+            if len(parts) != 2 or not all(parts):
+                sys.exit(f"{path}:{number}: expected 'a.c -> b.c', got {line!r}")
+            allowed.add((parts[0], parts[1]))
+    return allowed
+
+
+def layer_errors(include_edges, call_edges):
+    errors = []
+    for (a, b), names in sorted(include_edges.items()):
+        la, lb = layer_of(a), layer_of(b)
+        if lb in LAYERS and lb != la:
+            errors.append(f"layer rule: {a} includes {b}, a header private to {lb}/ "
+                          f"(other layers see {', '.join(f + '/' for f in SHARED_HEADERS)} only)")
+    for (a, b), syms in sorted(call_edges.items()):
+        la, lb = layer_of(a), layer_of(b)
+        if la == lb or la not in LAYERS or lb not in LAYERS:
+            continue
+        if LAYERS[la] <= LAYERS[lb]:
+            what = ", ".join(sorted(syms)[:4])
+            errors.append(f"layer rule: {a} ({la}/) calls into {b} ({lb}/): {what}")
+    return errors
+
+
+def main(argv):
+    if len(argv) not in (3, 4):
+        sys.exit(__doc__)
+    src, objdir = argv[1], argv[2]
+    allowed = read_allowed(argv[3] if len(argv) == 4 else None)
+    files, stray = source_files(src)
+    sources = [f for f in files if f.endswith(".c")]
+    errors = [f"{s}: a source file outside the layer folders ({', '.join(sorted(LAYERS))})" for s in stray]
+
+    includes = include_graph(src, files)
+    calls, missing = call_graph(objdir, sources)
+    if missing:
+        sys.exit("check-layers: build the library first; missing " + ", ".join(missing))
+
+    errors += layer_errors(includes, calls)
+    for edge in sorted(allowed - set(calls) - set(includes)):
+        errors.append(f"allowed edge {edge[0]} -> {edge[1]} no longer exists: remove it from the allow-list")
+    kept_includes = {e: s for e, s in includes.items() if e not in allowed}
+    for comp in strongly_connected(files, kept_includes):
+        errors.append(describe_cycle("include", comp, kept_includes))
+    kept_calls = {e: s for e, s in calls.items() if e not in allowed}
+    for comp in strongly_connected(sources, kept_calls):
+        errors.append(describe_cycle("call", comp, kept_calls))
+
+    if errors:
+        print("check-layers: FAILED", file=sys.stderr)
+        for e in errors:
+            print(e, file=sys.stderr)
+        return 1
+    tolerated = len(allowed)
+    print(f"check-layers: {len(files)} files, {len(includes)} include edges, {len(calls)} call edges, "
+          f"no cycle" + (f" but the {tolerated} allowed edges" if tolerated else "") + ", layers respected")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
