@@ -27,6 +27,32 @@ bool rl_object_release_is_last(rl_object *obj) {
     return before == 1;
 }
 
+void rl_held_object_init(rl_held_object *obj, const rl_held_class *cls) {
+    rl_object_init(&obj->base, &cls->base);
+    atomic_init(&obj->holds, 1);
+}
+
+void rl_object_hold(rl_held_object *obj) {
+    atomic_fetch_add_explicit(&obj->holds, 1, memory_order_relaxed);
+}
+
+void rl_object_unhold(rl_held_object *obj) {
+    long before = atomic_fetch_sub_explicit(&obj->holds, 1, memory_order_acq_rel);
+    if (before <= 0) {
+        fprintf(stderr, "CRunLoop: a %s's memory was released once too often (%p)\n", obj->base.cls->name,
+                (void *)obj);
+        abort();
+    }
+    if (before == 1) ((const rl_held_class *)obj->base.cls)->free_memory(&obj->base);
+}
+
+void rl_object_check(const void *obj, const rl_class *cls, const char *function) {
+    if (obj && !rl_object_is(obj, cls)) {
+        fprintf(stderr, "CRunLoop: %s called with an object that is not a %s (%p)\n", function, cls->name, obj);
+        abort();
+    }
+}
+
 const void *RLRetain(const void *obj) {
     if (!obj) return NULL;
     rl_object *o = (rl_object *)obj;

@@ -7,6 +7,16 @@
  * count reaches 0 under a run loop's lock is not finalized there but parked on
  * that loop's graveyard and finalized after the lock is dropped (finalizers may
  * call user code, which may call back into the loop).
+ *
+ * Held objects (rl_held_object) work on after their last reference: a thread
+ * they run, or observers in a loop, still call into them. Their `holds` count
+ * keeps the memory: one hold for all the references together, one per such
+ * internal user. The last release tears the object down (the class's
+ * finalize: invalidate, stop, join) and then drops the references' hold; the
+ * last hold frees the memory (the class's free_memory). So a callout still
+ * running on another thread never touches freed memory, and the references
+ * alone decide when the object stops working. This is the strong/weak pair of
+ * a shared pointer, with the weak side kept private.
  */
 #ifndef RL_OBJECT_H
 #define RL_OBJECT_H
@@ -19,7 +29,8 @@ typedef struct rl_object rl_object;
 
 typedef struct rl_class {
     const char *name;
-    void  (*finalize)(rl_object *obj);             /* frees everything, including obj */
+    void  (*finalize)(rl_object *obj);             /* frees everything, including obj; held
+                                                      objects: tears down, then rl_object_unhold */
     char *(*copy_description)(const rl_object *obj);
 } rl_class;
 
@@ -35,6 +46,34 @@ void rl_object_init(rl_object *obj, const rl_class *cls);
 /* Drops one reference; returns true when it was the last one (the caller then
    owns finalization). */
 bool rl_object_release_is_last(rl_object *obj);
+
+/* An object that keeps working after its last reference (see above). */
+typedef struct rl_held_object {
+    rl_object     base;
+    _Atomic long  holds;
+} rl_held_object;
+
+/* The class of held objects. */
+typedef struct rl_held_class {
+    rl_class base;
+    void   (*free_memory)(rl_object *obj);         /* the last hold is gone: frees everything */
+} rl_held_class;
+
+/* Sets up a new held object: one reference, and the references' hold. */
+void rl_held_object_init(rl_held_object *obj, const rl_held_class *cls);
+/* Takes a hold for an internal user (a thread, an observer's context). */
+void rl_object_hold(rl_held_object *obj);
+/* Drops a hold; the last one calls the class's free_memory. */
+void rl_object_unhold(rl_held_object *obj);
+
+/* Whether `obj` (not NULL) is of class `cls`; the type-specific names of the
+   public API check their argument with it. */
+static inline bool rl_object_is(const void *obj, const rl_class *cls) {
+    return ((const rl_object *)obj)->cls == cls;
+}
+/* Aborts with a message naming `function` when `obj` is not NULL and not of
+   class `cls`: such a call would corrupt memory. */
+void rl_object_check(const void *obj, const rl_class *cls, const char *function);
 
 /* Internal classes, for type checks. */
 extern const rl_class rl_run_loop_class;

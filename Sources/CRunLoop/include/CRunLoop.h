@@ -69,10 +69,16 @@ typedef struct __RLRunLoopObserver *RLRunLoopObserverRef;
 typedef struct __RLRunLoopTimer    *RLRunLoopTimerRef;
 
 /*
- * Reference counting. Every object above is reference counted; retain and
+ * Reference counting. Every object of this library is an RL object: run
+ * loops, sources, observers, timers, and also file descriptors, message
+ * ports, perform requests, run-loop threads, hang monitors and idle queues.
+ * RLRetain, RLRelease and RLCopyDescription work on each of them; retain and
  * release are thread-safe. Create functions return an object the caller owns
- * (one reference). RLRetain(NULL) returns NULL; RLRelease(NULL) does nothing.
- * Passing anything that is not one of this library's objects is undefined.
+ * (one reference). A type's own retain/release names (RLThreadRelease, ...)
+ * act on the same count, so they mix freely with these. RLRetain(NULL) returns
+ * NULL; RLRelease(NULL) does nothing. Releasing an object with no references
+ * left aborts with a message when it can be detected; passing anything that
+ * is not one of this library's objects is undefined.
  */
 const void *RLRetain(const void *obj);
 void        RLRelease(const void *obj);

@@ -70,6 +70,8 @@ extern "C" {
  *    stall's stack names the phase the loop was in.
  * ======================================================================== */
 
+/* A hang monitor is an RL object: RLRetain/RLRelease/RLCopyDescription work on
+   it (the description shows its state, loop, threshold and counts). */
 typedef struct __RLHangMonitor *RLHangMonitorRef;
 
 /* One report of a stall. Every pointer in it is valid only during the
@@ -111,7 +113,7 @@ typedef struct {
    after the last callback returned. `threshold` below 0.001 is raised to
    0.001, above 1e6 lowered to 1e6. Returns NULL for a NULL rl, a NaN or
    non-positive threshold, or when out of memory. The caller owns the
-   returned reference (RLHangMonitorRelease). */
+   returned reference (RLHangMonitorRelease or RLRelease). */
 RLHangMonitorRef RLHangMonitorCreate(RLRunLoopRef rl, RLTimeInterval threshold, RLHangMonitorCallBack callback,
                                      const RLHangMonitorContext *context);
 /* Starts watching: adds the observers to every mode the loop has now
@@ -146,9 +148,12 @@ uint64_t RLHangMonitorGetStallCount(RLHangMonitorRef monitor);
 uint64_t RLHangMonitorGetReportCount(RLHangMonitorRef monitor);
 /* The threshold after clamping; 0 for NULL. */
 RLTimeInterval RLHangMonitorGetThreshold(RLHangMonitorRef monitor);
-/* Invalidates the monitor and gives up the caller's reference; the memory is
-   freed once the observers and the watchdog thread are done with it. The
-   reference must not be used afterwards. NULL: ignored. */
+/* RLRelease for a monitor: gives up the caller's reference. The last
+   reference (dropped by either name, from any thread, including the
+   callback) invalidates the monitor first, as RLHangMonitorInvalidate; the
+   memory is freed once the observers and the watchdog thread are done with
+   it. The reference must not be used afterwards. NULL: ignored; an object
+   that is not a monitor: aborts. */
 void RLHangMonitorRelease(RLHangMonitorRef monitor);
 /* The signal used to capture backtraces: SIGRTMIN + 6. */
 int RLHangMonitorGetSignal(void);
@@ -190,6 +195,8 @@ const char *RLRunLoopActivityGetName(RLRunLoopActivity activity);
  * drains.
  * ======================================================================== */
 
+/* An idle queue is an RL object: RLRetain/RLRelease/RLCopyDescription work on
+   it (the description shows its loop, mode, slice and task counts). */
 typedef struct __RLIdleQueue *RLIdleQueueRef;
 /* Identifies a submitted task; never 0 for a task that was queued. */
 typedef uint64_t RLIdleTaskToken;
@@ -197,7 +204,8 @@ typedef uint64_t RLIdleTaskToken;
 /* Makes a queue whose tasks run in `mode` of `rl` (kRLRunLoopCommonModes: in
    every common mode). slice <= 0 or NaN: one task per idle pass; otherwise
    clamped to at most 10 seconds. NULL rl, NULL or empty mode, or out of
-   memory: NULL. The caller owns the returned reference (RLIdleQueueRelease). */
+   memory: NULL. The caller owns the returned reference (RLIdleQueueRelease
+   or RLRelease). */
 RLIdleQueueRef  RLIdleQueueCreate(RLRunLoopRef rl, RLRunLoopMode mode, RLTimeInterval slice);
 /* Queues fn(info), from any thread; wakes the loop so that it runs soon if it
    is idle. release(info), if not NULL, is called exactly once: after fn ran,
@@ -225,8 +233,10 @@ void            RLIdleQueueSetSlice(RLIdleQueueRef queue, RLTimeInterval slice);
 void            RLIdleQueueInvalidate(RLIdleQueueRef queue);
 /* false after invalidation and for NULL. */
 bool            RLIdleQueueIsValid(RLIdleQueueRef queue);
-/* Invalidates the queue and gives up the caller's reference (freed once the
-   loop is done with it). NULL: ignored. */
+/* RLRelease for a queue: gives up the caller's reference. The last reference
+   (dropped by either name, from any thread, including a task) invalidates the
+   queue first, as RLIdleQueueInvalidate; the memory is freed once the loop is
+   done with it. NULL: ignored; an object that is not a queue: aborts. */
 void            RLIdleQueueRelease(RLIdleQueueRef queue);
 
 #ifdef __cplusplus

@@ -46,7 +46,8 @@ typedef enum {
     kRLPerformRequestDropped   = 5   /* the loop's thread exited (before or while it was queued); never ran */
 } RLPerformRequestStatus;
 
-/* A delayed request, reference counted on its own (not with RLRetain). */
+/* A delayed request. It is an RL object: RLRetain/RLRelease/RLCopyDescription
+   work on it (the description shows its status and loop). */
 typedef struct __RLPerformRequest *RLPerformRequestRef;
 
 /*
@@ -136,8 +137,9 @@ RLIndex RLPerformRequestCancelWithTarget(const void *target, RLRunLoopRef rl);
    kRLPerformRequestInvalid. */
 RLPerformRequestStatus RLPerformRequestGetStatus(RLPerformRequestRef request);
 
-/* Reference counting of requests (thread-safe). Retain(NULL) returns NULL;
-   Release(NULL) does nothing. Releasing more than retained is undefined. */
+/* RLRetain and RLRelease for requests (the same count, thread-safe; releasing
+   never cancels). Retain(NULL) returns NULL; Release(NULL) does nothing; an
+   object that is not a request, or releasing more than retained: aborts. */
 RLPerformRequestRef RLPerformRequestRetain(RLPerformRequestRef request);
 void                RLPerformRequestRelease(RLPerformRequestRef request);
 
@@ -150,6 +152,8 @@ void                RLPerformRequestRelease(RLPerformRequestRef request);
  * on RLThreadGetRunLoop(t) or hand it work with RLRunLoopPerformRequest.
  * A thread runs once: it cannot be restarted after it stopped (as NSThread).
  */
+/* A run-loop thread is an RL object: RLRetain/RLRelease/RLCopyDescription
+   work on it (the description shows its name, phase and loop). */
 typedef struct __RLThread *RLThreadRef;
 
 /* Makes a thread object, not started, owned by the caller. `name` (may be
@@ -187,9 +191,11 @@ bool         RLThreadIsCurrent(RLThreadRef thread);
 /* Whether the thread has left its run loop (after a stop). false for NULL. */
 bool         RLThreadHasExited(RLThreadRef thread);
 
-/* Reference counting (thread-safe). Releasing the last reference to a started
-   thread stops and joins it first (or, on the thread itself, stops and
-   detaches it). Retain(NULL) returns NULL; Release(NULL) does nothing. */
+/* RLRetain and RLRelease for threads (the same count, thread-safe). Releasing
+   the last reference to a started thread, by either name, stops and joins it
+   first (or, on the thread itself, stops and detaches it). Retain(NULL)
+   returns NULL; Release(NULL) does nothing; an object that is not a thread,
+   or releasing more than retained: aborts. */
 RLThreadRef  RLThreadRetain(RLThreadRef thread);
 void         RLThreadRelease(RLThreadRef thread);
 

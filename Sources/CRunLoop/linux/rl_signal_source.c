@@ -26,11 +26,15 @@
  *    under its old numbers (dup3), watching the signalfd for the child's
  *    signals, with nothing credited: the parent's arrivals stay the
  *    parent's. A loop remade in the child registers the new files.
+ *  - A watcher is an internal RL object (rl_object.h): the source's context
+ *    retains and releases it with RLRetain/RLRelease, and the last release
+ *    detaches it from its signal and frees it.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "CRunLoop.h"
+#include "rl_object.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,7 +52,7 @@
 typedef struct watcher watcher;
 
 struct watcher {
-    atomic_long refcount;          /* held by the source (its info) */
+    rl_object base;                /* held by the source (its info) */
     int signo;
     int epfd;                      /* the source's fd */
     int efd;                       /* credit eventfd */
@@ -114,7 +118,8 @@ static void collect_locked(int signo, const watcher *self) {
     }
 }
 
-static void watcher_free(watcher *w) {
+static void watcher_free(rl_object *obj) {
+    watcher *w = (watcher *)obj;
     pthread_mutex_lock(&sig_lock);
     sigstate *s = &sigs[w->signo];
     for (watcher **p = &s->list; *p; p = &(*p)->next) {
@@ -145,17 +150,6 @@ static void watcher_free(watcher *w) {
     free(w);
 }
 
-static const void *w_retain(const void *info) {
-    watcher *w = (watcher *)info;
-    atomic_fetch_add_explicit(&w->refcount, 1, memory_order_relaxed);
-    return info;
-}
-
-static void w_release(const void *info) {
-    watcher *w = (watcher *)info;
-    if (atomic_fetch_sub_explicit(&w->refcount, 1, memory_order_acq_rel) == 1) watcher_free(w);
-}
-
 static char *w_describe(const void *info) {
     const watcher *w = info;
     char *inner = w->context.copyDescription ? w->context.copyDescription(w->context.info) : NULL;
@@ -165,6 +159,12 @@ static char *w_describe(const void *info) {
     free(inner);
     return s;
 }
+
+static char *watcher_copy_description(const rl_object *obj) {
+    return w_describe(obj);
+}
+
+static const rl_class watcher_class = {"RLSignalWatcher", watcher_free, watcher_copy_description};
 
 static int w_fd(void *info) {
     return ((watcher *)info)->epfd;
@@ -276,6 +276,7 @@ RLRunLoopSourceRef RLSignalSourceCreate(int signo, RLIndex order, RLSignalCallBa
     pthread_once(&atfork_once, install_atfork);
     watcher *w = calloc(1, sizeof *w);
     if (!w) return NULL;
+    rl_object_init(&w->base, &watcher_class);
     w->signo = signo;
     w->callout = callout;
     w->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -286,7 +287,6 @@ RLRunLoopSourceRef RLSignalSourceCreate(int signo, RLIndex order, RLSignalCallBa
         free(w);
         return NULL;
     }
-    atomic_init(&w->refcount, 1);
     if (context) {
         w->context = *context;
         if (w->context.retain) w->context.info = (void *)w->context.retain(w->context.info);   /* NULL info too */
@@ -294,14 +294,14 @@ RLRunLoopSourceRef RLSignalSourceCreate(int signo, RLIndex order, RLSignalCallBa
     RLRunLoopSourceContext1 ctx = {
         .version = 1,
         .info = w,
-        .retain = w_retain,
-        .release = w_release,
-        .copyDescription = w_describe,
+        .retain = RLRetain,
+        .release = RLRelease,
+        .copyDescription = RLCopyDescription,
         .getFileDescriptor = w_fd,
         .perform = w_perform,
     };
     RLRunLoopSourceRef src = RLRunLoopSourceCreate(order, (RLRunLoopSourceContext *)&ctx);
-    w_release(w);                  /* the source holds it now (or nobody does) */
+    RLRelease(w);                  /* the source holds it now (or nobody does) */
     return src;
 }
 

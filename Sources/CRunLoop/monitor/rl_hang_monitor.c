@@ -13,10 +13,12 @@
  *    under `mu` before the watchdog re-reads `state` and waits; an observer
  *    that stores an awake word and then exchanges `parked` from true takes
  *    `mu` and signals. Both sides use seq_cst, so one always sees the other.
- *  - `refs` counts the caller's reference, the watchdog thread's, and the
- *    observers' (their context retains every mode record, and a record's
- *    reference is the monitor's); memory is freed at zero, so an observer
- *    callout in progress or a detached watchdog never touches freed memory.
+ *  - The monitor is a held RL object (rl_object.h): its last reference
+ *    invalidates it. Its holds are the references' one, the watchdog
+ *    thread's, and the observers' (their context retains every mode record,
+ *    and a record's hold is on the monitor); memory is freed at the last
+ *    hold, so an observer callout in progress or a detached watchdog never
+ *    touches freed memory.
  *  - Mode records are appended, never removed, until the monitor is freed;
  *    `modes` (the array) is read and grown under `mu`.
  *  - One backtrace capture at a time in the process (`capture.lock`); the
@@ -59,7 +61,7 @@
 typedef struct hang_mode hang_mode;
 
 struct __RLHangMonitor {
-    _Atomic long          refs;
+    rl_held_object        base;
     RLRunLoopRef          rl;
     int64_t               epoch_ns;
     int64_t               threshold_ns;
@@ -134,11 +136,16 @@ int RLHangMonitorGetSignal(void) {
 
 /* ---- references -------------------------------------------------------------- */
 
-static void monitor_retain(RLHangMonitorRef m) {
-    atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
+static void monitor_hold(RLHangMonitorRef m) {
+    rl_object_hold(&m->base);
 }
 
-static void monitor_free(RLHangMonitorRef m) {
+static void monitor_unhold(RLHangMonitorRef m) {
+    rl_object_unhold(&m->base);
+}
+
+static void monitor_free(rl_object *obj) {
+    RLHangMonitorRef m = (RLHangMonitorRef)obj;
     for (size_t i = 0; i < m->mode_count; i++) {
         free(m->modes[i]->name);
         free(m->modes[i]);
@@ -150,17 +157,28 @@ static void monitor_free(RLHangMonitorRef m) {
     free(m);
 }
 
-static void monitor_release(RLHangMonitorRef m) {
-    if (atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) == 1) monitor_free(m);
+/* The last reference is gone: the monitor stops for good; the watchdog and
+   the observers let go of the memory when they are done. */
+static void monitor_last_reference(rl_object *obj) {
+    RLHangMonitorRef m = (RLHangMonitorRef)obj;
+    RLHangMonitorInvalidate(m);
+    monitor_unhold(m);
 }
 
+static char *monitor_copy_description(const rl_object *obj);
+
+static const rl_held_class monitor_class = {
+    {"RLHangMonitor", monitor_last_reference, monitor_copy_description},
+    monitor_free,
+};
+
 static const void *mode_retain(const void *info) {
-    monitor_retain(((const hang_mode *)info)->monitor);
+    monitor_hold(((const hang_mode *)info)->monitor);
     return info;
 }
 
 static void mode_release(const void *info) {
-    monitor_release(((const hang_mode *)info)->monitor);
+    monitor_unhold(((const hang_mode *)info)->monitor);
 }
 
 /* ---- the observers (the loop's thread) ---------------------------------------- */
@@ -481,7 +499,7 @@ static void *watchdog_main(void *arg) {
     bool release_info = m->release_info_on_exit;
     pthread_mutex_unlock(&m->mu);
     if (release_info && m->context.release) m->context.release(m->context.info);
-    monitor_release(m);
+    monitor_unhold(m);
     return NULL;
 }
 
@@ -500,7 +518,7 @@ RLHangMonitorRef RLHangMonitorCreate(RLRunLoopRef rl, RLTimeInterval threshold, 
     pthread_cond_init(&m->cv, &attr);
     pthread_condattr_destroy(&attr);
     pthread_mutex_init(&m->mu, NULL);
-    atomic_init(&m->refs, 1);
+    rl_held_object_init(&m->base, &monitor_class);
     atomic_init(&m->valid, true);
     m->rl = (RLRunLoopRef)RLRetain(rl);   /* its memory outlives its thread while we use it */
     m->threshold_ns = (int64_t)(threshold * 1e9);
@@ -527,11 +545,11 @@ static bool start_thread(RLHangMonitorRef m) {
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);   /* the watchdog blocks every signal */
-    monitor_retain(m);
+    monitor_hold(m);
     int err = pthread_create(&m->thread, NULL, watchdog_main, m);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (err) {
-        atomic_fetch_sub(&m->refs, 1);
+        monitor_unhold(m);   /* never the last: the references hold the memory */
         return false;
     }
     pthread_setname_np(m->thread, "rl-hang-watch");
@@ -646,8 +664,20 @@ RLTimeInterval RLHangMonitorGetThreshold(RLHangMonitorRef m) {
     return m ? (double)m->threshold_ns * 1e-9 : 0;
 }
 
+static char *monitor_copy_description(const rl_object *obj) {
+    RLHangMonitorRef m = (RLHangMonitorRef)obj;
+    pthread_mutex_lock(&m->mu);
+    const char *state = !atomic_load(&m->valid) ? "invalid" : m->started ? "started" : "stopped";
+    size_t modes = m->mode_count;
+    pthread_mutex_unlock(&m->mu);
+    return rl_strdup_printf("<RLHangMonitor %p [%s]>{run loop = %p, threshold = %.3f s, modes = %zu, "
+                            "stalls = %llu, reports = %llu}",
+                            (void *)m, state, (void *)m->rl, (double)m->threshold_ns * 1e-9, modes,
+                            (unsigned long long)atomic_load(&m->stalls),
+                            (unsigned long long)atomic_load(&m->reports));
+}
+
 void RLHangMonitorRelease(RLHangMonitorRef m) {
-    if (!m) return;
-    RLHangMonitorInvalidate(m);
-    monitor_release(m);
+    rl_object_check(m, &monitor_class.base, __func__);
+    RLRelease(m);
 }

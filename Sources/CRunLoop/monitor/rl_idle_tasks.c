@@ -14,8 +14,10 @@
  *    cancellation, or when the queue is invalidated; always with no lock held.
  *  - After a slice, the loop is woken (RLRunLoopWakeUp) iff tasks remain, so
  *    it polls instead of sleeping and comes back to BeforeWaiting.
- *  - `refs` counts the caller's reference and the observer's (its context
- *    retains the queue, also around each callout); freed at zero.
+ *  - The queue is a held RL object (rl_object.h): its last reference
+ *    invalidates it. Its holds are the references' one and the observer's
+ *    (its context retains the queue, also around each callout); the memory
+ *    is freed at the last hold.
  */
 #define _GNU_SOURCE
 #include <limits.h>
@@ -26,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 #include "CRunLoop.h"
+#include "rl_object.h"
 
 #define MAX_SLICE_NS 10000000000LL
 
@@ -39,7 +42,7 @@ struct idle_task {
 };
 
 struct __RLIdleQueue {
-    _Atomic long          refs;
+    rl_held_object        base;
     RLRunLoopRef          rl;
     char                 *mode;
     pthread_mutex_t       mu;
@@ -79,17 +82,32 @@ static void queue_free(RLIdleQueueRef q) {
     free(q);
 }
 
-static void queue_release(RLIdleQueueRef q) {
-    if (atomic_fetch_sub_explicit(&q->refs, 1, memory_order_acq_rel) == 1) queue_free(q);
+static void queue_free_memory(rl_object *obj) {
+    queue_free((RLIdleQueueRef)obj);
 }
 
+/* The last reference is gone: the queue stops for good; the observer lets go
+   of the memory when the loop is done with it. */
+static void queue_last_reference(rl_object *obj) {
+    RLIdleQueueRef q = (RLIdleQueueRef)obj;
+    RLIdleQueueInvalidate(q);
+    rl_object_unhold(&q->base);
+}
+
+static char *queue_copy_description(const rl_object *obj);
+
+static const rl_held_class queue_class = {
+    {"RLIdleQueue", queue_last_reference, queue_copy_description},
+    queue_free_memory,
+};
+
 static const void *observer_retain(const void *info) {
-    atomic_fetch_add_explicit(&((RLIdleQueueRef)info)->refs, 1, memory_order_relaxed);
+    rl_object_hold(&((RLIdleQueueRef)info)->base);
     return info;
 }
 
 static void observer_release(const void *info) {
-    queue_release((RLIdleQueueRef)info);
+    rl_object_unhold(&((RLIdleQueueRef)info)->base);
 }
 
 /* ---- the keeper source ------------------------------------------------------------ */
@@ -168,7 +186,7 @@ RLIdleQueueRef RLIdleQueueCreate(RLRunLoopRef rl, RLRunLoopMode mode, RLTimeInte
     if (!q) return NULL;
     q->mode = strdup(mode);
     pthread_mutex_init(&q->mu, NULL);
-    atomic_init(&q->refs, 1);
+    rl_held_object_init(&q->base, &queue_class);
     atomic_init(&q->valid, true);
     atomic_init(&q->slice_ns, clamp_slice(slice));
     q->rl = (RLRunLoopRef)RLRetain(rl);   /* its memory outlives its thread while we use it */
@@ -279,8 +297,17 @@ bool RLIdleQueueIsValid(RLIdleQueueRef q) {
     return q && atomic_load(&q->valid);
 }
 
+static char *queue_copy_description(const rl_object *obj) {
+    RLIdleQueueRef q = (RLIdleQueueRef)obj;
+    return rl_strdup_printf("<RLIdleQueue %p [%s]>{run loop = %p, mode = \"%s\", slice = %.6f s, pending = %ld, "
+                            "completed = %llu}",
+                            (void *)q, atomic_load(&q->valid) ? "valid" : "invalid", (void *)q->rl, q->mode,
+                            (double)atomic_load(&q->slice_ns) * 1e-9,
+                            atomic_load_explicit(&q->pending_count, memory_order_relaxed),
+                            (unsigned long long)atomic_load_explicit(&q->completed, memory_order_relaxed));
+}
+
 void RLIdleQueueRelease(RLIdleQueueRef q) {
-    if (!q) return;
-    RLIdleQueueInvalidate(q);
-    queue_release(q);
+    rl_object_check(q, &queue_class.base, __func__);
+    RLRelease(q);
 }

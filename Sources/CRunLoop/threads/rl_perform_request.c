@@ -34,6 +34,9 @@
  *    loop's watch, so a loop's exit either sees it or was seen by it.
  *  - Requests with no target and no delay never touch the registry: the
  *    wait-until-done round trip takes no global lock.
+ *  - A request is an RL object (rl_object.h); every holder above (maker,
+ *    queued copy, timer context, a batch under cancellation) is one
+ *    reference. The last one frees it; it never cancels.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -61,8 +64,8 @@
 static const char watch_mode[] = "RLPerformRequestWatchMode";
 
 struct __RLPerformRequest {
+    rl_object base;
     _Atomic uint32_t state;
-    atomic_long refs;
     atomic_long queued;                     /* immediate: copies still queued */
     _Atomic(RLRunLoopTimerRef) timer;       /* delayed: one reference, until settled */
     RLRunLoopRef rl;                        /* retained */
@@ -104,23 +107,33 @@ static void futex_wait(_Atomic uint32_t *addr, uint32_t val, const struct timesp
 
 /* ---- references ------------------------------------------------------------ */
 
-static request *req_retain(request *r) {
-    atomic_fetch_add_explicit(&r->refs, 1, memory_order_relaxed);
-    return r;
-}
-
-static void req_unref(request *r) {
-    if (atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) != 1) return;
+static void req_finalize(rl_object *obj) {
+    request *r = (request *)obj;
     RLRelease(r->rl);
     free(r);
 }
 
+static char *req_copy_description(const rl_object *obj);
+
+static const rl_class request_class = {"RLPerformRequest", req_finalize, req_copy_description};
+
+static request *req_retain(request *r) {
+    RLRetain(r);
+    return r;
+}
+
+static void req_unref(request *r) {
+    RLRelease(r);
+}
+
 RLPerformRequestRef RLPerformRequestRetain(RLPerformRequestRef r) {
-    return r ? req_retain(r) : NULL;
+    rl_object_check(r, &request_class, __func__);
+    return (RLPerformRequestRef)RLRetain(r);
 }
 
 void RLPerformRequestRelease(RLPerformRequestRef r) {
-    if (r) req_unref(r);
+    rl_object_check(r, &request_class, __func__);
+    RLRelease(r);
 }
 
 static const void *timer_info_retain(const void *info) {
@@ -214,8 +227,8 @@ static request *req_new(RLRunLoopRef rl, const void *target, void (*fn)(void *),
                         void (*release)(void *)) {
     request *r = calloc(1, sizeof *r);
     if (!r) return NULL;
+    rl_object_init(&r->base, &request_class);
     atomic_init(&r->state, (uint32_t)kRLPerformRequestPending);
-    atomic_init(&r->refs, 1);
     atomic_init(&r->queued, 0);
     atomic_init(&r->timer, NULL);
     r->rl = (RLRunLoopRef)RLRetain(rl);
@@ -286,7 +299,7 @@ RLPerformRequestStatus RLRunLoopPerformRequest(RLRunLoopRef rl, const RLRunLoopM
     }
     r->waited = waitUntilDone;
     atomic_store(&r->queued, (long)modeCount);
-    atomic_fetch_add(&r->refs, (long)modeCount);
+    for (RLIndex i = 0; i < modeCount; i++) req_retain(r);   /* one reference per queued copy */
     if (target) {
         pthread_mutex_lock(&reg_lock);
         link_locked(r);
@@ -484,4 +497,23 @@ RLPerformRequestStatus RLPerformRequestGetStatus(RLPerformRequestRef r) {
     uint32_t s = atomic_load(&r->state);
     if (s >= CLOSING) s -= CLOSING;
     return (RLPerformRequestStatus)s;
+}
+
+static const char *status_name(RLPerformRequestStatus s) {
+    switch (s) {
+    case kRLPerformRequestPending:   return "pending";
+    case kRLPerformRequestRunning:   return "running";
+    case kRLPerformRequestDone:      return "done";
+    case kRLPerformRequestCancelled: return "cancelled";
+    case kRLPerformRequestTimedOut:  return "timed out";
+    case kRLPerformRequestDropped:   return "dropped";
+    default:                         return "invalid";
+    }
+}
+
+static char *req_copy_description(const rl_object *obj) {
+    request *r = (request *)obj;
+    return rl_strdup_printf("<RLPerformRequest %p [%s]>{run loop = %p, %s, target = %p, function = %p, info = %p}",
+                            (void *)r, status_name(RLPerformRequestGetStatus(r)), (void *)r->rl,
+                            r->delayed ? "delayed" : "immediate", r->target, (void *)(uintptr_t)r->fn, r->info);
 }

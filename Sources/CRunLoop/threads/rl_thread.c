@@ -20,9 +20,10 @@
  *    holding `lock` (the thread takes the lock on its way out), and never
  *    after it was detached; it is detached only when its last reference is
  *    dropped on the thread itself.
- *  - References: `user_refs` counts the caller's references; `refs` counts
- *    one for all of them plus one held by the running thread. The object is
- *    freed when `refs` reaches zero, so it outlives its thread.
+ *  - The thread is a held RL object (rl_object.h): the last reference
+ *    stops it and joins it (or detaches it, on the thread itself). Its holds
+ *    are the references' one and the running thread's; the memory is freed
+ *    at the last hold, so it outlives its thread.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -33,12 +34,12 @@
 #include <string.h>
 
 #include "CRunLoop.h"
+#include "rl_object.h"
 
 enum { NEW, STARTING, READY, EXITED, FAILED };
 
 struct __RLThread {
-    atomic_long refs;
-    atomic_long user_refs;
+    rl_held_object base;
     atomic_bool stop;
     char *name;
     pthread_mutex_t lock;
@@ -50,14 +51,26 @@ struct __RLThread {
     RLRunLoopSourceRef keepalive;
 };
 
-static void thread_unref(RLThreadRef t) {
-    if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1) return;
+static void thread_free_memory(rl_object *obj) {
+    RLThreadRef t = (RLThreadRef)obj;
     RLRelease(t->rl);
     pthread_cond_destroy(&t->cond);
     pthread_mutex_destroy(&t->lock);
     free(t->name);
     free(t);
 }
+
+static void thread_unref(RLThreadRef t) {
+    rl_object_unhold(&t->base);
+}
+
+static void thread_last_reference(rl_object *obj);
+static char *thread_copy_description(const rl_object *obj);
+
+static const rl_held_class thread_class = {
+    {"RLThread", thread_last_reference, thread_copy_description},
+    thread_free_memory,
+};
 
 RLThreadRef RLThreadCreate(const char *name) {
     RLThreadRef t = calloc(1, sizeof *t);
@@ -67,8 +80,7 @@ RLThreadRef RLThreadCreate(const char *name) {
         free(t);
         return NULL;
     }
-    atomic_init(&t->refs, 1);
-    atomic_init(&t->user_refs, 1);
+    rl_held_object_init(&t->base, &thread_class);
     atomic_init(&t->stop, false);
     pthread_mutex_init(&t->lock, NULL);
     pthread_cond_init(&t->cond, NULL);
@@ -155,11 +167,11 @@ bool RLThreadStart(RLThreadRef t) {
         return false;
     }
     t->phase = STARTING;
-    atomic_fetch_add(&t->refs, 1);   /* the thread's */
+    rl_object_hold(&t->base);   /* the thread's */
     int rc = pthread_create(&t->tid, NULL, thread_main, t);
     if (rc != 0) {
         t->phase = FAILED;
-        atomic_fetch_sub(&t->refs, 1);   /* cannot reach zero: the caller holds one */
+        thread_unref(t);   /* cannot be the last: the references hold the memory */
         pthread_cond_broadcast(&t->cond);
         pthread_mutex_unlock(&t->lock);
         return false;
@@ -248,12 +260,18 @@ void RLThreadStop(RLThreadRef t) {
 }
 
 RLThreadRef RLThreadRetain(RLThreadRef t) {
-    if (t) atomic_fetch_add_explicit(&t->user_refs, 1, memory_order_relaxed);
-    return t;
+    rl_object_check(t, &thread_class.base, __func__);
+    return (RLThreadRef)RLRetain(t);
 }
 
 void RLThreadRelease(RLThreadRef t) {
-    if (!t || atomic_fetch_sub_explicit(&t->user_refs, 1, memory_order_acq_rel) != 1) return;
+    rl_object_check(t, &thread_class.base, __func__);
+    RLRelease(t);
+}
+
+/* The last reference is gone: a started thread is stopped and joined first. */
+static void thread_last_reference(rl_object *obj) {
+    RLThreadRef t = (RLThreadRef)obj;
     bool started = false;
     if (request_stop(t, &started)) {
         /* The last reference dropped on the thread itself: it cannot join
@@ -268,4 +286,16 @@ void RLThreadRelease(RLThreadRef t) {
         join_once(t);
     }
     thread_unref(t);
+}
+
+static char *thread_copy_description(const rl_object *obj) {
+    RLThreadRef t = (RLThreadRef)obj;
+    static const char *const phases[] = {"not started", "starting", "running", "exited", "failed"};
+    pthread_mutex_lock(&t->lock);
+    const char *phase = phases[t->phase];
+    if (t->phase == READY && atomic_load(&t->stop)) phase = "stopping";
+    RLRunLoopRef rl = t->rl;
+    pthread_mutex_unlock(&t->lock);
+    return rl_strdup_printf("<RLThread %p [%s]>{name = \"%s\", run loop = %p}", (void *)t, phase, t->name,
+                            (void *)rl);
 }
