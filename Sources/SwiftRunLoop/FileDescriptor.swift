@@ -166,6 +166,13 @@ extension RunLoop.FileDescriptor {
 
 /// The C descriptor's info: the handler, stream listeners, and a weak way
 /// back to the Swift wrapper (made afresh for a callout if it is gone).
+///
+/// A callout is the hot path of a descriptor ping-pong: it takes the box's
+/// lock once, loads the handler and the wrapper (not through `withLock`,
+/// whose generic result would re-abstract the closure into a new context),
+/// and copies the listeners only when there are some (copying even an empty
+/// collection of closure tuples costs a runtime metadata lookup), so a
+/// callout allocates nothing.
 final class FileDescriptorBox: CallbackBox, @unchecked Sendable {
     typealias Handler = @Sendable (RunLoop.FileDescriptor, RunLoop.FileDescriptor.CallBackTypes) -> Void
     typealias Listener = (fire: @Sendable (RunLoop.FileDescriptor.CallBackTypes) -> Void, end: @Sendable () -> Void)
@@ -184,17 +191,25 @@ final class FileDescriptorBox: CallbackBox, @unchecked Sendable {
     }
 
     func fire(_ ref: OpaquePointer, _ types: RunLoop.FileDescriptor.CallBackTypes) {
-        let (handler, wrapper, listeners) = lock.withLock { () -> (Handler?, RunLoop.FileDescriptor, [Listener]) in
-            let wrapper: RunLoop.FileDescriptor
-            if let existing = self.wrapper {
-                wrapper = existing
-            } else {
-                wrapper = RunLoop.FileDescriptor(retaining: ref, box: self)
-                self.wrapper = wrapper
-            }
-            return (self.handler, wrapper, Array(self.listeners.values))
-        }
+        let lock = self.lock
+        lock.lock()
+        let handler = self.handler
+        let wrapper = self.wrapper ?? remakeWrapper(ref)
+        let hasListeners = !listeners.isEmpty
+        lock.unlock()
         handler?(wrapper, types)
+        if hasListeners { fireListeners(types) }
+    }
+
+    /// A wrapper for a callout after the user dropped theirs. Lock held.
+    private func remakeWrapper(_ ref: OpaquePointer) -> RunLoop.FileDescriptor {
+        let made = RunLoop.FileDescriptor(retaining: ref, box: self)
+        wrapper = made
+        return made
+    }
+
+    private func fireListeners(_ types: RunLoop.FileDescriptor.CallBackTypes) {
+        let listeners = lock.withLock { Array(self.listeners.values) }
         for listener in listeners { listener.fire(types) }
     }
 

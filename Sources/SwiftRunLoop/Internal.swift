@@ -44,6 +44,16 @@ final class Lock: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
+
+    /// Takes the lock, for a callout's hot path: a closure handed out of
+    /// `withLock`'s generic result is re-abstracted, which allocates a thunk
+    /// context per call; reading it between `lock()` and `unlock()` does not.
+    @inline(__always)
+    func lock() { pthread_mutex_lock(mutex) }
+
+    /// Releases the lock taken by `lock()`.
+    @inline(__always)
+    func unlock() { pthread_mutex_unlock(mutex) }
 }
 
 /// The object a C context's `info` points at. The C side's references are

@@ -323,10 +323,15 @@ func addSocket(_ fd: Int32, _ loop: Loop, _ cb: CFSocketCallBack) {
 }
 #endif
 
+/// Reads into a 64-byte stack buffer (as the C peers do: no allocation).
+func w5Read(_ fd: Int32) -> Int {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { read(fd, $0.baseAddress, 64) }
+}
+
 /// The two ends' handlers, shared by both implementations.
+
 func w5PingerReadable() {
-    var c = [UInt8](repeating: 0, count: 64)
-    let r = read(w5Sv[0], &c, 64)
+    let r = w5Read(w5Sv[0])
     if r <= 0 { return }
     w5Rtt.append(Double(now() - w5Send) / 1e3)
     w5I += 1
@@ -337,8 +342,7 @@ func w5PingerReadable() {
 }
 
 func w5EchoReadable() {
-    var c = [UInt8](repeating: 0, count: 64)
-    let r = read(w5Sv[1], &c, 64)
+    let r = w5Read(w5Sv[1])
     var x: UInt8 = 120
     if r > 0 { for _ in 0..<r { _ = write(w5Sv[1], &x, 1) } }
 }
@@ -360,12 +364,14 @@ func runW5(_ arg: Double) {
     #endif
     let fd = bl_sc_open()
     let s0 = bl_sc_read(fd)
+    let m0 = bl_mallocs()
     let t0 = now()
     w5Send = t0
     var x: UInt8 = 120
     _ = write(sv[0], &x, 1)
     while w5I < w5N { w5A.runOnce() }
     let t1 = now()
+    let m1 = bl_mallocs()
     let s1 = bl_sc_read(fd)
     b.stop()
     bl_sc_close(fd)
@@ -373,6 +379,7 @@ func runW5(_ arg: Double) {
     result("rtt_med_us", percentile(w5Rtt, 50))
     result("rtt_p99_us", percentile(w5Rtt, 99))
     if s0 >= 0 && b.sc >= 0 { result("sc_per_rt", Double(s1 - s0 + b.sc) / Double(w5N)) }
+    if m0 >= 0 { result("mallocs_per_rt", Double(m1 - m0) / Double(w5N)) }
     emit("w5")
 }
 
