@@ -65,6 +65,80 @@ final class LinuxExtrasTests: XCTestCase {
         close(fds[1])
     }
 
+    func test_file_descriptor_handler_gets_its_wrapper_and_a_remade_one_once_dropped() {
+        var fds: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&fds), 0)
+        let (readEnd, writeEnd) = (fds[0], fds[1])
+        onThread {
+            let loop = RunLoop.current
+            let seen = Shared<[ObjectIdentifier]>([])
+            let descriptors = Shared<[Int32]>([])
+            let latest = Shared<RunLoop.FileDescriptor?>(nil)
+            weak var dropped: RunLoop.FileDescriptor?
+            var b: UInt8 = 1
+            do {
+                guard let fd = RunLoop.FileDescriptor(fileDescriptor: readEnd, closeOnInvalidate: true, handler: { fd, _ in
+                    seen.withLock { $0.append(ObjectIdentifier(fd)) }
+                    latest.withLock { $0 = fd }
+                    descriptors.withLock { $0.append(fd.fileDescriptor) }
+                    var byte: UInt8 = 0
+                    _ = read(fd.fileDescriptor, &byte, 1)
+                    fd.enableCallBacks(.read)
+                }) else { return XCTFail("RunLoop.FileDescriptor(fileDescriptor:) failed") }
+                dropped = fd
+                loop.add(fd, forMode: .default)
+                fd.enableCallBacks(.read)
+                for _ in 0..<3 {
+                    _ = write(writeEnd, &b, 1)
+                    XCTAssertEqual(loop.run(mode: .default, seconds: 10, returnAfterSourceHandled: true), .handledSource)
+                }
+                let id = ObjectIdentifier(fd)
+                XCTAssertEqual(seen.current, [id, id, id])
+            }
+            // The loop keeps the descriptor scheduled; every wrapper is gone.
+            latest.withLock { $0 = nil }
+            XCTAssertNil(dropped)
+            for _ in 0..<2 {
+                _ = write(writeEnd, &b, 1)
+                XCTAssertEqual(loop.run(mode: .default, seconds: 10, returnAfterSourceHandled: true), .handledSource)
+            }
+            XCTAssertEqual(descriptors.current, [readEnd, readEnd, readEnd, readEnd, readEnd])
+            let remade = seen.current.suffix(2)
+            XCTAssertEqual(Set(remade).count, 1, "one wrapper made again, then kept")
+            latest.current?.invalidate()
+            XCTAssertEqual(loop.run(mode: .default, seconds: 0, returnAfterSourceHandled: true), .finished)
+        }
+        XCTAssertEqual(fcntl(readEnd, F_GETFD), -1)  // closed on invalidate
+        close(writeEnd)
+    }
+
+    func test_file_descriptor_handler_runs_before_stream_listeners_on_each_fire() async {
+        var fds: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&fds), 0)
+        let (readEnd, writeEnd) = (fds[0], fds[1])
+        let thread = RunLoopThread(name: "test.fdorder")
+        let order = Shared<[String]>([])
+        guard let fd = RunLoop.FileDescriptor(fileDescriptor: readEnd, closeOnInvalidate: true, handler: { fd, _ in
+            order.withLock { $0.append("handler") }
+            var b: UInt8 = 0
+            _ = read(fd.fileDescriptor, &b, 1)
+        }) else { return XCTFail("RunLoop.FileDescriptor(fileDescriptor:) failed") }
+        fd.schedule(in: thread.runLoop, forMode: .default)
+        var byte: UInt8 = 1
+        _ = write(writeEnd, &byte, 1)
+        var fires = 0
+        for await _ in fd.readiness(.read) {
+            order.withLock { $0.append("stream") }
+            fires += 1
+            if fires == 2 { break }
+            _ = write(writeEnd, &byte, 1)
+        }
+        fd.invalidate()
+        thread.stop()
+        XCTAssertEqual(Array(order.current.prefix(4)), ["handler", "stream", "handler", "stream"])
+        close(writeEnd)
+    }
+
     func test_file_descriptor_readiness_stream() async {
         var fds: [Int32] = [0, 0]
         XCTAssertEqual(pipe(&fds), 0)
