@@ -186,8 +186,11 @@ final class FileDescriptorBox: CallbackBox, @unchecked Sendable {
         self.handler = handler
     }
 
+    /// Records the wrapper being initialised. No lock: the descriptor is in
+    /// no run loop yet, and adding it to one (under the loop's lock) orders
+    /// this store before any callout.
     func setWrapper(_ wrapper: RunLoop.FileDescriptor) {
-        lock.withLock { self.wrapper = wrapper }
+        self.wrapper = wrapper
     }
 
     func fire(_ ref: OpaquePointer, _ types: RunLoop.FileDescriptor.CallBackTypes) {
@@ -228,12 +231,15 @@ final class FileDescriptorBox: CallbackBox, @unchecked Sendable {
     }
 
     override func dropCallbacks() {
-        let (handler, listeners) = lock.withLock { () -> (Handler?, [Listener]) in
-            defer { self.handler = nil; self.listeners.removeAll() }
-            return (self.handler, Array(self.listeners.values))
-        }
+        let lock = self.lock
+        lock.lock()
+        let handler = self.handler
+        self.handler = nil
+        let listeners = self.listeners.isEmpty ? [] : Array(self.listeners.values)
+        self.listeners.removeAll()
+        lock.unlock()
         for listener in listeners { listener.end() }
-        _ = handler
+        _ = handler  // released here, outside the lock
     }
 }
 

@@ -103,15 +103,19 @@ final class HandlerBox<Argument>: CallbackBox, @unchecked Sendable {
     /// Calls the handler (if not dropped yet); the closure is copied out
     /// first, so it survives being dropped while it runs.
     func call(_ argument: Argument) {
-        let handler = lock.withLock { self.handler }
+        let lock = self.lock
+        lock.lock()
+        let handler = self.handler
+        lock.unlock()
         handler?(argument)
     }
 
     override func dropCallbacks() {
-        let handler = lock.withLock { () -> (@Sendable (Argument) -> Void)? in
-            defer { self.handler = nil }
-            return self.handler
-        }
+        let lock = self.lock
+        lock.lock()
+        let handler = self.handler
+        self.handler = nil
+        lock.unlock()
         _ = handler  // released here, outside the lock
     }
 }

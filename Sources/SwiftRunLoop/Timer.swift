@@ -273,40 +273,61 @@ final class TimerBox: CallbackBox, @unchecked Sendable {
         self.userInfo = userInfo
     }
 
+    /// Records the wrapper being initialised. No lock: the C timer is not in
+    /// any run loop yet, and adding it to one (under the loop's lock) orders
+    /// this store before any fire.
     func setWrapper(_ timer: Timer) {
-        lock.withLock { wrapper = timer }
+        wrapper = timer
     }
 
     /// A fire from the C core: finds or makes the wrapper, calls the block.
+    /// Reads the block between `lock()` and `unlock()` (see `Lock.lock()`)
+    /// and copies the waiters only when there are some, so a fire with no
+    /// waiter allocates nothing.
     func fire(_ ref: OpaquePointer) {
-        let (block, timer, waiters) = lock.withLock { () -> ((@Sendable (Timer) -> Void)?, Timer, [CheckedContinuation<Date?, Never>]) in
-            let timer: Timer
-            if let existing = wrapper {
-                timer = existing
-            } else {
-                timer = Timer(retaining: ref, box: self)
-                wrapper = timer
-            }
-            let waiting = Array(self.waiters.values)
-            self.waiters.removeAll()
-            return (self.block, timer, waiting)
-        }
+        let lock = self.lock
+        lock.lock()
+        let block = self.block
+        let timer = wrapper ?? remakeWrapper(ref)
+        let waiters = self.waiters.isEmpty ? [] : takeWaiters()
+        lock.unlock()
         block?(timer)
+        if waiters.isEmpty { return }
         let now = Date()
         for waiter in waiters { waiter.resume(returning: now) }
     }
 
+    /// A wrapper for a fire after the user dropped theirs. Lock held. Kept
+    /// (weakly) only for a repeating timer: a one-shot timer fires once, and
+    /// a weak reference to a new object costs its side table's allocation.
+    private func remakeWrapper(_ ref: OpaquePointer) -> Timer {
+        let timer = Timer(retaining: ref, box: self)
+        if RLRunLoopTimerDoesRepeat(ref) { wrapper = timer }
+        return timer
+    }
+
+    /// The waiters of the fire under way, removed. Lock held.
+    private func takeWaiters() -> [CheckedContinuation<Date?, Never>] {
+        defer { waiters.removeAll() }
+        return Array(waiters.values)
+    }
+
     /// `Timer.fire()`: the block only.
     func call(_ timer: Timer) {
-        let block = lock.withLock { self.block }
+        let lock = self.lock
+        lock.lock()
+        let block = self.block
+        lock.unlock()
         block?(timer)
     }
 
     override func dropCallbacks() {
-        let (block, waiters) = lock.withLock { () -> ((@Sendable (Timer) -> Void)?, [CheckedContinuation<Date?, Never>]) in
-            defer { self.block = nil; self.waiters.removeAll() }
-            return (self.block, Array(self.waiters.values))
-        }
+        let lock = self.lock
+        lock.lock()
+        let block = self.block
+        self.block = nil
+        let waiters = self.waiters.isEmpty ? [] : takeWaiters()
+        lock.unlock()
         for waiter in waiters { waiter.resume(returning: nil) }
         _ = block  // released here, outside the lock
     }

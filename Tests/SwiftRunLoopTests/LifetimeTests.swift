@@ -71,6 +71,42 @@ final class LifetimeTests: XCTestCase {
         }
     }
 
+    func test_one_shot_timer_without_references_fires_once_with_a_working_timer() {
+        onThread {
+            weak var weakCanary: Canary?
+            let seen = Shared<[Bool]>([])
+            do {
+                let canary = Canary()
+                weakCanary = canary
+                _ = Timer.scheduledTimer(withTimeInterval: 0.01, repeats: false) { timer in
+                    _ = canary
+                    seen.withLock { $0.append(timer.isValid && timer.timeInterval == 0) }
+                }
+            }
+            RunLoop.current.run(until: Date(timeIntervalSinceNow: 5))
+            XCTAssertEqual(seen.current, [true])
+            XCTAssertNil(weakCanary)
+        }
+    }
+
+    func test_repeating_timer_without_references_whose_block_keeps_it_gets_that_wrapper_again() {
+        onThread {
+            let kept = Shared<UncheckedSendable<Timer>?>(nil)
+            let same = Shared<[Bool]>([])
+            do {
+                _ = Timer.scheduledTimer(withTimeInterval: 0.01, repeats: true) { timer in
+                    let previous = kept.current?.value
+                    if let previous { same.withLock { $0.append(previous === timer) } }
+                    kept.withLock { $0 = UncheckedSendable(timer) }
+                    if same.current.count == 3 { timer.invalidate() }
+                }
+            }
+            RunLoop.current.run(until: Date(timeIntervalSinceNow: 20))
+            XCTAssertEqual(same.current, [true, true, true])
+            kept.withLock { $0 = nil }
+        }
+    }
+
     func test_block_capturing_its_timer_is_not_a_permanent_cycle() {
         onThread {
             weak var weakTimer: Timer?
