@@ -311,6 +311,7 @@ int64_t  rl_mode_next_deadline(rl_mode *m);
 /* Reads the calling thread's timer slack into the loop, once (its own thread). */
 void     rl_mode_read_timer_slack(RLRunLoopRef rl);
 
+/* The loop's lock and which thread asks (rl_lock.c). */
 void     rl_loop_lock(RLRunLoopRef rl);
 /* The loop's own thread taking its lock back after a callout or the wait:
    first lets any other thread waiting for the lock have it, so a busy loop
@@ -332,7 +333,7 @@ bool     rl_loop_is_current_thread(RLRunLoopRef rl);
 /* Whether the calling thread is the process's main thread (gettid == getpid),
    asked of the kernel once per thread. */
 bool     rl_on_process_main_thread(void);
-/* The scratch space of the current depth (a pass collects the items it
+/* (rl_scratch.c) The scratch space of the current depth (a pass collects the items it
    calls out into it), emptied; NULL when out of memory. */
 rl_ptr_array *rl_loop_scratch(RLRunLoopRef rl);
 /* Makes sure `depth` has scratch space for RL_SCRATCH_RESERVED items, so a
@@ -340,6 +341,7 @@ rl_ptr_array *rl_loop_scratch(RLRunLoopRef rl);
    for its first run when made, a nested run before it starts. */
 #define RL_SCRATCH_RESERVED 32
 bool rl_loop_reserve_scratch(RLRunLoopRef rl, size_t depth);
+void rl_loop_free_scratch(RLRunLoopRef rl);   /* the loop's finalization */
 
 /* Membership changes of one item in one mode; loop locked. */
 typedef struct {

@@ -1,7 +1,7 @@
 /*
  * rl_loop.c: run loops themselves: one per thread, made on first use and torn
- * down at thread exit; the main thread's loop; locking with deferred
- * finalization; wake-up and stop.
+ * down at thread exit; the main thread's loop; wake-up and stop. The lock
+ * is rl_lock.c's, the per-depth scratch space rl_scratch.c's.
  *
  * Wake-ups (CF's ignore-wake-ups done with two atomics): the loop sets
  * `sleeping` then reads `wake_pending` before it waits; a waker sets
@@ -15,8 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include "rl_internal.h"
 #include "rl_main_queue.h"
@@ -32,12 +30,6 @@ static bool            main_thread_known;
 
 static void finalize_loop(rl_object *obj);
 const rl_class rl_run_loop_class = {"RLRunLoop", finalize_loop, rl_loop_copy_description};
-
-bool rl_on_process_main_thread(void) {
-    static _Thread_local int is_main = -1;   /* asked once per thread: gettid is a system call */
-    if (is_main < 0) is_main = (pid_t)syscall(SYS_gettid) == getpid();
-    return is_main;
-}
 
 __attribute__((constructor)) static void remember_main_thread(void) {
     if (rl_on_process_main_thread()) {
@@ -84,11 +76,7 @@ static void finalize_loop(rl_object *obj) {
     rl_blocks_free(rl);
     for (size_t i = 0; i < rl->mode_count; i++) rl_mode_free(rl->modes[i]);
     free(rl->modes);
-    for (size_t i = 0; i < rl->scratch_depths; i++) {
-        rl_ptr_array_free(&rl->scratch[i].items);
-        rl_heap_key_buffer_free(&rl->scratch[i].timer_keys);
-    }
-    free(rl->scratch);
+    rl_loop_free_scratch(rl);
     rl_item_set_free(&rl->common_sources);
     rl_item_set_free(&rl->common_observers);
     rl_item_set_free(&rl->common_timers);
@@ -159,71 +147,6 @@ RLRunLoopRef RLRunLoopGetCurrent(void) {
         return NULL;
     }
     return rl;
-}
-
-/* ---- locking ------------------------------------------------------------- */
-
-void rl_loop_lock(RLRunLoopRef rl) {
-    if (pthread_mutex_trylock(&rl->lock) == 0) return;
-    atomic_fetch_add_explicit(&rl->lock_waiters, 1, memory_order_relaxed);
-    pthread_mutex_lock(&rl->lock);
-    atomic_fetch_sub_explicit(&rl->lock_waiters, 1, memory_order_relaxed);
-}
-
-void rl_loop_relock(RLRunLoopRef rl) {
-    /* Bounded: a waiter that does not show up in ~50 us does not stall the loop. */
-    for (int spin = 0; spin < 100 && atomic_load_explicit(&rl->lock_waiters, memory_order_relaxed); spin++) {
-        if (spin < 20) rl_cpu_relax();
-        else sched_yield();
-    }
-    pthread_mutex_lock(&rl->lock);
-}
-
-void rl_loop_unlock(RLRunLoopRef rl) {
-    rl_object *dead = rl->graveyard;
-    rl->graveyard = NULL;
-    pthread_mutex_unlock(&rl->lock);
-    while (dead) {
-        rl_object *next = dead->next_dead;
-        dead->cls->finalize(dead);
-        dead = next;
-    }
-}
-
-void rl_loop_release_locked(RLRunLoopRef rl, const void *obj) {
-    rl_object *o = (rl_object *)obj;
-    if (rl_object_release_is_last(o)) {
-        o->next_dead = rl->graveyard;
-        rl->graveyard = o;
-    }
-}
-
-bool rl_loop_is_current_thread(RLRunLoopRef rl) {
-    return pthread_equal(rl->thread, pthread_self());
-}
-
-bool rl_loop_reserve_scratch(RLRunLoopRef rl, size_t depth) {
-    if (depth >= rl->scratch_depths) {
-        size_t n = depth + 4;
-        rl_scratch *grown = realloc(rl->scratch, n * sizeof *grown);
-        if (!grown) return false;
-        memset(grown + rl->scratch_depths, 0, (n - rl->scratch_depths) * sizeof *grown);
-        rl->scratch = grown;
-        rl->scratch_depths = n;
-    }
-    return rl_ptr_array_reserve(&rl->scratch[depth].items, RL_SCRATCH_RESERVED) &&
-           rl_heap_key_buffer_reserve(&rl->scratch[depth].timer_keys, RL_SCRATCH_RESERVED);
-}
-
-rl_ptr_array *rl_loop_scratch(RLRunLoopRef rl) {
-    if (!rl_loop_reserve_scratch(rl, rl->depth)) return NULL;
-    rl_ptr_array *a = &rl->scratch[rl->depth].items;
-    a->count = 0;
-    return a;
-}
-
-rl_heap_key_buffer *rl_loop_timer_keys(RLRunLoopRef rl) {
-    return &rl->scratch[rl->depth].timer_keys;
 }
 
 /* ---- wake-up, stop, state ------------------------------------------------ */
