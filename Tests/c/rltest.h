@@ -20,6 +20,7 @@
 #define RLTEST_H
 
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
@@ -110,6 +111,77 @@ static inline int rl_test_open_fds(void) {
     closedir(d);
     return n;
 }
+
+/* The lowest descriptor whose /proc/self/fd link reads `kind` (e.g.
+   "anon_inode:[eventpoll]"), or -1: how a test finds the loop's own kernel
+   objects without reaching into the library. */
+static inline int rl_test_find_fd(const char *kind) {
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) return -1;
+    int found = -1;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char path[300], link[256];
+        snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+        ssize_t len = readlink(path, link, sizeof link - 1);
+        if (len < 0) continue;
+        link[len] = '\0';
+        int fd = atoi(e->d_name);
+        if (strcmp(link, kind) == 0 && fd != dirfd(d) && (found < 0 || fd < found)) found = fd;
+    }
+    closedir(d);
+    return found;
+}
+
+/* Runs fn in a child process that must abort (SIGABRT) after printing, on
+   stderr, a message holding every string of the NULL-terminated `needles`;
+   fails (printing what the child wrote) otherwise. */
+static inline void rl_test_expect_abort_(void (*fn)(void), const char *const *needles, const char *file,
+                                         int line) {
+    int out[2];
+    if (pipe(out) != 0) RL_FAIL_("pipe");
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) RL_FAIL_("fork");
+    if (pid == 0) {
+        close(out[0]);
+        dup2(out[1], 2);
+        close(out[1]);
+        fn();
+        _exit(0);
+    }
+    close(out[1]);
+    char text[8192];
+    size_t used = 0;
+    for (;;) {   /* to the end: a child that keeps writing must not block */
+        char spill[512];
+        int full = used == sizeof text - 1;
+        ssize_t n = full ? read(out[0], spill, sizeof spill) : read(out[0], text + used, sizeof text - 1 - used);
+        if (n > 0 && !full) used += (size_t)n;
+        if (n == 0 || (n < 0 && errno != EINTR)) break;
+    }
+    text[used] = '\0';
+    close(out[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) {}
+    int aborted = WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
+    int missing = -1;
+    for (int i = 0; needles[i]; i++)
+        if (!strstr(text, needles[i])) missing = i;
+    if (aborted && missing < 0) return;
+    fprintf(stderr, "  %s:%d: expected an abort saying", file, line);
+    for (int i = 0; needles[i]; i++) fprintf(stderr, " \"%s\"", needles[i]);
+    if (WIFSIGNALED(status)) fprintf(stderr, "; child died of signal %d", WTERMSIG(status));
+    else fprintf(stderr, "; child exited with %d", WEXITSTATUS(status));
+    fprintf(stderr, "; it wrote (%zu bytes):\n%.2000s\n", used, text);
+    fflush(stderr);
+    _exit(1);
+}
+
+#define RL_EXPECT_ABORT(fn, ...)                                                   \
+    do { const char *const needles_[] = { __VA_ARGS__, NULL };                    \
+         rl_test_expect_abort_((fn), needles_, __FILE__, __LINE__); } while (0)
 
 static inline int rl_test_run_one(const rl_test *t) {
     fflush(stdout);

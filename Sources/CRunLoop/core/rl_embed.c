@@ -123,7 +123,7 @@ static void drain_wait_set(RLRunLoopRef rl) {
     struct epoll_event events[16];
     int n;
     do {
-        n = rl->epoll_fd >= 0 ? epoll_wait(rl->epoll_fd, events, 16, 0) : 0;
+        n = rl_wait_events(rl, events, 16, 0);
         for (int i = 0; i < n; i++)
             if (events[i].data.u64 == RL_EVENT_TIMER) rl->armed_ns = RL_NEVER;
     } while (n == 16 || (n < 0 && errno == EINTR));

@@ -413,16 +413,31 @@ char *rl_observer_copy_description(const rl_object *obj);
 char *rl_timer_copy_description(const rl_object *obj);
 char *rl_loop_copy_description(const rl_object *obj);
 
+/* A system call failed on one of the library's own kernel objects with an
+   errno that only a bug can cause (EBADF, EINVAL, EFAULT: the object was
+   closed or replaced behind the library's back, or the call is wrong):
+   prints the call, the object, its number and errno, and aborts. Resource
+   errors (ENOMEM, EMFILE...) never come here: see "Errors" in
+   docs/ARCHITECTURE.md. */
+_Noreturn void rl_fatal_errno(const char *call, const char *object, int fd, int error);
+/* True for the errno values above. */
+bool rl_errno_is_a_bug(int error);
+
 /* The loop's wait set (rl_wait.c); loop locked unless said otherwise. */
 bool rl_wait_set_open(RLRunLoopRef rl);          /* at creation: epoll set + wake eventfd */
 void rl_wait_set_close(RLRunLoopRef rl);
 /* Arms the timerfd for `deadline` (RL_NEVER disarms) if that changed; false
-   when the loop has no timerfd (then the wait itself must time out). */
+   when the loop has no timerfd (then the wait itself must time out). Only a
+   deadline the kernel accepted is recorded, so a failed arm (no timerfd
+   could be made or joined to the set: out of descriptors or memory) is
+   tried again by the next call. */
 bool rl_wait_arm_timer(RLRunLoopRef rl, int64_t deadline);
 /* Writes the wake eventfd of a sleeping loop. Any thread, no lock. */
 void rl_wait_signal(RLRunLoopRef rl);
 /* Waits (timeout_ms as epoll_wait's) for events of the armed mode. Called
-   unlocked by the loop's thread, after rl_wait_prepare. */
+   unlocked by the loop's thread, after rl_wait_prepare. Returns the number
+   of events, or -1 with errno EINTR (a signal: the caller resumes); any
+   other failure is a broken set and fatal. */
 int  rl_wait_events(RLRunLoopRef rl, struct epoll_event *events, int max, int timeout_ms);
 /* In a forked child, replaces the inherited kernel objects (the parent's)
    by the child's own; nothing otherwise. */

@@ -9,11 +9,8 @@
  * and the callouts; `current_run` always names the innermost active run.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/epoll.h>
 #include "rl_internal.h"
 #include "rl_main_queue.h"
@@ -68,11 +65,7 @@ static int sleep_until_event(RLRunLoopRef rl, wait_result *out, bool poll, int64
         int timeout = poll ? 0 : timeout_ms_until(deadline);
         int n = rl_wait_events(rl, out->events, MAX_EVENTS, timeout);
         if (n > 0 && !poll && only_stale_wake(rl, out->events, n)) continue;
-        if (n >= 0) return n;
-        if (errno != EINTR) {
-            fprintf(stderr, "CRunLoop: epoll_wait: %s\n", strerror(errno));
-            return 0;
-        }
+        if (n >= 0) return n;   /* else EINTR: any other failure was fatal */
     }
 }
 

@@ -42,6 +42,15 @@
  * its number is tried again (it may name a new file now). Sources that never
  * set their events keep the old contract: a bad fd is simply unwatched.
  *
+ * Errors: the set, the wake eventfd and the timerfd are the loop's own. A
+ * call on one of them failing with EBADF, EINVAL or EFAULT means it was
+ * closed or replaced behind the loop's back (or a bug here): the loop could
+ * only spin or sleep through its work, so it aborts, naming the call and the
+ * object (rl_fatal_errno). epoll_ctl on a user's number fails with EBADF
+ * too when that number was closed: whose fault it is follows from whether
+ * the set itself is still open. Out of descriptors or memory, each call says
+ * below how the loop does without.
+ *
  * fork(): the child shares the parent's epoll set, eventfd and timerfd (open
  * files, not copies); touching them would steal the parent's wake-ups, disarm
  * its timers, delete its registrations. A pthread_atfork handler bumps a
@@ -51,6 +60,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,9 +97,58 @@ static inline uint64_t token_of(const rl_v1_reg *r, long index) {
     return ((uint64_t)r->generation << 32) | (uint64_t)index;
 }
 
+/* ---- errors -------------------------------------------------------------- */
+
+bool rl_errno_is_a_bug(int error) {
+    return error == EBADF || error == EINVAL || error == EFAULT;
+}
+
+_Noreturn void rl_fatal_errno(const char *call, const char *object, int fd, int error) {
+    char reason[128];
+    const char *text = strerror_r(error, reason, sizeof reason);   /* GNU: may return its own */
+    fprintf(stderr,
+            "CRunLoop: fatal: %s on %s (fd %d) failed: %s (errno %d). "
+            "The library's own descriptor was closed or replaced behind its back.\n",
+            call, object, fd, text, error);
+    fflush(stderr);
+    abort();
+}
+
+static const char *const the_set = "the loop's epoll set";
+
+static const char *op_call(int op) {
+    return op == EPOLL_CTL_ADD ? "epoll_ctl(ADD)" : op == EPOLL_CTL_MOD ? "epoll_ctl(MOD)" : "epoll_ctl(DEL)";
+}
+
+/* epoll_ctl on a user's number failed. EBADF, EPERM, ENOENT, EEXIST and
+   ELOOP are about that number (closed, reused, unwatchable) and handled by
+   the caller; EINVAL and EFAULT, or EBADF while the set's own number is
+   closed, mean the set is broken. Keeps errno for the caller. */
+static void check_set_after(int epfd, int op, int error) {
+    if (error == EINVAL || error == EFAULT || (error == EBADF && fcntl(epfd, F_GETFD) < 0))
+        rl_fatal_errno(op_call(op), the_set, epfd, error);
+    errno = error;
+}
+
+/* epoll_ctl on a user's number (see check_set_after). */
 static int ctl(int epfd, int op, int fd, uint32_t events, uint64_t data) {
     struct epoll_event ev = {.events = events, .data.u64 = data};
-    return epoll_ctl(epfd, op, fd, &ev);
+    if (epoll_ctl(epfd, op, fd, &ev) == 0) return 0;
+    check_set_after(epfd, op, errno);
+    return -1;
+}
+
+/* Joins one of the loop's own descriptors to its set: false only for lack of
+   memory or room (ENOMEM, ENOSPC), which each caller survives. Anything
+   else is a broken set (EINVAL: no longer an epoll set; EBADF with its
+   number closed) or a broken object of ours. */
+static bool join_own(int epfd, int fd, uint32_t events, uint64_t data, const char *object) {
+    struct epoll_event ev = {.events = events, .data.u64 = data};
+    if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) == 0) return true;
+    int error = errno;
+    if (error == ENOMEM || error == ENOSPC) return false;
+    if (error == EINVAL || fcntl(epfd, F_GETFD) < 0) rl_fatal_errno("epoll_ctl(ADD)", the_set, epfd, error);
+    rl_fatal_errno("epoll_ctl(ADD)", object, fd, error);
 }
 
 /* What a registration's entry in the set looks like. */
@@ -196,8 +255,8 @@ static void rebuild(RLRunLoopRef rl) {
     if (epfd < 0) return;   /* tried again before the next wait */
     disown_number(rl, epfd);
     rl->set_stale = false;
-    if (rl->wake_fd >= 0 && ctl(epfd, EPOLL_CTL_ADD, rl->wake_fd, EPOLLIN | EPOLLET, RL_EVENT_WAKE) < 0) {
-        close(epfd);
+    if (rl->wake_fd >= 0 && !join_own(epfd, rl->wake_fd, EPOLLIN | EPOLLET, RL_EVENT_WAKE, "the loop's wake eventfd")) {
+        close(epfd);   /* out of memory: no set; tried again before the next wait */
         rl->epoll_fd = -1;
         return;
     }
@@ -288,10 +347,10 @@ bool rl_wait_arm_timer(RLRunLoopRef rl, int64_t deadline) {
         if (deadline == RL_NEVER) return true;
         if (rl->epoll_fd < 0) return false;
         int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-        if (tfd < 0) return false;
+        if (tfd < 0) return false;   /* out of descriptors: the wait times out by itself */
         disown_number(rl, tfd);   /* before it joins the set under that number */
-        if (ctl(rl->epoll_fd, EPOLL_CTL_ADD, tfd, EPOLLIN | EPOLLET, RL_EVENT_TIMER) < 0) {
-            close(tfd);
+        if (!join_own(rl->epoll_fd, tfd, EPOLLIN | EPOLLET, RL_EVENT_TIMER, "the loop's timerfd")) {
+            close(tfd);   /* out of memory: as without a timerfd, tried again next time */
             return false;
         }
         rl->timer_fd = tfd;
@@ -302,12 +361,11 @@ bool rl_wait_arm_timer(RLRunLoopRef rl, int64_t deadline) {
         spec.it_value.tv_sec = at / 1000000000;
         spec.it_value.tv_nsec = at % 1000000000;
     }
-    if (timerfd_settime(rl->timer_fd, TFD_TIMER_ABSTIME, &spec, NULL) < 0) {
-        fprintf(stderr, "CRunLoop: timerfd_settime(%d): %s\n", rl->timer_fd, strerror(errno));
-        rl->armed_ns = RL_NEVER;
-        return false;
-    }
-    rl->armed_ns = deadline;
+    /* Its only failures are bugs (a timerfd that is no longer one). */
+    int rc;
+    while ((rc = timerfd_settime(rl->timer_fd, TFD_TIMER_ABSTIME, &spec, NULL)) < 0 && errno == EINTR) {}
+    if (rc < 0) rl_fatal_errno("timerfd_settime", "the loop's timerfd", rl->timer_fd, errno);
+    rl->armed_ns = deadline;   /* what the kernel accepted */
     return true;
 }
 
@@ -320,7 +378,10 @@ void rl_wait_signal(RLRunLoopRef rl) {
     int fd = rl->wake_fd;
     if (fd < 0) return;
     uint64_t one = 1;
-    while (write(fd, &one, sizeof one) < 0 && errno == EINTR) {}
+    ssize_t n;
+    while ((n = write(fd, &one, sizeof one)) < 0 && errno == EINTR) {}
+    /* EAGAIN: the counter is full, a wake-up is pending anyway. */
+    if (n < 0 && errno != EAGAIN) rl_fatal_errno("write", "the loop's wake eventfd", fd, errno);
 }
 
 /* ---- the wait ------------------------------------------------------------ */
@@ -336,7 +397,9 @@ static int sleep_without_a_set(RLRunLoopRef rl, int timeout_ms) {
 
 int rl_wait_events(RLRunLoopRef rl, struct epoll_event *events, int max, int timeout_ms) {
     if (rl->epoll_fd < 0) return sleep_without_a_set(rl, timeout_ms);
-    return epoll_wait(rl->epoll_fd, events, max, timeout_ms);
+    int n = epoll_wait(rl->epoll_fd, events, max, timeout_ms);
+    if (n < 0 && errno != EINTR) rl_fatal_errno("epoll_wait", the_set, rl->epoll_fd, errno);
+    return n;
 }
 
 /* ---- registrations ------------------------------------------------------- */
@@ -415,7 +478,7 @@ long rl_reg_add(RLRunLoopRef rl, RLRunLoopSourceRef s, int fd, bool armed) {
 void rl_reg_remove(RLRunLoopRef rl, long index) {
     own_kernel_objects(rl);
     rl_v1_reg *r = &rl->regs[index];
-    if (r->fd >= 0 && rl->epoll_fd >= 0 && epoll_ctl(rl->epoll_fd, EPOLL_CTL_DEL, r->fd, NULL) < 0)
+    if (r->fd >= 0 && rl->epoll_fd >= 0 && ctl(rl->epoll_fd, EPOLL_CTL_DEL, r->fd, 0, 0) < 0)
         rl->set_stale = true;   /* closed or reused: its file may live on in the set */
     clear_ready(rl, r);
     rl_index_map_delete(&rl->reg_by_source, (uintptr_t)r->source);
