@@ -27,6 +27,15 @@
  * Signals: a signal handled on a loop's thread does not end its sleep (as
  * with CF's Mach wait): the wait resumes for the time left.
  *
+ * The loop's own descriptors: each loop owns an epoll set, a wake eventfd
+ * and (from its first timer or timed run) a timerfd, all close-on-exec.
+ * They belong to the library: closing them or putting another file under
+ * their numbers (close(), dup2(), a routine that closes every descriptor
+ * above 2) is a program error, and the loop aborts at the next call that
+ * finds it, printing the call, the object, its number and errno (CF likewise
+ * halts when its own port wait fails). Running out of descriptors or memory
+ * is not an error of this kind: each function documents how it does without.
+ *
  * fork(): the child inherits the loops as they were (their modes, sources,
  * timers and observers), but never the kernel objects behind them: the
  * first time the child uses a loop (runs it, wakes it, adds or removes an
