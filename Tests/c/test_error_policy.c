@@ -29,12 +29,22 @@ static void replace_with_dev_null(int fd, int flags) {
     close(null_fd);
 }
 
-/* A loop on this thread with something in its default mode, run once so
-   that its timerfd exists. */
+static void *stop_when_sleeping(void *arg) {
+    RLRunLoopRef rl = arg;
+    rl_test_wait_sleeping(rl, 30);
+    RLRunLoopStop(rl);
+    return NULL;
+}
+
+/* A loop on this thread with something in its default mode, that slept once
+   (so its timerfd exists: it was armed for the run's deadline). */
 static RLRunLoopRef ready_loop(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.01, false), kRLRunLoopRunTimedOut);
+    pthread_t th;
+    pthread_create(&th, NULL, stop_when_sleeping, rl);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 60, false), kRLRunLoopRunStopped);
+    pthread_join(th, NULL);
     RL_ASSERT(rl_test_find_fd(EPOLL_SET) >= 0);
     RL_ASSERT(rl_test_find_fd(TIMERFD) >= 0);
     return rl;
