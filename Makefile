@@ -1,6 +1,7 @@
 # SwiftRunLoop build. `make` builds libcrunloop.a and libcrunloop.so with the
 # system C compiler; `make test` runs every test (C, sanitizers, valgrind, Swift);
 # `make bench` runs the benchmarks; `make soak` runs the 10-million-pass soak.
+# `make help` lists every target: the `## target: what it does` lines below.
 
 CC      ?= cc
 PREFIX  ?= /usr/local
@@ -40,10 +41,12 @@ GLIB_LIBS_OUT := $(BUILD)/libcrunloop-glib.a $(BUILD)/libcrunloop-glib.so
 GLIB_TEST_BINS := $(patsubst Tests/c-glib/%.c,$(BUILD)/tests/%,$(sort $(wildcard Tests/c-glib/test_*.c)))
 endif
 
-.PHONY: all lib install test check-layers test-c test-sanitize test-asan test-tsan test-valgrind test-swift test-swift-tsan soak \
-        bench bench-quick examples demo fuzz clean
+.PHONY: all lib install test check-layers test-c test-sanitize test-asan test-tsan test-valgrind test-swift \
+        test-swift-tsan test-clang test-make soak bench bench-quick examples demo fuzz format format-check help clean
 
+## all: the libraries (same as lib)
 all: lib
+## lib: libcrunloop.a and libcrunloop.so in build/ (and libcrunloop-glib where GLib is)
 lib: $(BUILD)/libcrunloop.a $(BUILD)/libcrunloop.so $(GLIB_LIBS_OUT)
 
 $(BUILD)/obj/%.o: Sources/CRunLoop/%.c $(LIB_HDRS)
@@ -69,14 +72,22 @@ $(BUILD)/libcrunloop-glib.a: $(GLIB_OBJS)
 $(BUILD)/libcrunloop-glib.so: $(GLIB_OBJS) $(BUILD)/libcrunloop.so
 	$(CC) -shared -Wl,-soname,libcrunloop-glib.so.0 -o $@ $(GLIB_OBJS) -L$(BUILD) -lcrunloop $(GLIB_LDLIBS) $(LDLIBS)
 
-$(BUILD)/crunloop-glib.pc: Makefile
+# The .pc files name PREFIX, so they are remade when it changes: the stamp
+# holds the prefix and version they were last made with.
+$(BUILD)/pc-prefix.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@[ "$$(cat $@ 2>/dev/null)" = "$(PREFIX) $(VERSION)" ] || echo "$(PREFIX) $(VERSION)" > $@
+FORCE:
+
+$(BUILD)/crunloop-glib.pc: Makefile $(BUILD)/pc-prefix.stamp
 	@mkdir -p $(dir $@)
 	printf 'prefix=%s\nexec_prefix=$${prefix}\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: crunloop-glib\nDescription: CoreFoundation run loop for Linux, with GLib main contexts\nVersion: %s\nRequires: crunloop glib-2.0\nLibs: -L$${libdir} -lcrunloop-glib\nCflags: -I$${includedir}\n' '$(PREFIX)' '$(VERSION)' > $@
 
-$(BUILD)/crunloop.pc: Makefile
+$(BUILD)/crunloop.pc: Makefile $(BUILD)/pc-prefix.stamp
 	@mkdir -p $(dir $@)
 	printf 'prefix=%s\nexec_prefix=$${prefix}\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: crunloop\nDescription: CoreFoundation run loop for Linux\nVersion: %s\nLibs: -L$${libdir} -lcrunloop\nLibs.private: -pthread -ldl -lm\nCflags: -I$${includedir}\n' '$(PREFIX)' '$(VERSION)' > $@
 
+## install: headers, libraries and crunloop.pc (and crunloop-glib.pc) under PREFIX (default /usr/local)
 install: lib $(BUILD)/crunloop.pc $(if $(HAVE_GLIB),install-glib)
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 Sources/CRunLoop/include/*.h $(DESTDIR)$(PREFIX)/include/
@@ -135,31 +146,44 @@ $(BUILD)/tests/readme_c.ok: README.md Tests/doc-snippets/c.sh $(LIB_HDRS) $(BUIL
 # The layers (docs/ARCHITECTURE.md): no include or call cycle among the
 # library's files beyond Tests/layers/allowed.txt, extras use only the core;
 # first the checker's own test on tiny synthetic libraries.
+## check-layers: no include or call cycle in the library, extras call only the core (Tests/layers)
 check-layers: $(LIB_OBJS)
 	@sh Tests/layers/test.sh >$(BUILD)/check-layers-selftest.log 2>&1 || \
 	  { cat $(BUILD)/check-layers-selftest.log; echo "check-layers: its self-test failed"; exit 1; }
 	@python3 Tests/layers/check.py Sources/CRunLoop $(BUILD)/obj Tests/layers/allowed.txt
 
+## test-c: the C tests (Tests/c, Tests/c-glib), the CF-names compile check and README's C blocks
 test-c: check-layers $(TEST_BINS) $(GLIB_TEST_BINS) $(BUILD)/tests/cf_names_compile.ok $(BUILD)/tests/readme_c.ok
 	@sh Tests/run-c-tests.sh $(TEST_BINS) $(GLIB_TEST_BINS)
 
 # Sanitized builds live in their own build folders so they never mix objects.
+## test-asan: the C tests under AddressSanitizer and UBSan (build/asan)
 test-asan:
 	$(MAKE) --no-print-directory BUILD=build/asan CC=gcc \
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test-c
+## test-tsan: the C tests under ThreadSanitizer (build/tsan)
 test-tsan:
 	$(MAKE) --no-print-directory BUILD=build/tsan CC=gcc \
 	  CFLAGS="-O1 -g -fsanitize=thread" test-c
+## test-sanitize: test-asan and test-tsan
 test-sanitize: test-asan test-tsan
 
-test-valgrind: $(TEST_BINS) $(GLIB_TEST_BINS)
-	@command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind; }
-	@RL_TEST_WRAPPER="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect" \
-	  RL_TEST_SLOW=8 sh Tests/run-c-tests.sh $(TEST_BINS) $(GLIB_TEST_BINS)
+# valgrind is installed by .ci/run (or by hand), never from here.
+VALGRIND ?= valgrind
+VALGRIND_OPTS := -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+                 --show-leak-kinds=definite,indirect
+## test-valgrind: the C tests under valgrind memcheck (needs valgrind)
+test-valgrind: $(if $(shell command -v $(VALGRIND) 2>/dev/null),$(TEST_BINS) $(GLIB_TEST_BINS),valgrind-missing)
+	@RL_TEST_WRAPPER="$(VALGRIND) $(VALGRIND_OPTS)" RL_TEST_SLOW=8 sh Tests/run-c-tests.sh $(TEST_BINS) $(GLIB_TEST_BINS)
+
+valgrind-missing:
+	@echo "make test-valgrind: $(VALGRIND) not found: install valgrind (the Debian package valgrind;" \
+	  ".ci/run installs it)" >&2; exit 1
 
 # Then: racy programs must not compile (Swift 6), their correct versions must;
 # every Swift block of README.md and the DocC catalog must build; docc must
 # convert the module's documentation without a warning.
+## test-swift: swift build and swift test, the Swift 6 compile checks, README's Swift blocks and docc
 test-swift:
 	swift build --build-tests
 	swift test
@@ -168,31 +192,102 @@ test-swift:
 	sh Tests/doc-snippets/docc.sh
 
 # The Swift tests (and the C target under them) with ThreadSanitizer.
+## test-swift-tsan: the Swift tests under ThreadSanitizer (.build-tsan)
 test-swift-tsan:
 	swift test --sanitize=thread --scratch-path .build-tsan
 
-test: test-c test-sanitize test-valgrind test-swift test-swift-tsan
+# SwiftPM builds the C targets with clang and shows these warnings (the
+# manifest enables them) without failing: -Werror there would break packages
+# that depend on ours. Here clang checks the same sources with the same
+# warnings as errors, as gcc does for the library above.
+CLANG ?= $(firstword $(wildcard /opt/swift/usr/bin/clang) $(shell command -v clang 2>/dev/null) clang)
+CLANG_SRCS = $(LIB_SRCS)
+CLANG_GLIB_SRCS = $(if $(HAVE_GLIB),$(GLIB_SRCS))
+## test-clang: the Swift package's C sources and the fuzz driver, compiled by clang with warnings as errors
+test-clang:
+	@echo "$(CLANG) -fsyntax-only $(WARN): $(words $(CLANG_SRCS) $(CLANG_GLIB_SRCS)) sources and the fuzz driver"
+	@for f in $(CLANG_SRCS) Tests/fuzz/fuzz_runloop.c; do \
+	  $(CLANG) -std=c11 -pthread -fsyntax-only $(WARN) -ISources/CRunLoop/include -ISources/CRunLoop/core_api $$f \
+	    || exit 1; done
+	@for f in $(CLANG_GLIB_SRCS); do \
+	  $(CLANG) -std=c11 -pthread -fsyntax-only $(WARN) -ISources/CRunLoop/include -ISources/CRunLoopGLib/include \
+	    $(GLIB_CFLAGS) $$f || exit 1; done
+
+## test-make: the build's own checks (Tests/make: install prefix, clean, help, format-check, line length)
+test-make:
+	@sh Tests/make/run.sh
+
+## test: every test: test-c, test-sanitize, test-valgrind, test-swift, test-swift-tsan, test-clang, test-make
+test: test-c test-sanitize test-valgrind test-swift test-swift-tsan test-clang test-make
 
 # The long soak: 10 million busy passes (make test-c runs a short one).
+## soak: the long soak, 10 million busy passes (RL_SOAK_PASSES to change)
 soak: $(BUILD)/tests/test_soak
 	RL_SOAK_PASSES=$${RL_SOAK_PASSES:-10000000} RL_TEST_TIMEOUT=3600 $(BUILD)/tests/test_soak
 
 # ---- fuzzing ----------------------------------------------------------------
+## fuzz: libFuzzer on the run loop for FUZZ_SECONDS (default 60), from Tests/fuzz/corpus
 fuzz: lib
 	$(MAKE) --no-print-directory -C Tests/fuzz run FUZZ_SECONDS=$${FUZZ_SECONDS:-60}
 
 # ---- examples ---------------------------------------------------------------
+## examples: builds Examples/ (C and Swift)
 examples: lib
 	$(MAKE) --no-print-directory -C Examples all
+## demo: builds and runs every example
 demo: lib
 	$(MAKE) --no-print-directory -C Examples demo
 
 # ---- benchmarks -------------------------------------------------------------
+## bench: the full benchmarks against Foundation, libuv, libev, GLib (writes bench/results.md)
 bench: lib
 	$(MAKE) --no-print-directory -C bench run
+## bench-quick: a reduced benchmark set, under a minute (results in bench/build)
 bench-quick: lib
 	$(MAKE) --no-print-directory -C bench quick
 
+# ---- formatting ---------------------------------------------------------------
+# Layout is clang-format's (.clang-format; Debian 12's clang-format 14) for C
+# and swift-format's (.swift-format; the Swift toolchain's) for Swift, over
+# every source we write: not build outputs, not the fuzz corpus.
+CLANG_FORMAT ?= clang-format
+SWIFT_FORMAT ?= $(firstword $(shell command -v swift-format 2>/dev/null) /opt/swift/usr/bin/swift-format)
+FORMAT_FIND = find $(1) \( -name build -o -name '.build*' -o -name corpus \) -prune -o -type f \( $(2) \) -print \
+                2>/dev/null | sort
+FORMAT_C = $(shell $(call FORMAT_FIND,Sources Tests bench Examples,-name '*.c' -o -name '*.h'))
+FORMAT_SWIFT = $(shell $(call FORMAT_FIND,Package.swift Sources Tests bench Examples,-name '*.swift'))
+FORMAT_CONFIGS = .swift-format $(shell $(call FORMAT_FIND,.,-name .clang-format))
+FORMAT_TOOLS = command -v $(CLANG_FORMAT) >/dev/null 2>&1 || { echo "$(CLANG_FORMAT) not found: install clang-format" \
+                 "(the Debian package clang-format; .ci/run installs it)" >&2; exit 1; }; \
+               command -v $(SWIFT_FORMAT) >/dev/null 2>&1 || { echo "$(SWIFT_FORMAT) not found" >&2; exit 1; }
+
+## format: rewrites every C and Swift source in place (Sources, Tests, bench, Examples)
+format:
+	@$(FORMAT_TOOLS)
+	$(CLANG_FORMAT) -i $(FORMAT_C)
+	$(SWIFT_FORMAT) format -i --parallel --configuration .swift-format $(FORMAT_SWIFT)
+
+## format-check: fails, naming each file, if make format would change anything
+format-check:
+	@$(FORMAT_TOOLS); \
+	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	tar cf - $(FORMAT_CONFIGS) $(FORMAT_C) $(FORMAT_SWIFT) | tar xf - -C "$$tmp" && \
+	( cd "$$tmp" && $(CLANG_FORMAT) -i $(FORMAT_C) && \
+	  $(SWIFT_FORMAT) format -i --parallel --configuration .swift-format $(FORMAT_SWIFT) ) || exit 1; \
+	bad=0; for f in $(FORMAT_C) $(FORMAT_SWIFT); do \
+	  cmp -s "$$f" "$$tmp/$$f" && continue; \
+	  [ $$bad -gt 0 ] || echo "make format would change:"; echo "  $$f"; bad=$$((bad + 1)); \
+	done; \
+	[ $$bad -eq 0 ] || { echo "$$bad files differ (run make format; $$($(CLANG_FORMAT) --version | head -1))"; exit 1; }
+	@echo "format-check: $(words $(FORMAT_C)) C and $(words $(FORMAT_SWIFT)) Swift files as make format leaves them"
+
+## help: this list
+help:
+	@awk '/^## [a-z][a-z-]*:/ { t = $$2; sub(/:$$/, "", t); $$1 = $$2 = ""; sub(/^ +/, ""); \
+	  printf "  %-16s %s\n", t, $$0 }' Makefile
+
+## clean: removes every build output (build/, .build*, Examples' and bench's builds)
 clean:
-	rm -rf build .build .build-tsan
+	rm -rf $(BUILD) build .build .build-* .build_* bench/bridge/.build
 	-$(MAKE) --no-print-directory -C bench clean
+	-$(MAKE) --no-print-directory -C Examples clean
