@@ -7,6 +7,14 @@ import Foundation
 // everywhere else with libc alone.
 let haveGLib = FileManager.default.fileExists(atPath: "/usr/include/glib-2.0/glib.h")
 
+// The C targets show the warnings the Makefile builds the library with. Not as
+// errors (and not through unsafeFlags): either would keep packages that depend
+// on this one from building. `make test-clang` compiles the same sources with
+// clang and these warnings as errors.
+let cWarnings: [CSetting] = ["all", "extra", "shadow", "strict-prototypes", "missing-prototypes"].map {
+    .enableWarning($0)
+}
+
 var package = Package(
     name: "SwiftRunLoop",
     products: [
@@ -22,7 +30,7 @@ var package = Package(
             // One folder per layer (docs/ARCHITECTURE.md); every file also
             // finds what the core lends its layers (core_api/), while core/'s
             // private headers are found only by core/'s own files.
-            cSettings: [.headerSearchPath("core_api")],
+            cSettings: [.headerSearchPath("core_api")] + cWarnings,
             linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]
         ),
         .target(
@@ -62,7 +70,8 @@ if haveGLib {
         .target(
             name: "CRunLoopGLib",
             dependencies: ["CRunLoop", "CGLib"],
-            path: "Sources/CRunLoopGLib"
+            path: "Sources/CRunLoopGLib",
+            cSettings: cWarnings
         ),
         .target(
             name: "SwiftRunLoopGLib",
