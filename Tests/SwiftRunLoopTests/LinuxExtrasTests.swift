@@ -168,7 +168,8 @@ final class LinuxExtrasTests: XCTestCase {
         onThread {
             let loop = RunLoop.current
             let counts = Shared<[UInt32]>([])
-            guard let source = RunLoop.Source(signal: SIGUSR2, handler: { count in counts.withLock { $0.append(count) } })
+            guard
+                let source = RunLoop.Source(signal: SIGUSR2, handler: { count in counts.withLock { $0.append(count) } })
             else { return XCTFail("RunLoop.Source(signal:) failed") }
             XCTAssertEqual(source.signalNumber, SIGUSR2)
             loop.add(source, forMode: .default)

@@ -11,7 +11,12 @@
 static int g_count;
 static void count_perform(void *info) { (void)info; g_count++; }
 static void count_timer(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; g_count++; }
-static void count_obs(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) { (void)o; (void)a; (void)info; g_count++; }
+static void count_obs(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o;
+    (void)a;
+    (void)info;
+    g_count++;
+}
 
 /* The loop still services a source and a timer after whatever came before. */
 static void assert_loop_still_works(void) {

@@ -281,7 +281,12 @@ static RLRunLoopSourceRef bad_fd_source(void) {
 }
 
 static int g_waits;
-static void count_wait(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) { (void)o; (void)a; (void)info; g_waits++; }
+static void count_wait(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o;
+    (void)a;
+    (void)info;
+    g_waits++;
+}
 
 static void invalid_fds_stay_in_the_mode_unwatched(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();

@@ -19,8 +19,16 @@
 typedef struct { int retains, releases, schedules, cancels; } counts;
 static const void *c_retain(const void *info) { ((counts *)info)->retains++; return info; }
 static void c_release(const void *info) { ((counts *)info)->releases++; }
-static void c_schedule(void *info, RLRunLoopRef rl, RLRunLoopMode mode) { (void)rl; (void)mode; ((counts *)info)->schedules++; }
-static void c_cancel(void *info, RLRunLoopRef rl, RLRunLoopMode mode) { (void)rl; (void)mode; ((counts *)info)->cancels++; }
+static void c_schedule(void *info, RLRunLoopRef rl, RLRunLoopMode mode) {
+    (void)rl;
+    (void)mode;
+    ((counts *)info)->schedules++;
+}
+static void c_cancel(void *info, RLRunLoopRef rl, RLRunLoopMode mode) {
+    (void)rl;
+    (void)mode;
+    ((counts *)info)->cancels++;
+}
 
 static RLRunLoopSourceRef counted_source(counts *c, void (*perform)(void *)) {
     RLRunLoopSourceContext ctx;

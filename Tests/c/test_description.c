@@ -184,7 +184,8 @@ static void describing_the_loop_inside_its_callouts_works(void) {
     RLRunLoopAddSource(rl, s, "CalloutMode");
     RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0, describe_from_timer, NULL);
     RLRunLoopAddTimer(rl, t, "CalloutMode");
-    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopEntry | kRLRunLoopExit, true, 0, describe_from_observer, NULL);
+    RLRunLoopObserverRef o =
+        RLRunLoopObserverCreate(kRLRunLoopEntry | kRLRunLoopExit, true, 0, describe_from_observer, NULL);
     RLRunLoopAddObserver(rl, o, "CalloutMode");
     RLRunLoopSourceSignal(s);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("CalloutMode", 0.1, false), kRLRunLoopRunTimedOut);

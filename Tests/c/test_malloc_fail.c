@@ -114,7 +114,12 @@ static _Atomic int block_ran, block_released, request_ran, request_released;
 
 static void source_perform(void *info) { (void)info; performed++; }
 static void timer_fire(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; fired++; }
-static void observe(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) { (void)o; (void)a; (void)info; observed++; }
+static void observe(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o;
+    (void)a;
+    (void)info;
+    observed++;
+}
 /* A queued function's release outside the call that queued it, without its
    function having run, is work dropped from a live loop. */
 typedef struct {
@@ -451,8 +456,8 @@ static void reset_counts(void) {
 
 /* Whether everything the workload tried succeeded. */
 static bool outcome_complete(const outcome *out) {
-    return out->crowd.signal_in && out->crowd.timer2_in && nested_runs == 1 && out->got_loop && out->source_in && out->timer_in &&
-           out->observer_in && out->fd_in && out->port_in && out->port_sent && out->thread_ok &&
+    return out->crowd.signal_in && out->crowd.timer2_in && nested_runs == 1 && out->got_loop && out->source_in &&
+           out->timer_in && out->observer_in && out->fd_in && out->port_in && out->port_sent && out->thread_ok &&
            out->thread_source_in && out->delayed_made;
 }
 

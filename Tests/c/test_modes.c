@@ -13,7 +13,12 @@ static int g_waits; /* BeforeWaiting callouts: one per sleep */
 
 static void count_perform(void *info) { (void)info; g_count++; }
 static void count_timer(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; g_count++; }
-static void count_wait(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) { (void)o; (void)a; (void)info; g_waits++; }
+static void count_wait(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o;
+    (void)a;
+    (void)info;
+    g_waits++;
+}
 
 static RLRunLoopObserverRef count_waits_in(RLRunLoopMode mode) {
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting, true, 0, count_wait, NULL);

@@ -198,7 +198,11 @@ static void adding_an_observer_to_a_second_run_loop_is_ignored(void) {
 
 typedef struct { int refs, retains, releases; } counted;
 static counted g_info;
-static const void *info_retain(const void *info) { ((counted *)info)->refs++; ((counted *)info)->retains++; return info; }
+static const void *info_retain(const void *info) {
+    ((counted *)info)->refs++;
+    ((counted *)info)->retains++;
+    return info;
+}
 static void info_release(const void *info) { ((counted *)info)->refs--; ((counted *)info)->releases++; }
 static char *info_desc(const void *info) { (void)info; return strdup("obs-info"); }
 

@@ -190,7 +190,11 @@ static void nested_run_has_its_own_entry_and_exit(void) {
 
 /* RLRunLoopStop from a callout ends the run at the end of that pass: the
    stop wakes the loop, so it does not sleep until the next timer. */
-static void stop_from_block(void *info) { (void)info; rl_test_log_add(&g_log, BLOCK); RLRunLoopStop(RLRunLoopGetCurrent()); }
+static void stop_from_block(void *info) {
+    (void)info;
+    rl_test_log_add(&g_log, BLOCK);
+    RLRunLoopStop(RLRunLoopGetCurrent());
+}
 
 static void stop_in_a_callout_ends_the_pass_without_sleeping(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();

@@ -329,7 +329,8 @@ static void cancel_self(void *info) {
 static void cancel_at_fire_time(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     counter a = {0}, b = {0};
-    RLPerformRequestRef first = RLRunLoopPerformRequestAfterDelay(rl, 0.01, NULL, 0, NULL, cancel_second, &a, count_release);
+    RLPerformRequestRef first =
+        RLRunLoopPerformRequestAfterDelay(rl, 0.01, NULL, 0, NULL, cancel_second, &a, count_release);
     g_second = RLRunLoopPerformRequestAfterDelay(rl, 0.01, NULL, 0, NULL, count_run, &b, count_release);
     rl_test_sleep(0.03);   /* both due: they fire in one pass */
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, false);

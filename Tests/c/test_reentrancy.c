@@ -155,7 +155,12 @@ static void firing_timer_is_not_fired_by_a_nested_run_in_its_callout(void) {
 
 static RLRunLoopSourceRef g_self;
 static int g_cancels;
-static void self_cancel(void *info, RLRunLoopRef rl, RLRunLoopMode mode) { (void)info; (void)rl; (void)mode; g_cancels++; }
+static void self_cancel(void *info, RLRunLoopRef rl, RLRunLoopMode mode) {
+    (void)info;
+    (void)rl;
+    (void)mode;
+    g_cancels++;
+}
 static void invalidate_self(void *info) {
     (void)info;
     g_count++;
@@ -233,7 +238,10 @@ static void timer_removes_itself_in_its_callout_after_its_last_release(void) {
 /* ---- removing / invalidating another item due in the same pass ---- */
 
 static RLRunLoopSourceRef g_victim;
-static void kill_victim_invalidate(void *info) { rl_test_log_add(&g_log, (long)(intptr_t)info); RLRunLoopSourceInvalidate(g_victim); }
+static void kill_victim_invalidate(void *info) {
+    rl_test_log_add(&g_log, (long)(intptr_t)info);
+    RLRunLoopSourceInvalidate(g_victim);
+}
 static void kill_victim_remove(void *info) {
     rl_test_log_add(&g_log, (long)(intptr_t)info);
     RLRunLoopRemoveSource(RLRunLoopGetCurrent(), g_victim, kRLRunLoopDefaultMode);
@@ -281,7 +289,11 @@ static void source_removed_by_an_earlier_perform_in_the_pass_is_not_called(void)
 }
 
 static RLRunLoopTimerRef g_tvictim;
-static void timer_kills_invalidate(RLRunLoopTimerRef t, void *info) { (void)t; rl_test_log_add(&g_log, (long)(intptr_t)info); RLRunLoopTimerInvalidate(g_tvictim); }
+static void timer_kills_invalidate(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    rl_test_log_add(&g_log, (long)(intptr_t)info);
+    RLRunLoopTimerInvalidate(g_tvictim);
+}
 static void timer_kills_remove(RLRunLoopTimerRef t, void *info) {
     (void)t;
     rl_test_log_add(&g_log, (long)(intptr_t)info);

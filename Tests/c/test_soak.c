@@ -42,7 +42,12 @@ static long performed, fired, observed, blocks_run, fd_reads, port_messages, req
 
 static void perform(void *info) { (void)info; performed++; }
 static void timer_fire(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; fired++; }
-static void observe(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) { (void)o; (void)a; (void)info; observed++; }
+static void observe(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o;
+    (void)a;
+    (void)info;
+    observed++;
+}
 static void block_fn(void *info) { (void)info; blocks_run++; }
 static void request_fn(void *info) { (void)info; requests_run++; }
 

@@ -15,7 +15,12 @@ static int g_count;
 static void log_perform(void *info) { rl_test_log_add(&g_log, (long)(intptr_t)info); }
 static void count_perform(void *info) { (void)info; g_count++; }
 static int g_waits;
-static void count_wait(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) { (void)o; (void)a; (void)info; g_waits++; }
+static void count_wait(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o;
+    (void)a;
+    (void)info;
+    g_waits++;
+}
 
 static void sources_perform_by_order_then_insertion(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
@@ -399,7 +404,11 @@ static void getters_return_what_was_given(void) {
 
 typedef struct { int refs, retains, releases; } counted;
 static counted g_info;
-static const void *info_retain(const void *info) { ((counted *)info)->refs++; ((counted *)info)->retains++; return info; }
+static const void *info_retain(const void *info) {
+    ((counted *)info)->refs++;
+    ((counted *)info)->retains++;
+    return info;
+}
 static void info_release(const void *info) { ((counted *)info)->refs--; ((counted *)info)->releases++; }
 
 static RLRunLoopSourceRef counted_source(void) {

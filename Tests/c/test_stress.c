@@ -313,7 +313,8 @@ static void items_churned_by_k_threads_are_accounted_for(void) {
             RLRelease(g_timers[i][k]);
             RLRunLoopSourceInvalidate(g_sources[i][k]);
             /* Invalidation leaves no membership behind, the common set included. */
-            for (int mm = 0; mm < 3; mm++) RL_ASSERT(!RLRunLoopContainsSource(g_rl, g_sources[i][k], g_churn_modes[mm]));
+            for (int mm = 0; mm < 3; mm++)
+                RL_ASSERT(!RLRunLoopContainsSource(g_rl, g_sources[i][k], g_churn_modes[mm]));
             RLRelease(g_sources[i][k]);
             RLRunLoopObserverInvalidate(g_observers[i][k]);
             RLRelease(g_observers[i][k]);
@@ -362,8 +363,18 @@ static void queue_work(RLRunLoopRef rl, RLRunLoopMode mode) {
 
 static const void *churn_retain(const void *info) { atomic_fetch_add(&g_src_retains, 1); return info; }
 static void churn_release(const void *info) { (void)info; atomic_fetch_add(&g_src_releases, 1); }
-static void churn_schedule(void *info, RLRunLoopRef rl, RLRunLoopMode mode) { (void)info; (void)rl; (void)mode; atomic_fetch_add(&g_sched, 1); }
-static void churn_cancel(void *info, RLRunLoopRef rl, RLRunLoopMode mode) { (void)info; (void)rl; (void)mode; atomic_fetch_add(&g_cancel, 1); }
+static void churn_schedule(void *info, RLRunLoopRef rl, RLRunLoopMode mode) {
+    (void)info;
+    (void)rl;
+    (void)mode;
+    atomic_fetch_add(&g_sched, 1);
+}
+static void churn_cancel(void *info, RLRunLoopRef rl, RLRunLoopMode mode) {
+    (void)info;
+    (void)rl;
+    (void)mode;
+    atomic_fetch_add(&g_cancel, 1);
+}
 
 static void check_nothing_obs(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
     (void)o; (void)a; (void)info;
@@ -393,11 +404,13 @@ static void *short_life(void *arg) {
     RLRunLoopAddSource(rl, s, kRLRunLoopCommonModes);
     RLRunLoopAddSource(rl, s, "x");
     RLRunLoopAddCommonMode(rl, "x");
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + (n % 2 ? -1 : 100), 0.5, rl_test_stop_current, NULL);
+    RLRunLoopTimerRef t =
+        rl_test_timer(RLAbsoluteTimeGetCurrent() + (n % 2 ? -1 : 100), 0.5, rl_test_stop_current, NULL);
     RLRunLoopAddTimer(rl, t, kRLRunLoopCommonModes);
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAllActivities, true, 0, check_nothing_obs, NULL);
     RLRunLoopAddObserver(rl, o, "x");
-    for (int i = 0; i < 6; i++) queue_work(rl, i % 3 == 0 ? kRLRunLoopDefaultMode : i % 3 == 1 ? "x" : kRLRunLoopCommonModes);
+    for (int i = 0; i < 6; i++)
+        queue_work(rl, i % 3 == 0 ? kRLRunLoopDefaultMode : i % 3 == 1 ? "x" : kRLRunLoopCommonModes);
     if (n % 3 == 0) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false);   /* some run, some are dropped */
     if (n % 3 == 1) RLRunLoopRunInMode("x", 0.001, false);
     RLRelease(s);

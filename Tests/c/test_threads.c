@@ -98,12 +98,27 @@ static void main_loop_is_reachable_from_other_threads(void) {
 /* ---- teardown at thread exit ---- */
 
 static atomic_int g_cancels, g_schedules, g_fn_calls, g_performs;
-static void td_schedule(void *info, RLRunLoopRef rl, RLRunLoopMode mode) { (void)info; (void)rl; (void)mode; atomic_fetch_add(&g_schedules, 1); }
-static void td_cancel(void *info, RLRunLoopRef rl, RLRunLoopMode mode) { (void)info; (void)rl; (void)mode; atomic_fetch_add(&g_cancels, 1); }
+static void td_schedule(void *info, RLRunLoopRef rl, RLRunLoopMode mode) {
+    (void)info;
+    (void)rl;
+    (void)mode;
+    atomic_fetch_add(&g_schedules, 1);
+}
+static void td_cancel(void *info, RLRunLoopRef rl, RLRunLoopMode mode) {
+    (void)info;
+    (void)rl;
+    (void)mode;
+    atomic_fetch_add(&g_cancels, 1);
+}
 static void td_perform(void *info) { (void)info; atomic_fetch_add(&g_performs, 1); }
 static void td_fn(void *info) { (void)info; atomic_fetch_add(&g_fn_calls, 1); }
 static void td_timer(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; atomic_fetch_add(&g_fn_calls, 1); }
-static void td_observer(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) { (void)o; (void)a; (void)info; atomic_fetch_add(&g_fn_calls, 1); }
+static void td_observer(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o;
+    (void)a;
+    (void)info;
+    atomic_fetch_add(&g_fn_calls, 1);
+}
 
 typedef struct { atomic_int releases; } td_info;
 static td_info g_tdi;
@@ -347,7 +362,12 @@ static void kept_perform(void *info) {
 }
 static void bad_timer(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; atomic_fetch_add(&g_bad_fires, 1); }
 static void bad_perform(void *info) { (void)info; atomic_fetch_add(&g_bad_fires, 1); }
-static void check_stop(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) { (void)o; (void)a; (void)info; maybe_stop(); }
+static void check_stop(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o;
+    (void)a;
+    (void)info;
+    maybe_stop();
+}
 
 static void *churn(void *arg) {
     intptr_t i = (intptr_t)arg;

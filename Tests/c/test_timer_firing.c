@@ -485,7 +485,8 @@ static void bounce_source(void *info) {
 static void sources_bounced_between_two_loops_by_their_performs(void) {
     RLThreadRef th[2];
     start_two_loops(th, g_src_bounce.loops);
-    for (int i = 0; i < SRC_BOUNCERS; i++) g_src_bounce.sources[i] = rl_test_source0(0, bounce_source, (void *)(intptr_t)i);
+    for (int i = 0; i < SRC_BOUNCERS; i++)
+        g_src_bounce.sources[i] = rl_test_source0(0, bounce_source, (void *)(intptr_t)i);
     for (int i = 0; i < SRC_BOUNCERS; i++) {
         RLRunLoopAddSource(g_src_bounce.loops[i & 1], g_src_bounce.sources[i], kRLRunLoopDefaultMode);
         RLRunLoopSourceSignal(g_src_bounce.sources[i]);

@@ -238,7 +238,8 @@ static void repeating_timer_fires_repeatedly(void) {
     static early_rec r;
     r.mono_start = rl_test_now();
     RLRunLoopTimerContext c = { 0, &r, NULL, NULL, NULL };
-    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + 0.01, 0.01, 0, 0, record_and_stop_at_five, &c);
+    RLRunLoopTimerRef t =
+        RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + 0.01, 0.01, 0, 0, record_and_stop_at_five, &c);
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 20, true), kRLRunLoopRunStopped);
     RL_ASSERT_EQ_INT(g_count, 5);
@@ -524,7 +525,11 @@ static void repeating_timer_can_invalidate_itself_in_its_callout(void) {
 
 typedef struct { int refs, retains, releases; } counted;
 static counted g_info;
-static const void *info_retain(const void *info) { ((counted *)info)->refs++; ((counted *)info)->retains++; return info; }
+static const void *info_retain(const void *info) {
+    ((counted *)info)->refs++;
+    ((counted *)info)->retains++;
+    return info;
+}
 static void info_release(const void *info) { ((counted *)info)->refs--; ((counted *)info)->releases++; }
 
 static void invalidate_releases_the_info_and_getters_work(void) {

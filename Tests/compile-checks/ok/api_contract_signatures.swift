@@ -1,9 +1,11 @@
 // The Swift declarations of the public API contract resolve exactly, as
 // function references (a defaulted extra parameter would break these).
 import SwiftRunLoop
-let a: (Date, TimeInterval, Bool, @escaping @Sendable (Timer) -> Void) -> Timer = Timer.init(fire:interval:repeats:block:)
+let a: (Date, TimeInterval, Bool, @escaping @Sendable (Timer) -> Void) -> Timer =
+    Timer.init(fire:interval:repeats:block:)
 let b: (TimeInterval, Bool, @escaping @Sendable (Timer) -> Void) -> Timer = Timer.init(timeInterval:repeats:block:)
-let c: (TimeInterval, Bool, @escaping @Sendable (Timer) -> Void) -> Timer = Timer.scheduledTimer(withTimeInterval:repeats:block:)
+let c: (TimeInterval, Bool, @escaping @Sendable (Timer) -> Void) -> Timer =
+    Timer.scheduledTimer(withTimeInterval:repeats:block:)
 let d: (RunLoop) -> (@escaping @Sendable () -> Void) -> Void = RunLoop.perform(_:)
 let e: (RunLoop) -> ([RunLoop.Mode], @escaping @Sendable () -> Void) -> Void = RunLoop.perform(inModes:block:)
 let f = RunLoop.Source(order: 0, perform: {})
