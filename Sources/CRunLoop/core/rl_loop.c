@@ -1,15 +1,8 @@
 /*
  * rl_loop.c: run loops themselves: one per thread, made on first use and torn
  * down at thread exit; the main thread's loop; wake-up and stop. The lock
- * is rl_lock.c's, the per-depth scratch space rl_scratch.c's.
- *
- * Wake-ups (CF's ignore-wake-ups done with two atomics): the loop sets
- * `sleeping` then reads `wake_pending` before it waits; a waker sets
- * `wake_pending` then reads `sleeping`. Both sequentially consistent, so at
- * least one side sees the other: either the loop skips its sleep, or the
- * waker writes the eventfd. Only the waker that turns `wake_pending` on may
- * write, so a burst of wake-ups costs one system call, and a wake-up of a loop
- * that is awake costs none.
+ * is rl_lock.c's, the per-depth scratch space rl_scratch.c's, the mode
+ * names rl_mode.c's, the sleep and the wake-up rl_wait.c's.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -18,9 +11,6 @@
 #include <unistd.h>
 #include "rl_internal.h"
 #include "rl_main_queue.h"
-
-const RLRunLoopMode kRLRunLoopDefaultMode = "kCFRunLoopDefaultMode";
-const RLRunLoopMode kRLRunLoopCommonModes = "kCFRunLoopCommonModes";
 
 static pthread_key_t   current_loop_key;
 static pthread_once_t  current_loop_key_once = PTHREAD_ONCE_INIT;
@@ -149,17 +139,7 @@ RLRunLoopRef RLRunLoopGetCurrent(void) {
     return rl;
 }
 
-/* ---- wake-up, stop, state ------------------------------------------------ */
-
-void RLRunLoopWakeUp(RLRunLoopRef rl) {
-    if (!rl) return;
-    if (atomic_exchange(&rl->wake_pending, true)) return;
-    if (atomic_load(&rl->sleeping)) rl_wait_signal(rl);
-}
-
-bool RLRunLoopIsWaiting(RLRunLoopRef rl) {
-    return rl && atomic_load(&rl->sleeping);
-}
+/* ---- stop, state ---------------------------------------------------------- */
 
 void RLRunLoopStop(RLRunLoopRef rl) {
     if (!rl) return;

@@ -15,6 +15,10 @@
 #include "rl_internal.h"
 #include "rl_main_queue.h"
 
+/* CF's own names, so a mode name means the same to both. */
+const RLRunLoopMode kRLRunLoopDefaultMode = "kCFRunLoopDefaultMode";
+const RLRunLoopMode kRLRunLoopCommonModes = "kCFRunLoopCommonModes";
+
 bool rl_mode_name_is_valid(RLRunLoopMode mode) {
     return mode && mode[0] != '\0';
 }

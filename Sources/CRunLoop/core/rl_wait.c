@@ -554,3 +554,22 @@ void rl_wait_prepare(RLRunLoopRef rl, rl_mode *m) {
     if (rl->armed_mode != m) switch_armed_mode(rl, m);
     if (rl->set_stale) rebuild(rl);   /* a switch found a stale registration */
 }
+
+/* ---- sleeping and waking --------------------------------------------------
+ * CF's ignore-wake-ups, done with two atomics: the loop sets `sleeping` then
+ * reads `wake_pending` before it waits; a waker sets `wake_pending` then
+ * reads `sleeping`. Both sequentially consistent, so at least one side sees
+ * the other: either the loop skips its sleep, or the waker writes the
+ * eventfd. Only the waker that turns `wake_pending` on may write, so a burst
+ * of wake-ups costs one system call, and a wake-up of a loop that is awake
+ * costs none. */
+
+void RLRunLoopWakeUp(RLRunLoopRef rl) {
+    if (!rl) return;
+    if (atomic_exchange(&rl->wake_pending, true)) return;
+    if (atomic_load(&rl->sleeping)) rl_wait_signal(rl);
+}
+
+bool RLRunLoopIsWaiting(RLRunLoopRef rl) {
+    return rl && atomic_load(&rl->sleeping);
+}
