@@ -6,6 +6,7 @@
 #include <CRunLoop.h>
 #include "rltest.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -57,6 +58,12 @@ static void hang_monitor_is_an_rl_object(void) {
     struct sigaction sa;
     sigaction(RLHangMonitorGetSignal(), NULL, &sa);
     RL_ASSERT(sa.sa_handler == SIG_DFL);        /* stopped: the handler is gone */
+
+    m = counted_monitor(100);
+    RLHangMonitorInvalidate(m);
+    expect_description(m, (const char *const[]){"[invalid]", NULL});
+    RLRelease(m);
+    RL_ASSERT_EQ_INT(atomic_load(&g_released), 2);
 }
 
 static void idle_queue_is_an_rl_object(void) {
@@ -71,6 +78,10 @@ static void idle_queue_is_an_rl_object(void) {
     RLRelease(q);                               /* the last: invalidates, drops the task */
     RL_ASSERT_EQ_INT(atomic_load(&g_released), 1);
     RL_ASSERT_EQ_INT(atomic_load(&g_ran), 0);
+    q = RLIdleQueueCreate(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode, 0.5);
+    RLIdleQueueInvalidate(q);
+    expect_description(q, (const char *const[]){"[invalid]", "slice = 0.500000 s", "pending = 0", NULL});
+    RLIdleQueueRelease(q);
 }
 
 static void perform_request_is_an_rl_object(void) {
@@ -100,6 +111,12 @@ static void thread_is_an_rl_object(void) {
     RLRelease(t);                               /* the last: stops and joins */
     RL_ASSERT(loop_is_dead(rl));
     RLRelease(rl);
+
+    t = RLThreadCreate(NULL);
+    RL_ASSERT(RLThreadStart(t));
+    RLThreadStop(t);
+    expect_description(t, (const char *const[]){"[exited]", "\"RLThread\"", NULL});
+    RLThreadRelease(t);
 }
 
 /* The last release, through the generic name, on the thread itself: it stops
@@ -134,6 +151,40 @@ static void signal_source_describes_its_watcher(void) {
     RLRelease(s);
     RLRunLoopSourceInvalidate(s);
     RLRelease(s);
+}
+
+/* A type's own names refuse another type's object (it would corrupt memory):
+   the process aborts with a message. */
+static bool aborts(void (*fn)(const void *), const void *obj) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0) dup2(devnull, 2);
+        fn(obj);
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
+}
+static void thread_release_any(const void *obj) { RLThreadRelease((RLThreadRef)obj); }
+static void thread_retain_any(const void *obj) { RLThreadRetain((RLThreadRef)obj); }
+static void monitor_release_any(const void *obj) { RLHangMonitorRelease((RLHangMonitorRef)obj); }
+static void queue_release_any(const void *obj) { RLIdleQueueRelease((RLIdleQueueRef)obj); }
+static void request_release_any(const void *obj) { RLPerformRequestRelease((RLPerformRequestRef)obj); }
+static void request_retain_any(const void *obj) { RLPerformRequestRetain((RLPerformRequestRef)obj); }
+
+static void type_specific_names_refuse_other_objects(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLThreadRef t = RLThreadCreate("objects.type");
+    RL_ASSERT(aborts(thread_release_any, rl));
+    RL_ASSERT(aborts(thread_retain_any, rl));
+    RL_ASSERT(aborts(monitor_release_any, t));
+    RL_ASSERT(aborts(queue_release_any, t));
+    RL_ASSERT(aborts(request_release_any, t));
+    RL_ASSERT(aborts(request_retain_any, t));
+    RL_ASSERT(!aborts(thread_retain_any, t));   /* the right type: fine */
+    RLThreadRelease(t);
 }
 
 /* ---- concurrency: many threads retain and release; zero is reached once ------ */
@@ -268,6 +319,7 @@ int main(int argc, char **argv) {
         RL_TEST(thread_is_an_rl_object),
         RL_TEST(thread_last_generic_release_on_its_own_thread),
         RL_TEST(signal_source_describes_its_watcher),
+        RL_TEST(type_specific_names_refuse_other_objects),
         RL_TEST(concurrent_retain_release_of_a_monitor),
         RL_TEST(concurrent_retain_release_of_an_idle_queue),
         RL_TEST(concurrent_retain_release_of_a_request),

@@ -17,14 +17,9 @@ void rl_object_init(rl_object *obj, const rl_class *cls) {
     obj->next_dead = NULL;
 }
 
-bool rl_object_release_is_last(rl_object *obj) {
-    long before = atomic_fetch_sub_explicit(&obj->refcount, 1, memory_order_acq_rel);
-    if (before <= 0) {
-        /* Releasing a dead object is a caller bug that would corrupt memory. */
-        fprintf(stderr, "CRunLoop: RLRelease of an object with no references (%p)\n", (void *)obj);
-        abort();
-    }
-    return before == 1;
+void rl_object_released_too_often(rl_object *obj) {
+    fprintf(stderr, "CRunLoop: RLRelease of an object with no references (%p)\n", (void *)obj);
+    abort();
 }
 
 void rl_held_object_init(rl_held_object *obj, const rl_held_class *cls) {
@@ -54,16 +49,12 @@ void rl_object_check(const void *obj, const rl_class *cls, const char *function)
 }
 
 const void *RLRetain(const void *obj) {
-    if (!obj) return NULL;
-    rl_object *o = (rl_object *)obj;
-    atomic_fetch_add_explicit(&o->refcount, 1, memory_order_relaxed);
+    if (obj) rl_object_retain((rl_object *)obj);
     return obj;
 }
 
 void RLRelease(const void *obj) {
-    if (!obj) return;
-    rl_object *o = (rl_object *)obj;
-    if (rl_object_release_is_last(o)) o->cls->finalize(o);
+    if (obj) rl_object_release((rl_object *)obj);
 }
 
 char *RLCopyDescription(const void *obj) {

@@ -43,9 +43,25 @@ struct rl_object {
 /* Sets up a new object with one reference. */
 void rl_object_init(rl_object *obj, const rl_class *cls);
 
+/* Aborts: `obj` was released with no references left (a caller bug that
+   would corrupt memory). */
+void rl_object_released_too_often(rl_object *obj) __attribute__((noreturn, cold));
+
 /* Drops one reference; returns true when it was the last one (the caller then
-   owns finalization). */
-bool rl_object_release_is_last(rl_object *obj);
+   owns finalization). Inline: requests and items are released per pass. */
+static inline bool rl_object_release_is_last(rl_object *obj) {
+    long before = atomic_fetch_sub_explicit(&obj->refcount, 1, memory_order_acq_rel);
+    if (before <= 0) rl_object_released_too_often(obj);
+    return before == 1;
+}
+
+/* RLRetain and RLRelease of an object known not to be NULL, inline. */
+static inline void rl_object_retain(rl_object *obj) {
+    atomic_fetch_add_explicit(&obj->refcount, 1, memory_order_relaxed);
+}
+static inline void rl_object_release(rl_object *obj) {
+    if (rl_object_release_is_last(obj)) obj->cls->finalize(obj);
+}
 
 /* An object that keeps working after its last reference (see above). */
 typedef struct rl_held_object {

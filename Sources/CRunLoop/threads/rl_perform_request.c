@@ -118,12 +118,12 @@ static char *req_copy_description(const rl_object *obj);
 static const rl_class request_class = {"RLPerformRequest", req_finalize, req_copy_description};
 
 static request *req_retain(request *r) {
-    RLRetain(r);
+    rl_object_retain(&r->base);
     return r;
 }
 
 static void req_unref(request *r) {
-    RLRelease(r);
+    rl_object_release(&r->base);
 }
 
 RLPerformRequestRef RLPerformRequestRetain(RLPerformRequestRef r) {
