@@ -289,6 +289,50 @@ static void timer_moved_to_another_loop_in_its_callout_fires_there_on_time(void)
     RLRelease(keep);
 }
 
+/* A one-shot timer whose callout moves it to another loop is still
+   invalidated after that callout: it leaves the other loop, never fires
+   there, and its info (handed over: release, no retain) is released once. */
+static atomic_int g_moved_one_shot_releases;
+static void count_moved_one_shot_release(const void *info) {
+    (void)info;
+    atomic_fetch_add(&g_moved_one_shot_releases, 1);
+}
+
+static void move_one_shot_to_other_loop(RLRunLoopTimerRef t, void *info) {
+    move_rec *r = info;
+    atomic_fetch_add(RLRunLoopGetCurrent() == r->here ? &r->fires_here : &r->fires_there, 1);
+    RLRunLoopRemoveTimer(r->here, t, kRLRunLoopDefaultMode);
+    RLRunLoopAddTimer(r->to, t, kRLRunLoopDefaultMode);
+    RL_ASSERT(RLRunLoopContainsTimer(r->to, t, kRLRunLoopDefaultMode));
+}
+
+static void one_shot_moved_to_another_loop_by_its_callout_is_invalidated_there(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    static move_rec r;
+    r.here = rl;
+    r.thread = RLThreadCreate("other");
+    RL_ASSERT(RLThreadStart(r.thread));
+    r.to = RLThreadGetRunLoop(r.thread);
+    RL_ASSERT(rl_test_wait_sleeping(r.to, 5));
+    RLRunLoopTimerContext ctx = {0, &r, NULL, count_moved_one_shot_release, NULL};
+    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 0, 0, 0, move_one_shot_to_other_loop, &ctx);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.2, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(atomic_load(&r.fires_here), 1);
+    RL_ASSERT(!RLRunLoopTimerIsValid(t));
+    RL_ASSERT(!RLRunLoopContainsTimer(r.to, t, kRLRunLoopDefaultMode));
+    RL_ASSERT(!RLRunLoopContainsTimer(rl, t, kRLRunLoopDefaultMode));
+    RL_ASSERT_EQ_INT(atomic_load(&g_moved_one_shot_releases), 1);
+    rl_test_sleep(0.1);
+    RL_ASSERT_EQ_INT(atomic_load(&r.fires_there), 0);
+    RLThreadStop(r.thread);
+    RLThreadRelease(r.thread);
+    RLRelease(t);
+    RL_ASSERT_EQ_INT(atomic_load(&g_moved_one_shot_releases), 1);
+    RLRelease(keep);
+}
+
 /* Two loops bounce timers between them from the timers' own callouts: every
    timer fires exactly its quota, always on the loop it is in. */
 enum { BOUNCE_TIMERS = 16 };
@@ -792,6 +836,7 @@ int main(int argc, char **argv) {
         RL_TEST(readded_timer_goes_after_others_with_the_same_date),
         RL_TEST(redated_timer_goes_after_others_with_the_same_date),
         RL_TEST(timer_moved_to_another_loop_in_its_callout_fires_there_on_time),
+        RL_TEST(one_shot_moved_to_another_loop_by_its_callout_is_invalidated_there),
         RL_TEST(timers_bounced_between_two_loops_by_their_callouts_all_fire),
         RL_TEST(timers_moved_by_another_thread_while_they_fire_all_fire),
         RL_TEST(observers_bounced_between_two_loops_by_their_callouts),

@@ -369,16 +369,19 @@ bool RLRunLoopContainsTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopM
     return found;
 }
 
+/* Takes the timer out of every mode of rl and out of rl. Loop and timer locked. */
+static void remove_everywhere(RLRunLoopRef rl, RLRunLoopTimerRef t) {
+    remove_from_common(rl, t);
+    while (t->slot_count) remove_slot(rl, t->slots[t->slot_count - 1]->mode, t);
+    unclaim_if_unused(t);
+}
+
 void RLRunLoopTimerInvalidate(RLRunLoopTimerRef timer) {
     if (!timer) return;
     RLRetain(timer);
     bool was_valid = atomic_exchange(&timer->valid, false);
     RLRunLoopRef rl = lock_timer_and_loop(timer);
-    if (rl) {
-        remove_from_common(rl, timer);
-        while (timer->slot_count) remove_slot(rl, timer->slots[timer->slot_count - 1]->mode, timer);
-        unclaim_if_unused(timer);
-    }
+    if (rl) remove_everywhere(rl, timer);
     unlock_timer_and_loop(timer, rl);
     if (was_valid) release_info_unless_firing(timer);
     RLRelease(timer);
@@ -459,6 +462,36 @@ static bool finish_firing(RLRunLoopRef rl, RLRunLoopTimerRef t, fired_at fired) 
     return release_info_now;
 }
 
+/* CF: a one-shot timer is invalidated after its callout, even if the
+   callout re-dated it. This is RLRunLoopTimerInvalidate and the end of the
+   firing in one round of the loop's lock (the common case: the timer is
+   still in rl, or in no loop); a timer the callout moved to another loop is
+   taken out of that one under its own lock. Returns, with rl locked, whether
+   info is now to be released (the invalidation's release, deferred while
+   the callout ran). */
+static bool finish_one_shot(RLRunLoopRef rl, RLRunLoopTimerRef t) {
+    rl_loop_relock(rl);
+    bool was_valid = atomic_exchange(&t->valid, false);
+    rl_item_lock_acquire(&t->lock);
+    if (t->rl == rl) {
+        remove_everywhere(rl, t);
+    } else if (t->rl) {
+        rl_item_lock_release(&t->lock);
+        rl_loop_unlock(rl);
+        RLRunLoopRef now_in = lock_timer_and_loop(t);
+        if (now_in) remove_everywhere(now_in, t);
+        rl_item_lock_release(&t->lock);
+        if (now_in) rl_loop_unlock(now_in);
+        rl_loop_relock(rl);
+        rl_item_lock_acquire(&t->lock);
+    }
+    t->firing = false;
+    bool release_info_now = was_valid || t->release_after_firing;
+    t->release_after_firing = false;
+    rl_item_lock_release(&t->lock);
+    return release_info_now;
+}
+
 /* __CFRunLoopDoTimer: fires t unless an earlier callout of the pass (or
    another thread) invalidated it, removed it from this mode or loop, or
    re-dated it past `now`, or its callout is already running; a skipped timer
@@ -486,14 +519,19 @@ static bool fire(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t, int64_t now) 
     if (bracket) info = (void *)t->context.retain(info);
 
     RL_IS_CALLING_OUT_TO_A_TIMER_CALLBACK_FUNCTION(t->callout, t, info);
-    /* CF: a one-shot timer is invalidated after its callout, even if the
-       callout re-dated it. */
-    if (t->interval <= 0) RLRunLoopTimerInvalidate(t);
-    if (bracket && t->context.release) t->context.release(info);
-
-    if (finish_firing(rl, t, fired)) {
+    bool release_info_now;
+    void (*release_bracket)(const void *) = bracket ? t->context.release : NULL;
+    if (t->interval <= 0) {
+        release_info_now = finish_one_shot(rl, t);
+    } else {
+        if (release_bracket) release_bracket(info);
+        release_bracket = NULL;
+        release_info_now = finish_firing(rl, t, fired);
+    }
+    if (release_bracket || release_info_now) {
         rl_loop_unlock(rl);
-        release_info(t);
+        if (release_bracket) release_bracket(info);
+        if (release_info_now) release_info(t);
         rl_loop_relock(rl);
     }
     return true;
