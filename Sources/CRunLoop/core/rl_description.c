@@ -71,13 +71,15 @@ static void print_timer(FILE *out, RLRunLoopTimerRef t) {
     rl_item_lock_acquire(&t->lock);
     bool firing = t->firing;
     RLAbsoluteTime date = t->fire_date;
-    RLTimeInterval tolerance = t->tolerance;
+    RLTimeInterval tolerance = rl_timer_tolerance(t);
     rl_item_lock_release(&t->lock);
+    RLRunLoopTimerContext context;
+    RLRunLoopTimerGetContext(t, &context);
     fprintf(out, "<RLRunLoopTimer %p>{valid = %s, firing = %s, interval = %g, tolerance = %g, "
                  "next fire date = %.6f (%+.6f s from now), order = %ld, callout = %p, context = ",
             (void *)t, yes_no(atomic_load(&t->valid)), yes_no(firing), t->interval, tolerance,
-            date, date - RLAbsoluteTimeGetCurrent(), t->order, (void *)(uintptr_t)t->callout);
-    print_info(out, t->context.copyDescription, t->context.info);
+            date, date - RLAbsoluteTimeGetCurrent(), RLRunLoopTimerGetOrder(t), (void *)(uintptr_t)t->callout);
+    print_info(out, context.copyDescription, context.info);
     fprintf(out, "}");
 }
 

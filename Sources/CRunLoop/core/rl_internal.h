@@ -261,10 +261,27 @@ struct __RLRunLoopObserver {
 /* ---- timers -------------------------------------------------------------- */
 typedef struct rl_timer_slot {
     RLRunLoopTimerRef timer;
-    rl_mode          *mode;
+    rl_mode          *mode;                    /* NULL: the timer's own slot, unused */
     rl_heap_handle    heap_handle;             /* its entry in the mode's heap; RL_HEAP_NO_HANDLE while
                                                   the timer is firing (scheduled after its callout) */
 } rl_timer_slot;
+
+/* What most timers never use, made on first need: the context's functions,
+   the order, a tolerance, slots in more modes than one. Kept out of the
+   timer so that a million timers touch (and the kernel zeroes) less memory:
+   a timer is 120 bytes, one 128-byte malloc chunk (it was 216). */
+typedef struct {
+    RLIndex          context_version;
+    const void    *(*retain)(const void *info);
+    void           (*release)(const void *info);
+    char          *(*copy_description)(const void *info);
+    RLIndex          order;
+    RLTimeInterval   tolerance;
+    int64_t          tolerance_ns;
+    rl_timer_slot  **more_slots;               /* slots beyond the timer's own, malloc'd each */
+    size_t           more_count;
+    size_t           more_capacity;
+} rl_timer_extra;
 
 struct __RLRunLoopTimer {
     rl_object              base;
@@ -273,25 +290,35 @@ struct __RLRunLoopTimer {
     bool                   firing;             /* its callout is running; under the timer's lock */
     bool                   release_after_firing; /* invalidated mid-callout; under the timer's lock */
     bool                   info_released;
-    RLIndex                order;
     RLTimeInterval         interval;           /* 0: one-shot */
-    int64_t                interval_ns;
-    RLTimeInterval         tolerance;
-    int64_t                tolerance_ns;
     RLAbsoluteTime         fire_date;          /* as given, or moved along the grid */
     int64_t                fire_ns;            /* its deadline */
     RLRunLoopTimerCallBack callout;
-    RLRunLoopTimerContext  context;
+    void                  *info;
     RLRunLoopRef           rl;                 /* while in a loop */
+    /* Set once, from NULL, with the timer's lock (and its loop's, if any)
+       held; never freed before the timer. */
+    _Atomic(rl_timer_extra *) extra;
+    rl_timer_slot          slot;               /* its first mode's: most timers are in one */
     bool                   in_common;
-    rl_timer_slot        **slots;              /* one per mode */
-    size_t                 slot_count;
-    size_t                 slot_capacity;
-    /* Most timers are in one mode: its slot lives here, no allocation. */
-    rl_timer_slot         *inline_slot_list[1];
-    rl_timer_slot          inline_slot;
-    bool                   inline_slot_used;
 };
+
+static inline rl_timer_extra *rl_timer_extra_of(RLRunLoopTimerRef t) {
+    return atomic_load_explicit(&t->extra, memory_order_acquire);
+}
+/* How many modes hold the timer. Timer locked (or its loop). */
+static inline size_t rl_timer_slot_count(RLRunLoopTimerRef t) {
+    rl_timer_extra *x = rl_timer_extra_of(t);
+    return (t->slot.mode != NULL) + (x ? x->more_count : 0);
+}
+static inline int64_t rl_timer_tolerance_ns(RLRunLoopTimerRef t) {
+    rl_timer_extra *x = rl_timer_extra_of(t);
+    return x ? x->tolerance_ns : 0;
+}
+static inline RLTimeInterval rl_timer_tolerance(RLRunLoopTimerRef t) {
+    rl_timer_extra *x = rl_timer_extra_of(t);
+    return x ? x->tolerance : 0;
+}
 
 /* ---- shared between files ------------------------------------------------ */
 bool     rl_mode_name_is_valid(RLRunLoopMode mode);

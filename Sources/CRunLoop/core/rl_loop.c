@@ -233,7 +233,7 @@ void rl_loop_remove_all_items(RLRunLoopRef rl, rl_callback_list *cancelled) {
         rl_item_set_remove(&rl->common_timers, t);
         rl_item_lock_acquire(&t->lock);
         t->in_common = false;
-        if (t->slot_count == 0) t->rl = NULL;
+        if (rl_timer_slot_count(t) == 0) t->rl = NULL;
         rl_item_lock_release(&t->lock);
         rl_loop_release_locked(rl, t);
     }

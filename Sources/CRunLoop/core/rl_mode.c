@@ -111,7 +111,8 @@ void rl_mode_read_timer_slack(RLRunLoopRef rl) {
 static int64_t slot_tolerance(const void *item) {
     const rl_timer_slot *slot = item;
     int64_t slack = timer_slack(slot->mode->rl);
-    return slot->timer->tolerance_ns > slack ? slot->timer->tolerance_ns : slack;
+    int64_t tolerance = rl_timer_tolerance_ns(slot->timer);
+    return tolerance > slack ? tolerance : slack;
 }
 
 /* When the timers want the loop awake. Each timer may fire anywhere in its

@@ -18,6 +18,8 @@
 #include "rl_internal.h"
 
 static void finalize_timer(rl_object *obj);
+/* A timer fits one 128-byte malloc chunk (see rl_timer_extra). */
+_Static_assert(sizeof(struct __RLRunLoopTimer) <= 120 || sizeof(void *) != 8, "timer grew past 120 bytes");
 const rl_class rl_timer_class = {"RLRunLoopTimer", finalize_timer, rl_timer_copy_description};
 
 static double clamp_interval(RLTimeInterval interval) {
@@ -41,6 +43,16 @@ static double clamp_tolerance(const RLRunLoopTimerRef t, RLTimeInterval toleranc
     return tolerance;
 }
 
+/* The timer's extra part, made if it has none yet; NULL when out of memory.
+   Timer locked, and its loop if it is in one (readers hold either). */
+static rl_timer_extra *extra_made(RLRunLoopTimerRef t) {
+    rl_timer_extra *x = rl_timer_extra_of(t);
+    if (x) return x;
+    x = calloc(1, sizeof *x);
+    if (x) atomic_store_explicit(&t->extra, x, memory_order_release);
+    return x;
+}
+
 RLRunLoopTimerRef RLRunLoopTimerCreate(RLAbsoluteTime fireDate, RLTimeInterval interval, RLOptionFlags flags,
                                        RLIndex order, RLRunLoopTimerCallBack callout, RLRunLoopTimerContext *context) {
     (void)flags;
@@ -50,22 +62,35 @@ RLRunLoopTimerRef RLRunLoopTimerCreate(RLAbsoluteTime fireDate, RLTimeInterval i
     rl_object_init(&t->base, &rl_timer_class);
     rl_item_lock_init(&t->lock);
     atomic_init(&t->valid, true);
-    t->order = order;
     t->interval = clamp_interval(interval);
-    t->interval_ns = rl_seconds_to_ns(t->interval);
     t->fire_date = clamp_date(fireDate);   /* its deadline is computed when it joins a loop (claim) */
     t->callout = callout;
-    t->slots = t->inline_slot_list;
-    t->slot_capacity = 1;
+    t->slot.heap_handle = RL_HEAP_NO_HANDLE;
+    bool functions = context && (context->version || context->retain || context->release || context->copyDescription);
+    if (order || functions) {
+        rl_timer_extra *x = extra_made(t);
+        if (!x) {
+            free(t);
+            return NULL;
+        }
+        x->order = order;
+        if (functions) {
+            x->context_version = context->version;
+            x->retain = context->retain;
+            x->release = context->release;
+            x->copy_description = context->copyDescription;
+        }
+    }
     if (context) {
-        t->context = *context;
-        if (t->context.retain) t->context.info = (void *)t->context.retain(t->context.info);   /* NULL info too */
+        t->info = context->info;
+        if (context->retain) t->info = (void *)context->retain(t->info);   /* NULL info too */
     }
     return t;
 }
 
 static void release_info(RLRunLoopTimerRef t) {
-    rl_release_info_once(&t->lock, &t->info_released, t->context.release, t->context.info);
+    rl_timer_extra *x = rl_timer_extra_of(t);
+    if (x && x->release) rl_release_info_once(&t->lock, &t->info_released, x->release, t->info);
 }
 
 /* Invalidation releases info at once, unless the timer's callout is running
@@ -82,7 +107,11 @@ static void release_info_unless_firing(RLRunLoopTimerRef t) {
 static void finalize_timer(rl_object *obj) {
     RLRunLoopTimerRef t = (RLRunLoopTimerRef)obj;
     release_info(t);
-    if (t->slots != t->inline_slot_list) free(t->slots);
+    rl_timer_extra *x = rl_timer_extra_of(t);
+    if (x) {
+        free(x->more_slots);
+        free(x);
+    }
     free(t);
 }
 
@@ -95,7 +124,8 @@ bool RLRunLoopTimerDoesRepeat(RLRunLoopTimerRef timer) {
 }
 
 RLIndex RLRunLoopTimerGetOrder(RLRunLoopTimerRef timer) {
-    return timer ? timer->order : 0;
+    rl_timer_extra *x = timer ? rl_timer_extra_of(timer) : NULL;
+    return x ? x->order : 0;
 }
 
 bool RLRunLoopTimerIsValid(RLRunLoopTimerRef timer) {
@@ -103,7 +133,15 @@ bool RLRunLoopTimerIsValid(RLRunLoopTimerRef timer) {
 }
 
 void RLRunLoopTimerGetContext(RLRunLoopTimerRef timer, RLRunLoopTimerContext *context) {
-    if (timer && context) *context = timer->context;
+    if (!timer || !context) return;
+    rl_timer_extra *x = rl_timer_extra_of(timer);
+    *context = (RLRunLoopTimerContext){0, timer->info, NULL, NULL, NULL};
+    if (x) {
+        context->version = x->context_version;
+        context->retain = x->retain;
+        context->release = x->release;
+        context->copyDescription = x->copy_description;
+    }
 }
 
 RLAbsoluteTime RLRunLoopTimerGetNextFireDate(RLRunLoopTimerRef timer) {
@@ -117,9 +155,23 @@ RLAbsoluteTime RLRunLoopTimerGetNextFireDate(RLRunLoopTimerRef timer) {
 RLTimeInterval RLRunLoopTimerGetTolerance(RLRunLoopTimerRef timer) {
     if (!timer) return 0;
     rl_item_lock_acquire(&timer->lock);
-    RLTimeInterval tolerance = timer->tolerance;
+    RLTimeInterval tolerance = rl_timer_tolerance(timer);
     rl_item_lock_release(&timer->lock);
     return tolerance;
+}
+
+/* The timer's slots: its own first (if used), then those in its extra part.
+   Timer locked (or its loop). */
+static size_t slot_count(RLRunLoopTimerRef t) {
+    return rl_timer_slot_count(t);
+}
+
+static rl_timer_slot *slot_at(RLRunLoopTimerRef t, size_t i) {
+    if (t->slot.mode) {
+        if (i == 0) return &t->slot;
+        i--;
+    }
+    return rl_timer_extra_of(t)->more_slots[i];
 }
 
 /* Locks the loop the timer is in (if any) and the timer; returns the loop. */
@@ -165,8 +217,8 @@ static void unschedule_slot(rl_timer_slot *slot) {
 
 /* Re-keys every scheduled slot after the deadline moved; both locks held. */
 static void reschedule_slots(RLRunLoopTimerRef t) {
-    for (size_t i = 0; i < t->slot_count; i++) {
-        rl_timer_slot *slot = t->slots[i];
+    for (size_t i = 0; i < slot_count(t); i++) {
+        rl_timer_slot *slot = slot_at(t, i);
         if (slot->heap_handle == RL_HEAP_NO_HANDLE) continue;
         rl_mode *m = slot->mode;
         rl_heap_update(&m->timers, slot->heap_handle, t->fire_ns, ++m->rl->timer_sequence);
@@ -188,14 +240,18 @@ void RLRunLoopTimerSetNextFireDate(RLRunLoopTimerRef timer, RLAbsoluteTime fireD
 void RLRunLoopTimerSetTolerance(RLRunLoopTimerRef timer, RLTimeInterval tolerance) {
     if (!timer) return;
     RLRunLoopRef rl = lock_timer_and_loop(timer);
-    double before = timer->tolerance;
-    timer->tolerance = clamp_tolerance(timer, tolerance);
-    timer->tolerance_ns = rl_seconds_to_ns(timer->tolerance);
-    for (size_t i = 0; rl && i < timer->slot_count; i++) {
-        rl_mode *m = timer->slots[i]->mode;
-        if (before > 0) m->tolerant_timers--;
-        if (timer->tolerance > 0) m->tolerant_timers++;
-        rl_mode_timers_changed(m);
+    double before = rl_timer_tolerance(timer);
+    double after = clamp_tolerance(timer, tolerance);
+    rl_timer_extra *x = after > 0 ? extra_made(timer) : rl_timer_extra_of(timer);
+    if (x) {   /* else out of memory: the tolerance stays 0 */
+        x->tolerance = after;
+        x->tolerance_ns = rl_seconds_to_ns(after);
+        for (size_t i = 0; rl && i < slot_count(timer); i++) {
+            rl_mode *m = slot_at(timer, i)->mode;
+            if (before > 0) m->tolerant_timers--;
+            if (after > 0) m->tolerant_timers++;
+            rl_mode_timers_changed(m);
+        }
     }
     unlock_timer_and_loop(timer, rl);
 }
@@ -203,8 +259,10 @@ void RLRunLoopTimerSetTolerance(RLRunLoopTimerRef timer, RLTimeInterval toleranc
 /* ---- membership ---------------------------------------------------------- */
 
 rl_timer_slot *rl_timer_slot_for_mode(RLRunLoopTimerRef t, rl_mode *m) {
-    for (size_t i = 0; i < t->slot_count; i++)
-        if (t->slots[i]->mode == m) return t->slots[i];
+    if (t->slot.mode == m && m) return &t->slot;
+    rl_timer_extra *x = rl_timer_extra_of(t);
+    for (size_t i = 0; x && i < x->more_count; i++)
+        if (x->more_slots[i]->mode == m) return x->more_slots[i];
     return NULL;
 }
 
@@ -221,44 +279,57 @@ static bool claim(RLRunLoopRef rl, RLRunLoopTimerRef t) {
 }
 
 static void unclaim_if_unused(RLRunLoopTimerRef t) {
-    if (t->slot_count == 0 && !t->in_common) t->rl = NULL;
+    if (slot_count(t) == 0 && !t->in_common) t->rl = NULL;
 }
 
-static rl_timer_slot *new_slot(RLRunLoopTimerRef t) {
-    if (t->slot_count == t->slot_capacity) {
-        size_t cap = t->slot_capacity * 2;
-        rl_timer_slot **grown = malloc(cap * sizeof *grown);
-        if (!grown) return NULL;
-        for (size_t i = 0; i < t->slot_count; i++) grown[i] = t->slots[i];
-        if (t->slots != t->inline_slot_list) free(t->slots);
-        t->slots = grown;
-        t->slot_capacity = cap;
+/* A slot for mode m, unscheduled: the timer's own if free, else a new one in
+   its extra part; NULL when out of memory. Timer locked. */
+static rl_timer_slot *new_slot(RLRunLoopTimerRef t, rl_mode *m) {
+    rl_timer_slot *slot = &t->slot;
+    if (t->slot.mode) {
+        rl_timer_extra *x = extra_made(t);
+        if (!x) return NULL;
+        if (x->more_count == x->more_capacity) {
+            size_t cap = x->more_capacity ? x->more_capacity * 2 : 2;
+            rl_timer_slot **grown = realloc(x->more_slots, cap * sizeof *grown);
+            if (!grown) return NULL;
+            x->more_slots = grown;
+            x->more_capacity = cap;
+        }
+        slot = malloc(sizeof *slot);
+        if (!slot) return NULL;
+        x->more_slots[x->more_count++] = slot;
     }
-    if (!t->inline_slot_used) {
-        t->inline_slot_used = true;
-        return &t->inline_slot;
-    }
-    return malloc(sizeof(rl_timer_slot));
+    *slot = (rl_timer_slot){t, m, RL_HEAP_NO_HANDLE};
+    return slot;
 }
 
-static void free_slot(RLRunLoopTimerRef t, rl_timer_slot *slot) {
-    if (slot == &t->inline_slot) t->inline_slot_used = false;
-    else free(slot);
+/* Forgets an unscheduled slot. Timer locked. */
+static void drop_slot(RLRunLoopTimerRef t, rl_timer_slot *slot) {
+    if (slot == &t->slot) {
+        t->slot.mode = NULL;
+        return;
+    }
+    rl_timer_extra *x = rl_timer_extra_of(t);
+    for (size_t i = 0; i < x->more_count; i++)
+        if (x->more_slots[i] == slot) {
+            x->more_slots[i] = x->more_slots[--x->more_count];
+            break;
+        }
+    free(slot);
 }
 
 static void add_slot(rl_mode *m, RLRunLoopTimerRef t) {
     if (rl_timer_slot_for_mode(t, m)) return;
-    rl_timer_slot *slot = new_slot(t);
+    rl_timer_slot *slot = new_slot(t, m);
     if (!slot) return;
-    *slot = (rl_timer_slot){t, m, RL_HEAP_NO_HANDLE};
     /* A firing timer is scheduled when its callout ends (end_firing). */
     if (!t->firing && !schedule_slot(slot)) {
-        free_slot(t, slot);
+        drop_slot(t, slot);
         return;
     }
-    t->slots[t->slot_count++] = slot;
     m->timer_count++;
-    if (t->tolerance > 0) m->tolerant_timers++;
+    if (rl_timer_tolerance(t) > 0) m->tolerant_timers++;
     RLRetain(t);
     rl_mode_timers_changed(m);
 }
@@ -274,15 +345,14 @@ void rl_timer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
 
 /* Timer locked. */
 static bool remove_slot(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
-    for (size_t i = 0; i < t->slot_count; i++) {
-        rl_timer_slot *slot = t->slots[i];
+    for (size_t i = 0; i < slot_count(t); i++) {
+        rl_timer_slot *slot = slot_at(t, i);
         if (slot->mode != m) continue;
         unschedule_slot(slot);
-        t->slots[i] = t->slots[--t->slot_count];
-        free_slot(t, slot);
+        drop_slot(t, slot);
         rl->removals++;
         m->timer_count--;
-        if (t->tolerance > 0) m->tolerant_timers--;
+        if (rl_timer_tolerance(t) > 0) m->tolerant_timers--;
         rl_mode_timers_changed(m);
         rl_loop_release_locked(rl, t);
         return true;
@@ -372,7 +442,7 @@ bool RLRunLoopContainsTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopM
 /* Takes the timer out of every mode of rl and out of rl. Loop and timer locked. */
 static void remove_everywhere(RLRunLoopRef rl, RLRunLoopTimerRef t) {
     remove_from_common(rl, t);
-    while (t->slot_count) remove_slot(rl, t->slots[t->slot_count - 1]->mode, t);
+    for (size_t n; (n = slot_count(t)) > 0;) remove_slot(rl, slot_at(t, n - 1)->mode, t);
     unclaim_if_unused(t);
 }
 
@@ -392,7 +462,7 @@ void RLRunLoopTimerInvalidate(RLRunLoopTimerRef timer) {
 /* Takes a timer out of every heap for its own callout; loop and timer locked. */
 static void begin_firing(RLRunLoopTimerRef t) {
     t->firing = true;
-    for (size_t i = 0; i < t->slot_count; i++) unschedule_slot(t->slots[i]);
+    for (size_t i = 0; i < slot_count(t); i++) unschedule_slot(slot_at(t, i));
 }
 
 /* The date `steps` intervals after `date`: exact on the date's own grid,
@@ -427,12 +497,13 @@ static bool end_firing(RLRunLoopTimerRef t, fired_at fired) {
     if (!atomic_load(&t->valid)) return release_info_now;   /* its invalidation removes every slot */
     if (t->interval > 0 && t->fire_date <= fired.date) {
         int64_t now = rl_mono_now();
-        int64_t steps = now >= fired.deadline_ns ? (now - fired.deadline_ns) / t->interval_ns + 1 : 1;
-        t->fire_ns = fired.deadline_ns + steps * t->interval_ns;
+        int64_t interval_ns = rl_seconds_to_ns(t->interval);
+        int64_t steps = now >= fired.deadline_ns ? (now - fired.deadline_ns) / interval_ns + 1 : 1;
+        t->fire_ns = fired.deadline_ns + steps * interval_ns;
         t->fire_date = next_grid_date(t, fired.date, steps, now);
     }
-    for (size_t i = 0; i < t->slot_count; i++) {
-        rl_timer_slot *slot = t->slots[i];
+    for (size_t i = 0; i < slot_count(t); i++) {
+        rl_timer_slot *slot = slot_at(t, i);
         if (slot->heap_handle != RL_HEAP_NO_HANDLE) continue;
         schedule_slot(slot);
         rl_mode_timers_changed(slot->mode);
@@ -512,15 +583,17 @@ static bool fire(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t, int64_t now) 
        The timer is marked firing, so an invalidation from here on leaves
        that release to the callout's end: info cannot go before the retain,
        which runs with no lock held, as every user callback does. */
-    void *info = t->context.info;
-    bool bracket = t->context.retain != NULL;
+    rl_timer_extra *x = rl_timer_extra_of(t);
+    void *info = t->info;
+    const void *(*retain)(const void *) = x ? x->retain : NULL;
+    bool bracket = retain != NULL;
     rl_item_lock_release(&t->lock);
     rl_loop_unlock(rl);
-    if (bracket) info = (void *)t->context.retain(info);
+    if (bracket) info = (void *)retain(info);
 
     RL_IS_CALLING_OUT_TO_A_TIMER_CALLBACK_FUNCTION(t->callout, t, info);
     bool release_info_now;
-    void (*release_bracket)(const void *) = bracket ? t->context.release : NULL;
+    void (*release_bracket)(const void *) = bracket ? x->release : NULL;
     if (t->interval <= 0) {
         release_info_now = finish_one_shot(rl, t);
     } else {

@@ -426,7 +426,9 @@ bool           RLRunLoopTimerIsValid(RLRunLoopTimerRef timer);       /* false fo
    counts as at least the loop thread's timer slack (prctl PR_GET_TIMERSLACK,
    read when the loop first runs; 50 us by default), the lateness the kernel
    allows itself for any sleep: timers that close together share one wake-up
-   instead of costing one each, and none fires before its date. */
+   instead of costing one each, and none fires before its date. A timer
+   keeps a tolerance in memory it makes on first need: out of memory,
+   setting a non-zero tolerance leaves the old one. NULL: ignored (0). */
 RLTimeInterval RLRunLoopTimerGetTolerance(RLRunLoopTimerRef timer);
 void           RLRunLoopTimerSetTolerance(RLRunLoopTimerRef timer, RLTimeInterval tolerance);
 /* Copies the timer's context. NULL arguments: ignored. */
