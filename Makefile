@@ -264,8 +264,9 @@ FORMAT_TOOLS = command -v $(CLANG_FORMAT) >/dev/null 2>&1 || { echo "$(CLANG_FOR
 ## format: rewrites every C and Swift source in place (Sources, Tests, bench, Examples)
 format:
 	@$(FORMAT_TOOLS)
-	$(CLANG_FORMAT) -i $(FORMAT_C)
-	$(SWIFT_FORMAT) format -i --parallel --configuration .swift-format $(FORMAT_SWIFT)
+	@echo "$(CLANG_FORMAT) -i: $(words $(FORMAT_C)) C files"; $(CLANG_FORMAT) -i $(FORMAT_C)
+	@echo "$(SWIFT_FORMAT) format -i: $(words $(FORMAT_SWIFT)) Swift files"; \
+	  $(SWIFT_FORMAT) format -i --parallel --configuration .swift-format $(FORMAT_SWIFT)
 
 ## format-check: fails, naming each file, if make format would change anything
 format-check:

@@ -63,8 +63,7 @@ extension Timer {
     /// The block still runs; the task resumes after it. For a repeating timer
     /// call it in a loop (fires that happen while the task is not waiting are
     /// not queued). No Foundation equivalent.
-    nonisolated(nonsending)
-    public func nextFire() async -> Date? {
+    nonisolated(nonsending) public func nextFire() async -> Date? {
         let box = self.box
         let waiter = Locked(Waiter())
         return await withTaskCancellationHandler {

@@ -107,7 +107,7 @@
 
 #if defined(__COREFOUNDATION_CFRUNLOOP__) || defined(__COREFOUNDATION_CFBASE__) || \
     defined(__COREFOUNDATION_COREFOUNDATION__)
-#error "CRunLoopCFNames.h maps CoreFoundation's run-loop names onto CRunLoop: include it instead of CoreFoundation, not with it"
+#error "CRunLoopCFNames.h maps CoreFoundation's run-loop names onto CRunLoop: include it instead of CoreFoundation"
 #endif
 #if defined(__swift__)
 #error "CRunLoopCFNames.h is for C and C++: Swift code uses SwiftRunLoop (or Foundation's CF names)"

@@ -12,7 +12,8 @@ let counts = Mutex(["common": 0, "default": 0])   // blocks are @Sendable: share
 func makeTimer(_ name: String) -> Timer {
     Timer(timeInterval: 0.1, repeats: true) { _ in
         counts.withLock { $0[name, default: 0] += 1 }
-        print("  \(name == "common" ? "common-modes" : "default-mode") timer fired while running \(RunLoop.current.currentMode?.rawValue ?? "?")")
+        let kind = name == "common" ? "common-modes" : "default-mode"
+        print("  \(kind) timer fired while running \(RunLoop.current.currentMode?.rawValue ?? "?")")
     }
 }
 let common = makeTimer("common"), plain = makeTimer("default")

@@ -54,7 +54,8 @@ do {
     let s = late.sorted()
     print(String(format: "Foundation's Timer  : fires %d, lateness median %.1f us, p99 %.1f us", s.count, s[s.count/2], s[min(s.count-1, Int(Double(s.count)*0.99))]))
 }
-// Idle: our loop holds a far timer and a source; Foundation runs for 2 s. Count Foundation's sleeps (BeforeWaiting) and our passes.
+// Idle: our loop holds a far timer and a source; Foundation runs for 2 s. Count Foundation's sleeps
+// (BeforeWaiting) and our passes.
 var befores = 0, ourPasses = 0
 let cfObs = CFRunLoopObserverCreateWithHandler(nil, CFRunLoopActivity.beforeWaiting.rawValue, true, 0) { _, _ in befores += 1 }
 CFRunLoopAddObserver(CFRunLoopGetCurrent(), cfObs, kCFRunLoopCommonModes)
@@ -69,14 +70,16 @@ befores = 0; ourPasses = 0
 var ru0 = rusage(); getrusage(RUSAGE_SELF.rawValue, &ru0)
 Foundation.RunLoop.current.run(until: Date(timeIntervalSinceNow: secs))
 var ru1 = rusage(); getrusage(RUSAGE_SELF.rawValue, &ru1)
-print("idle 2 s hosted by Foundation: Foundation sleeps \(befores), our passes \(ourPasses), voluntary switches \(ru1.ru_nvcsw - ru0.ru_nvcsw)")
+let hostedSwitches = ru1.ru_nvcsw - ru0.ru_nvcsw
+print("idle 2 s hosted by Foundation: Foundation sleeps \(befores), our passes \(ourPasses), voluntary switches \(hostedSwitches)")
 FoundationBridge.uninstall()
 Foundation.RunLoop.current.run(until: Date(timeIntervalSinceNow: 0.3))   // settle
 befores = 0
 getrusage(RUSAGE_SELF.rawValue, &ru0)
 Foundation.RunLoop.current.run(until: Date(timeIntervalSinceNow: secs))
 getrusage(RUSAGE_SELF.rawValue, &ru1)
-print("idle 2 s, Foundation alone (no bridge): Foundation sleeps \(befores), voluntary switches \(ru1.ru_nvcsw - ru0.ru_nvcsw)")
+let aloneSwitches = ru1.ru_nvcsw - ru0.ru_nvcsw
+print("idle 2 s, Foundation alone (no bridge): Foundation sleeps \(befores), voluntary switches \(aloneSwitches)")
 // Reverse: Foundation's repeating timer while our loop runs the thread.
 FoundationBridge.install()
 do {
