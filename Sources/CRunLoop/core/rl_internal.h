@@ -174,6 +174,8 @@ struct __RLRunLoop {
     bool             is_main;
     bool             main_queue_attached;
     int64_t          main_queue_next_try_ns;  /* when to look for libdispatch again */
+    RLRunLoopSourceRef main_queue_inert;  /* the main queue's source while the process's main thread drains
+                                             the queue (it does not count then); that thread's only */
     bool             dead;               /* its thread has exited */
     _Atomic bool     sleeping;
     _Atomic bool     wake_pending;
@@ -337,6 +339,12 @@ void     rl_mode_timers_changed(rl_mode *m);
 int64_t  rl_mode_next_deadline(rl_mode *m);
 /* Reads the calling thread's timer slack into the loop, once (its own thread). */
 void     rl_mode_read_timer_slack(RLRunLoopRef rl);
+
+/* The main queue's source marks itself inert (draining) or live again (NULL):
+   the process's main thread only, and only that thread reads it. */
+static inline void rl_loop_set_main_queue_inert(RLRunLoopRef rl, RLRunLoopSourceRef source) {
+    rl->main_queue_inert = source;
+}
 
 /* The loop's lock and which thread asks (rl_lock.c). */
 void     rl_loop_lock(RLRunLoopRef rl);

@@ -45,10 +45,6 @@ static struct {
 static _Thread_local bool draining;   /* inside _dispatch_main_queue_callback_4CF */
 static _Thread_local bool owed;       /* a nested perform consumed a wake-up */
 
-RLRunLoopSourceRef rl_main_queue_inert_source(void) {
-    return draining ? mq.source : NULL;
-}
-
 static void *find_symbol(const char *name) {
     void *p = dlsym(RTLD_DEFAULT, name);
     if (p) return p;
@@ -82,9 +78,12 @@ static char *mq_describe(const void *info) {
     return s;
 }
 
-/* __CFRunLoopRun's dispatchPort branch: _dispatch_main_queue_callback_4CF. */
+/* __CFRunLoopRun's dispatchPort branch: _dispatch_main_queue_callback_4CF.
+   While it drains, the source is inert in the main loop (`info`): CF then
+   treats the queue as absent, so a nested run of the main loop with nothing
+   else to do finishes instead of waiting. */
 static void mq_perform(void *info) {
-    (void)info;
+    RLRunLoopRef main_loop = info;
     if (!rl_on_process_main_thread()) return;   /* cannot happen: only the main loop has the source */
     uint64_t v;
     while (read(mq.fd, &v, sizeof v) < 0 && errno == EINTR) {}
@@ -93,7 +92,9 @@ static void mq_perform(void *info) {
         return;
     }
     draining = true;
+    rl_loop_set_main_queue_inert(main_loop, mq.source);
     RL_IS_SERVICING_THE_MAIN_DISPATCH_QUEUE(mq.callback, NULL);
+    rl_loop_set_main_queue_inert(main_loop, NULL);
     draining = false;
     if (owed) {
         owed = false;
@@ -116,6 +117,7 @@ bool rl_main_queue_install(RLRunLoopRef main_loop) {
             mq.callback = callback;
             RLRunLoopSourceContext1 ctx = {
                 .version = 1,
+                .info = main_loop,   /* lives as long as the process */
                 .copyDescription = mq_describe,
                 .getFileDescriptor = mq_fd,
                 .perform = mq_perform,

@@ -13,9 +13,4 @@
    (found at run time); true once attached. Idempotent, any thread. */
 bool rl_main_queue_install(RLRunLoopRef main_loop);
 
-/* The main-queue source while this thread is inside a main-queue drain, else
-   NULL: CF then treats the queue as absent, so a nested run of the main loop
-   with nothing else to do finishes instead of waiting. */
-RLRunLoopSourceRef rl_main_queue_inert_source(void);
-
 #endif

@@ -13,7 +13,6 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 #include "rl_internal.h"
-#include "rl_main_queue.h"
 
 /* CF's own names, so a mode name means the same to both. */
 const RLRunLoopMode kRLRunLoopDefaultMode = "kCFRunLoopDefaultMode";
@@ -81,9 +80,12 @@ bool rl_mode_has_blocks(RLRunLoopRef rl, rl_mode *m) {
 }
 
 /* Version-1 sources that count: inside a main-queue drain the main queue's
-   own source does not (CF leaves its port out of the wait then). */
+   own source does not (CF leaves its port out of the wait then). The source
+   marks itself inert in the loop (rl_main_queue.c), on the main thread, and
+   only that thread sees it so. */
 static uint32_t live_source1_count(RLRunLoopRef rl, const rl_mode *m) {
-    RLRunLoopSourceRef inert = rl->is_main && m->v1_count ? rl_main_queue_inert_source() : NULL;
+    RLRunLoopSourceRef inert =
+        rl->is_main && m->v1_count && rl_on_process_main_thread() ? rl->main_queue_inert : NULL;
     if (!inert || rl_index_map_get(&m->v1_positions, (uintptr_t)inert) < 0) return m->v1_count;
     return m->v1_count - 1;
 }
