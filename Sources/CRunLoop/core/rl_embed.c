@@ -108,14 +108,6 @@ static int64_t timers_deadline(rl_mode *m) {
     return deadline;
 }
 
-static bool has_signalled_source(rl_mode *m) {
-    RL_ITEM_SET_FOREACH(node, &m->sources0) {
-        RLRunLoopSourceRef s = node->item;
-        if (atomic_load_explicit(&s->signalled, memory_order_acquire) && atomic_load(&s->valid)) return true;
-    }
-    return false;
-}
-
 /* An empty mode's pass finishes before it looks at the wait set, so nothing
    would take a leftover edge (a wake-up, an expired timer) off the ready
    list and the host would spin: take them off here. */
@@ -163,7 +155,7 @@ bool RLRunLoopEmbedPrepare(RLRunLoopRef rl, RLRunLoopMode mode, int *timeout_ms)
         work = false;
     } else {
         bool timer_due = deadline <= now;
-        bool other = rl_mode_has_blocks(rl, m) || has_signalled_source(m) || atomic_load(&rl->wake_pending);
+        bool other = rl_mode_has_blocks(rl, m) || rl_mode_has_signalled_source(rl, m) || atomic_load(&rl->wake_pending);
         work = timer_due || other;
         /* A due timer makes the descriptor readable through the timerfd;
            everything else through the eventfd. */

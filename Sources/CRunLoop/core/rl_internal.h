@@ -68,6 +68,7 @@ typedef struct {
 bool rl_item_set_insert(rl_item_set *s, void *item, RLIndex order);
 bool rl_item_set_remove(rl_item_set *s, const void *item);
 bool rl_item_set_contains(const rl_item_set *s, const void *item);
+rl_item_node *rl_item_set_find(const rl_item_set *s, const void *item);   /* NULL when absent */
 void rl_item_set_free(rl_item_set *s);
 static inline rl_item_node *rl_item_set_first(const rl_item_set *s) { return s->head[0]; }
 #define RL_ITEM_SET_FOREACH(node, set) for (rl_item_node *node = (set)->head[0]; node; node = node->next[0])
@@ -114,6 +115,22 @@ typedef struct {
     uint64_t mark;               /* bookkeeping of a mode switch */
     int32_t  next_free;
 } rl_v1_reg;
+
+/* ---- signalled version-0 sources ------------------------------------------ */
+/* One per version-0 source per loop that holds it (in any mode or in the
+   common items): what a signal hands that loop, so a pass looks at the
+   signalled sources only, never at every registered one (rl_source.c).
+   Made when the source joins the loop, freed when it leaves; `queued` says it
+   is in the loop's inbox or in its `signalled` list (never both, never twice). */
+typedef struct rl_signal_link rl_signal_link;
+struct rl_signal_link {
+    rl_signal_link    *inbox_next;   /* written by the signaller that pushes it */
+    RLRunLoopSourceRef source;
+    RLRunLoopRef       loop;
+    _Atomic bool       queued;
+    size_t             listed_at;    /* its place in loop->signalled; RL_NOT_LISTED if not there (loop lock) */
+};
+#define RL_NOT_LISTED SIZE_MAX
 
 /* ---- modes --------------------------------------------------------------- */
 struct rl_mode {
@@ -218,6 +235,9 @@ struct __RLRunLoop {
     uint32_t         spin_skips_left;    /* of those, still to skip */
     int64_t          timer_slack_ns;     /* the loop thread's timer slack: timers that close share a wake-up; -1 unread */
     uint64_t         removals;           /* bumped when any item leaves any mode */
+    _Atomic(rl_signal_link *) signal_inbox; /* links pushed by signals since the last pass (a stack) */
+    rl_ptr_array     signalled;          /* links taken from the inbox, kept while their source is signalled */
+    size_t           signal_links;       /* links of this loop: `signalled` has room for all of them */
     int              embed_fd;           /* the embedding descriptor (rl_embed.c); -1 until asked for */
     rl_mode         *embed_mode;         /* the mode a host last prepared for */
     bool             embed_waiting;      /* a host sleeps on embed_fd for embed_mode */
@@ -238,6 +258,7 @@ struct __RLRunLoopSource {
         RLRunLoopSourceContext1 v1;
     } context;
     rl_ptr_array    loops;               /* one entry per membership: mode or common set (a bag) */
+    rl_ptr_array    signal_links;        /* version 0: its rl_signal_link in each loop that holds it */
 };
 
 /* ---- observers ----------------------------------------------------------- */
@@ -430,6 +451,8 @@ void rl_blocks_free(RLRunLoopRef rl);
 void rl_do_observers(RLRunLoopRef rl, rl_mode *m, RLRunLoopActivity activity);  /* __CFRunLoopDoObservers */
 bool rl_do_blocks(RLRunLoopRef rl, rl_mode *m);                                 /* __CFRunLoopDoBlocks */
 bool rl_do_sources0(RLRunLoopRef rl, rl_mode *m, bool stop_after_one);          /* __CFRunLoopDoSources0 */
+/* Whether a valid signalled source of m waits to perform; loop locked. */
+bool rl_mode_has_signalled_source(RLRunLoopRef rl, rl_mode *m);
 bool rl_do_timers(RLRunLoopRef rl, rl_mode *m);                                 /* __CFRunLoopDoTimers */
 bool rl_do_source1(RLRunLoopRef rl, rl_mode *m, uint64_t token, uint32_t events); /* __CFRunLoopDoSource1 */
 

@@ -110,6 +110,11 @@ bool rl_item_set_contains(const rl_item_set *s, const void *item) {
     return entry && *entry;
 }
 
+rl_item_node *rl_item_set_find(const rl_item_set *s, const void *item) {
+    rl_item_node **entry = table_find(s, item);
+    return entry ? *entry : NULL;
+}
+
 bool rl_item_set_insert(rl_item_set *s, void *item, RLIndex order) {
     if (rl_item_set_contains(s, item) || !table_reserve(s, s->count + 1)) return false;
     unsigned levels = random_levels(s);

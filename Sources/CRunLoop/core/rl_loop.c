@@ -67,6 +67,7 @@ static void finalize_loop(rl_object *obj) {
     for (size_t i = 0; i < rl->mode_count; i++) rl_mode_free(rl->modes[i]);
     free(rl->modes);
     rl_loop_free_scratch(rl);
+    rl_ptr_array_free(&rl->signalled);   /* its links left with their sources */
     rl_item_set_free(&rl->common_sources);
     rl_item_set_free(&rl->common_observers);
     rl_item_set_free(&rl->common_timers);
