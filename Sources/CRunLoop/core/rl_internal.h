@@ -259,6 +259,7 @@ struct __RLRunLoopSource {
     } context;
     rl_ptr_array    loops;               /* one entry per membership: mode or common set (a bag) */
     rl_ptr_array    signal_links;        /* version 0: its rl_signal_link in each loop that holds it */
+    _Atomic size_t  unqueued_links;      /* of those, how many are not queued (see rl_source.c) */
 };
 
 /* ---- observers ----------------------------------------------------------- */

@@ -30,6 +30,7 @@ RLRunLoopSourceRef RLRunLoopSourceCreate(RLIndex order, RLRunLoopSourceContext *
     else s->context.v1 = *(RLRunLoopSourceContext1 *)context;
     atomic_init(&s->valid, true);
     atomic_init(&s->signalled, false);
+    atomic_init(&s->unqueued_links, 0);
     atomic_init(&s->watch_events, EPOLLIN);
     atomic_init(&s->explicit_events, false);
     /* As CF: retain whenever it is set, NULL info included; release once,
@@ -73,7 +74,13 @@ bool RLRunLoopSourceIsValid(RLRunLoopSourceRef source) {
    another loop): `queued` is cleared first, then the flag read again, so a
    signal racing with the drop either sees `queued` off and pushes the link
    again, or is seen by the drop. Either way a signalled source of the loop
-   always has its link in the inbox or in the list. */
+   always has its link in the inbox or in the list.
+
+   A source counts its links that are not queued (`unqueued_links`), raised
+   before anyone reads the flag to decide a link may stay unqueued, lowered
+   after a link is queued. A signal that finds the count 0 has nothing to
+   push and takes no lock: a source performed and signalled again while it
+   stays listed (the usual case) costs its signal two atomic operations. */
 
 static void inbox_push(RLRunLoopRef rl, rl_signal_link *link) {
     rl_signal_link *head = atomic_load_explicit(&rl->signal_inbox, memory_order_relaxed);
@@ -107,10 +114,15 @@ static void unlist(RLRunLoopRef rl, rl_signal_link *link) {
 /* Drops a listed link whose source was seen unsignalled, unless a signal
    came since; true if it left the list. Loop locked. */
 static bool unlist_if_unsignalled(RLRunLoopRef rl, rl_signal_link *link) {
+    RLRunLoopSourceRef s = link->source;
     atomic_store(&link->queued, false);
+    atomic_fetch_add(&s->unqueued_links, 1);
     /* Signalled again and not yet pushed: keep it. Pushed meanwhile: it is
        in the inbox now, so it leaves the list. */
-    if (atomic_load(&link->source->signalled) && !atomic_exchange(&link->queued, true)) return false;
+    if (atomic_load(&s->signalled) && !atomic_exchange(&link->queued, true)) {
+        atomic_fetch_sub(&s->unqueued_links, 1);
+        return false;
+    }
     unlist(rl, link);
     return true;
 }
@@ -136,9 +148,13 @@ static bool link_join(RLRunLoopRef rl, RLRunLoopSourceRef s) {
     link->source = s;
     link->loop = rl;
     link->listed_at = RL_NOT_LISTED;
+    /* Counted unqueued before the flag is read: a signal that reads the
+       count 0 after this read turned the flag on before it, and is seen. */
+    atomic_fetch_add(&s->unqueued_links, 1);
     bool signalled = atomic_load(&s->signalled);   /* signallers push under the source's lock: none now */
     atomic_init(&link->queued, signalled);
     if (signalled) {
+        atomic_fetch_sub(&s->unqueued_links, 1);
         link->listed_at = rl->signalled.count;
         rl->signalled.items[rl->signalled.count++] = link;
     }
@@ -155,6 +171,7 @@ static void link_leave(RLRunLoopRef rl, RLRunLoopSourceRef s) {
     if (!link) return;
     take_inbox(rl);   /* it may be there: now it is listed, or not queued */
     if (link->listed_at != RL_NOT_LISTED) unlist(rl, link);
+    else atomic_fetch_sub(&s->unqueued_links, 1);
     rl_ptr_array_remove(&s->signal_links, link);
     rl->signal_links--;
     free(link);
@@ -164,14 +181,16 @@ void RLRunLoopSourceSignal(RLRunLoopSourceRef source) {
     if (!source || source->version != 0 || !atomic_load(&source->valid)) return;
     /* An exchange, not a test first: it orders what the caller wrote before
        the signal with the perform that clears the flag. */
-    if (atomic_exchange(&source->signalled, true)) return;
+    if (atomic_exchange(&source->signalled, true) || atomic_load(&source->unqueued_links) == 0) return;
     rl_item_lock_acquire(&source->lock);
     if (!atomic_load(&source->valid)) {
         atomic_store(&source->signalled, false);   /* invalidated meanwhile: it never performs */
     } else {
         for (size_t i = 0; i < source->signal_links.count; i++) {
             rl_signal_link *link = source->signal_links.items[i];
-            if (!atomic_exchange(&link->queued, true)) inbox_push(link->loop, link);
+            if (atomic_exchange(&link->queued, true)) continue;
+            atomic_fetch_sub(&source->unqueued_links, 1);
+            inbox_push(link->loop, link);
         }
     }
     rl_item_lock_release(&source->lock);
