@@ -207,6 +207,28 @@ static void moved_to_another_loop_while_signalled_performs_there(void) {
     release_all(all, 2);
 }
 
+/* A fork keeps the signal in the child as in the parent: each performs the
+   source once. */
+static void signalled_source_performs_once_in_a_forked_child_too(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, DEF);
+    RLRunLoopSourceRef s = rl_test_source0(0, log_perform, (void *)1);
+    RLRunLoopAddSource(rl, s, DEF);
+    RLRunLoopSourceSignal(s);
+    fflush(NULL);
+    pid_t child = fork();
+    RL_ASSERT(child >= 0);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0, false), kRLRunLoopRunTimedOut);
+    if (child == 0) _exit(g_log.n == 1 && g_log.ev[0] == 1 ? 0 : 1);
+    RL_ASSERT_LOG(&g_log, 1);
+    int status = 0;
+    RL_ASSERT_EQ_INT(waitpid(child, &status, 0), child);
+    RL_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    RLRunLoopSourceRef all[] = {keep, s};
+    release_all(all, 2);
+}
+
 /* ---- many threads, many loops ---- */
 
 /* One source in the loops of two threads, signalled by a third: each
@@ -346,6 +368,7 @@ int main(int argc, char **argv) {
         RL_TEST(performs_change_what_the_rest_of_the_pass_performs),
         RL_TEST(invalidated_while_signalled_never_performs),
         RL_TEST(moved_to_another_loop_while_signalled_performs_there),
+        RL_TEST(signalled_source_performs_once_in_a_forked_child_too),
         RL_TEST(one_source_in_two_loops_loses_no_signal),
         RL_TEST(signals_from_several_threads_are_each_followed_by_a_perform),
         RL_TEST(a_pass_costs_what_is_signalled_not_what_is_registered),
