@@ -40,7 +40,15 @@ static void sift_up(rl_timer_heap *h, size_t index) {
 static inline size_t earliest_child(const rl_timer_heap *h, size_t index, size_t count) {
     size_t first = index * ARITY + 1;
     if (first >= count) return index;
-    size_t end = first + ARITY < count ? first + ARITY : count;
+    if (first + ARITY <= count) {
+        /* A full family, the usual case: two independent pairs, then their
+           winners, so the comparisons need not wait for one another. */
+        const rl_heap_entry *e = h->entries;
+        size_t a = before(&e[first + 1], &e[first]) ? first + 1 : first;
+        size_t b = before(&e[first + 3], &e[first + 2]) ? first + 3 : first + 2;
+        return before(&e[b], &e[a]) ? b : a;
+    }
+    size_t end = count;
     size_t best = first;
     for (size_t c = first + 1; c < end; c++)
         if (before(&h->entries[c], &h->entries[best])) best = c;
