@@ -21,13 +21,15 @@
  * never changes: the wait set leaves it before it is closed (rl_embed_detach)
  * and the new one joins it (rl_embed_attach). A forked child replaces its
  * copy of the embedding set (shared with the parent, so touching it would
- * touch the parent's) by a new one under the same number.
+ * touch the parent's) by a new one under the same number. Those hooks of the
+ * wait set are rl_embed_fd.c's, below rl_wait.c; this file drives the loop
+ * for a host, above it.
  *
  * Work that is no event (a signalled version-0 source, a queued block, a
  * wake-up that came while no one slept) is found by Prepare, which then
  * writes the wake eventfd itself. While the host sleeps, `sleeping` is on,
  * so RLRunLoopWakeUp writes the eventfd as for a loop asleep by itself; the
- * Dekker pairing of `sleeping` and `wake_pending` (rl_loop.c) is the same.
+ * Dekker pairing of `sleeping` and `wake_pending` (rl_wait.c) is the same.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,45 +39,6 @@
 #include <unistd.h>
 #include "CRunLoopEmbed.h"
 #include "rl_internal.h"
-
-/* ---- hooks of the wait set (rl_wait.c); loop locked ---------------------- */
-
-void rl_embed_init(RLRunLoopRef rl) {
-    rl->embed_fd = -1;
-    rl->embed_mode = NULL;
-    rl->embed_waiting = false;
-}
-
-void rl_embed_close(RLRunLoopRef rl) {
-    if (rl->embed_fd >= 0) close(rl->embed_fd);
-    rl->embed_fd = -1;
-}
-
-void rl_embed_detach(RLRunLoopRef rl) {
-    if (rl->embed_fd >= 0 && rl->epoll_fd >= 0) epoll_ctl(rl->embed_fd, EPOLL_CTL_DEL, rl->epoll_fd, NULL);
-}
-
-void rl_embed_attach(RLRunLoopRef rl) {
-    if (rl->embed_fd < 0 || rl->epoll_fd < 0) return;
-    struct epoll_event ev = {.events = EPOLLIN, .data.fd = rl->epoll_fd};
-    epoll_ctl(rl->embed_fd, EPOLL_CTL_ADD, rl->epoll_fd, &ev);
-}
-
-/* In a forked child, before the wait set is remade: a new embedding set,
-   moved to the inherited number (dup3 closes the child's reference to the
-   parent's set without touching it). */
-void rl_embed_after_fork(RLRunLoopRef rl) {
-    if (rl->embed_fd < 0) return;
-    int fresh = epoll_create1(EPOLL_CLOEXEC);
-    if (fresh < 0 || dup3(fresh, rl->embed_fd, O_CLOEXEC) < 0) {
-        /* Keep no reference to the parent's set: the host sees a dead
-           number rather than the parent's events. */
-        close(rl->embed_fd);
-        rl->embed_fd = fresh;
-        return;
-    }
-    close(fresh);
-}
 
 /* ---- API ----------------------------------------------------------------- */
 
@@ -178,8 +141,4 @@ void RLRunLoopEmbedCancel(RLRunLoopRef rl) {
     rl->embed_mode = NULL;
     atomic_store(&rl->sleeping, false);
     rl_loop_unlock(rl);
-}
-
-bool rl_embed_waits_in(RLRunLoopRef rl, rl_mode *m) {
-    return rl->embed_waiting && rl->embed_mode == m;
 }

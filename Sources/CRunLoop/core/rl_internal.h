@@ -519,7 +519,7 @@ bool rl_reg_refresh(RLRunLoopRef rl, long index);
    (after a wait, so perform is called for them); returns the new count. */
 int  rl_wait_add_ready(RLRunLoopRef rl, rl_mode *m, struct epoll_event *events, int n, int max);
 
-/* The embedding descriptor's side of the wait set (rl_embed.c); loop locked.
+/* The embedding descriptor's side of the wait set (rl_embed_fd.c); loop locked.
    init/close: with the wait set; detach: the wait set is about to be
    closed; attach: a new wait set was made; after_fork: in a child, before
    its wait set is remade. */

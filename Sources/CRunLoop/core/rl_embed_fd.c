@@ -1,0 +1,54 @@
+/*
+ * rl_embed_fd.c: the embedding descriptor's side of the loop's wait set
+ * (rl_embed.c explains the descriptor). The wait set calls these when it is
+ * made, closed, remade or inherited by a forked child, so the host's
+ * descriptor keeps watching whichever wait set the loop has; the modes ask
+ * whether a host sleeps on it. Loop locked; nothing here calls back into the
+ * core.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+#include "rl_internal.h"
+
+void rl_embed_init(RLRunLoopRef rl) {
+    rl->embed_fd = -1;
+    rl->embed_mode = NULL;
+    rl->embed_waiting = false;
+}
+
+void rl_embed_close(RLRunLoopRef rl) {
+    if (rl->embed_fd >= 0) close(rl->embed_fd);
+    rl->embed_fd = -1;
+}
+
+void rl_embed_detach(RLRunLoopRef rl) {
+    if (rl->embed_fd >= 0 && rl->epoll_fd >= 0) epoll_ctl(rl->embed_fd, EPOLL_CTL_DEL, rl->epoll_fd, NULL);
+}
+
+void rl_embed_attach(RLRunLoopRef rl) {
+    if (rl->embed_fd < 0 || rl->epoll_fd < 0) return;
+    struct epoll_event ev = {.events = EPOLLIN, .data.fd = rl->epoll_fd};
+    epoll_ctl(rl->embed_fd, EPOLL_CTL_ADD, rl->epoll_fd, &ev);
+}
+
+/* In a forked child, before the wait set is remade: a new embedding set,
+   moved to the inherited number (dup3 closes the child's reference to the
+   parent's set without touching it). */
+void rl_embed_after_fork(RLRunLoopRef rl) {
+    if (rl->embed_fd < 0) return;
+    int fresh = epoll_create1(EPOLL_CLOEXEC);
+    if (fresh < 0 || dup3(fresh, rl->embed_fd, O_CLOEXEC) < 0) {
+        /* Keep no reference to the parent's set: the host sees a dead
+           number rather than the parent's events. */
+        close(rl->embed_fd);
+        rl->embed_fd = fresh;
+        return;
+    }
+    close(fresh);
+}
+
+bool rl_embed_waits_in(RLRunLoopRef rl, rl_mode *m) {
+    return rl->embed_waiting && rl->embed_mode == m;
+}
