@@ -183,3 +183,8 @@ private let writeToStandardError: @Sendable (RunLoop.HangMonitor.Report) -> Void
 private func milliseconds(_ seconds: Double) -> Int {
     seconds.isFinite ? Int((seconds * 1000).rounded()) : 0
 }
+
+extension RunLoop.HangMonitor: CustomStringConvertible {
+    /// The C core's description (state, loop, threshold, stalls and reports).
+    public var description: String { describe(ref) }
+}

@@ -112,3 +112,8 @@ private let idleTaskTrampoline: @convention(c) (UnsafeMutableRawPointer?) -> Voi
 private let idleTaskRelease: @convention(c) (UnsafeMutableRawPointer?) -> Void = { info in
     Unmanaged<IdleTask>.fromOpaque(info!).release()
 }
+
+extension RunLoop.IdleQueue: CustomStringConvertible {
+    /// The C core's description (validity, loop, mode, slice, task counts).
+    public var description: String { describe(ref) }
+}

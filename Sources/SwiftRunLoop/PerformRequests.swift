@@ -166,10 +166,10 @@ extension RunLoop {
 /// is thread-safe.
 public final class PerformRequest: Sendable {
     /// The C request (one reference owned), or nil when it was refused.
-    private let request: CObjectReference?
+    private let request: CObject?
 
     init(adopting pointer: OpaquePointer?) {
-        request = pointer.map(CObjectReference.init(adopting:))
+        request = pointer.map(CObject.init(adopting:))
     }
 
     /// Cancels the request if it has not started: it will never run and its
@@ -191,17 +191,9 @@ public final class PerformRequest: Sendable {
     }
 }
 
-/// One reference to a C perform request (its own reference count).
-private final class CObjectReference: @unchecked Sendable {
-    let pointer: OpaquePointer
-
-    init(adopting pointer: OpaquePointer) {
-        self.pointer = pointer
-    }
-
-    deinit {
-        RLPerformRequestRelease(pointer)
-    }
+extension PerformRequest: CustomStringConvertible {
+    /// The C core's description (status, loop, delayed or immediate).
+    public var description: String { request.map { describe($0.pointer) } ?? "(refused perform request)" }
 }
 
 /// The closure (and target) of one request; the C request owns one reference.

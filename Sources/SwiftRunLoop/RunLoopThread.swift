@@ -113,3 +113,8 @@ final class ThreadHandle: @unchecked Sendable {
     /// Whether the thread has exited (its loop runs nothing more).
     var hasExited: Bool { RLThreadHasExited(thread) }
 }
+
+extension RunLoopThread: CustomStringConvertible {
+    /// The C core's description (name, phase, loop).
+    public var description: String { describe(handle.thread) }
+}

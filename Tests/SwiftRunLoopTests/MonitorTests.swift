@@ -78,6 +78,22 @@ final class MonitorTests: XCTestCase {
         }
     }
 
+    func test_monitor_queue_thread_and_request_describe_their_c_object() {
+        let monitor = RunLoop.HangMonitor(runLoop: .current, threshold: 100)!
+        XCTAssertTrue(monitor.description.contains("<RLHangMonitor "), monitor.description)
+        XCTAssertTrue(monitor.description.contains("threshold = 100.000 s"), monitor.description)
+        let queue = RunLoop.IdleQueue(runLoop: .current, mode: RunLoop.Mode("test.describe"))
+        XCTAssertTrue(queue.description.contains("mode = \"test.describe\""), queue.description)
+        let thread = RunLoopThread(name: "test.describe")
+        XCTAssertTrue(thread.description.contains("<RLThread "), thread.description)
+        XCTAssertTrue(thread.description.contains("\"test.describe\""), thread.description)
+        let request = RunLoop.current.perform(after: 1000) {}
+        XCTAssertTrue(request.description.contains("<RLPerformRequest "), request.description)
+        XCTAssertTrue(request.description.contains("pending"), request.description)
+        XCTAssertTrue(request.cancel())
+        XCTAssertTrue(request.description.contains("cancelled"), request.description)
+    }
+
     func test_hang_monitor_rejects_a_bad_threshold() {
         XCTAssertNil(RunLoop.HangMonitor(runLoop: .current, threshold: 0))
         XCTAssertNil(RunLoop.HangMonitor(runLoop: .current, threshold: -.infinity))
