@@ -78,14 +78,21 @@ $(BUILD)/pc-prefix.stamp: FORCE
 	@mkdir -p $(dir $@)
 	@[ "$$(cat $@ 2>/dev/null)" = "$(PREFIX) $(VERSION)" ] || echo "$(PREFIX) $(VERSION)" > $@
 FORCE:
+# The paths at the top of both .pc files (printf's first %s is PREFIX).
+PC_PATHS = prefix=%s\nexec_prefix=$${prefix}\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\n
 
 $(BUILD)/crunloop-glib.pc: Makefile $(BUILD)/pc-prefix.stamp
 	@mkdir -p $(dir $@)
-	printf 'prefix=%s\nexec_prefix=$${prefix}\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: crunloop-glib\nDescription: CoreFoundation run loop for Linux, with GLib main contexts\nVersion: %s\nRequires: crunloop glib-2.0\nLibs: -L$${libdir} -lcrunloop-glib\nCflags: -I$${includedir}\n' '$(PREFIX)' '$(VERSION)' > $@
+	printf '$(PC_PATHS)Name: crunloop-glib\nDescription: CoreFoundation run loop for Linux, with GLib main contexts\n' \
+	  '$(PREFIX)' > $@
+	printf 'Version: %s\nRequires: crunloop glib-2.0\nLibs: -L$${libdir} -lcrunloop-glib\nCflags: -I$${includedir}\n' \
+	  '$(VERSION)' >> $@
 
 $(BUILD)/crunloop.pc: Makefile $(BUILD)/pc-prefix.stamp
 	@mkdir -p $(dir $@)
-	printf 'prefix=%s\nexec_prefix=$${prefix}\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: crunloop\nDescription: CoreFoundation run loop for Linux\nVersion: %s\nLibs: -L$${libdir} -lcrunloop\nLibs.private: -pthread -ldl -lm\nCflags: -I$${includedir}\n' '$(PREFIX)' '$(VERSION)' > $@
+	printf '$(PC_PATHS)Name: crunloop\nDescription: CoreFoundation run loop for Linux\nVersion: %s\n' \
+	  '$(PREFIX)' '$(VERSION)' > $@
+	printf 'Libs: -L$${libdir} -lcrunloop\nLibs.private: -pthread -ldl -lm\nCflags: -I$${includedir}\n' >> $@
 
 ## install: headers, libraries and crunloop.pc (and crunloop-glib.pc) under PREFIX (default /usr/local)
 install: lib $(BUILD)/crunloop.pc $(if $(HAVE_GLIB),install-glib)
