@@ -273,11 +273,11 @@ static void concurrent_retain_release_of_a_thread(void) {
     RLRelease(rl);
 }
 
-/* Several threads drop the last references at the same moment: the teardown
-   runs once (the context's release is called once), on one of them. */
+/* Several threads drop the last references at the same moment, half through
+   the type's own name: the teardown runs once, on one of them. */
 typedef struct {
     const void *obj;
-    bool generic;
+    void (*release)(const void *obj);
     atomic_int *ready;
     atomic_int *go;
 } last_arg;
@@ -286,9 +286,26 @@ static void *drop_one(void *p) {
     last_arg *a = p;
     atomic_fetch_add(a->ready, 1);
     while (!atomic_load(a->go)) {}
-    if (a->generic) RLRelease(a->obj);
-    else RLHangMonitorRelease((RLHangMonitorRef)a->obj);
+    a->release(a->obj);
     return NULL;
+}
+
+static void generic_release(const void *obj) { RLRelease(obj); }
+
+/* Hands the creator's reference and HAMMERS - 1 more to as many threads,
+   which drop them together. */
+static void drop_together(const void *obj, void (*alias_release)(const void *obj)) {
+    atomic_int ready = 0, go = 0;
+    pthread_t th[HAMMERS];
+    last_arg args[HAMMERS];
+    for (int i = 0; i < HAMMERS; i++) {
+        if (i > 0) RLRetain(obj);
+        args[i] = (last_arg){obj, i % 2 ? alias_release : generic_release, &ready, &go};
+        RL_ASSERT_EQ_INT(pthread_create(&th[i], NULL, drop_one, &args[i]), 0);
+    }
+    while (atomic_load(&ready) < HAMMERS) {}
+    atomic_store(&go, 1);
+    for (int i = 0; i < HAMMERS; i++) pthread_join(th[i], NULL);
 }
 
 static void last_references_dropped_together_tear_down_once(void) {
@@ -296,19 +313,23 @@ static void last_references_dropped_together_tear_down_once(void) {
         atomic_store(&g_released, 0);
         RLHangMonitorRef m = counted_monitor(100);
         RL_ASSERT(RLHangMonitorStart(m));
-        atomic_int ready = 0, go = 0;
-        pthread_t th[HAMMERS];
-        last_arg args[HAMMERS];
-        for (int i = 0; i < HAMMERS; i++) {
-            if (i > 0) RLRetain(m);             /* the first thread takes the creator's */
-            args[i] = (last_arg){m, i % 2 == 0, &ready, &go};
-            RL_ASSERT_EQ_INT(pthread_create(&th[i], NULL, drop_one, &args[i]), 0);
-        }
-        while (atomic_load(&ready) < HAMMERS) {}
-        atomic_store(&go, 1);
-        for (int i = 0; i < HAMMERS; i++) pthread_join(th[i], NULL);
-        RL_ASSERT_EQ_INT(atomic_load(&g_released), 1);
+        drop_together(m, monitor_release);
+        RL_ASSERT_EQ_INT(atomic_load(&g_released), 1);       /* invalidated once */
+
+        RLIdleQueueRef q = RLIdleQueueCreate(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode, 0);
+        RLIdleQueueSubmit(q, count_run, NULL, count_task_release);
+        drop_together(q, queue_release);
+        RL_ASSERT_EQ_INT(atomic_load(&g_released), 2);       /* its task dropped once */
     }
+    for (int round = 0; round < rl_test_scaled(20); round++) {
+        RLThreadRef t = RLThreadCreate("objects.last");
+        RL_ASSERT(RLThreadStart(t));
+        RLRunLoopRef rl = (RLRunLoopRef)RLRetain(RLThreadGetRunLoop(t));
+        drop_together(t, thread_release);
+        RL_ASSERT(loop_is_dead(rl));                          /* stopped and joined */
+        RLRelease(rl);
+    }
+    RL_ASSERT_EQ_INT(atomic_load(&g_ran), 0);
 }
 
 int main(int argc, char **argv) {
