@@ -73,13 +73,14 @@ static void print_timer(FILE *out, RLRunLoopTimerRef t) {
     RLAbsoluteTime date = t->fire_date;
     RLTimeInterval tolerance = rl_timer_tolerance(t);
     rl_item_lock_release(&t->lock);
-    RLRunLoopTimerContext context;
-    RLRunLoopTimerGetContext(t, &context);
+    /* Order and context functions live in the timer's extra part, if made
+       (read here, not through rl_timer.c: a timer's class names this file). */
+    const rl_timer_extra *x = rl_timer_extra_of(t);
     fprintf(out, "<RLRunLoopTimer %p>{valid = %s, firing = %s, interval = %g, tolerance = %g, "
                  "next fire date = %.6f (%+.6f s from now), order = %ld, callout = %p, context = ",
             (void *)t, yes_no(atomic_load(&t->valid)), yes_no(firing), t->interval, tolerance,
-            date, date - RLAbsoluteTimeGetCurrent(), RLRunLoopTimerGetOrder(t), (void *)(uintptr_t)t->callout);
-    print_info(out, context.copyDescription, context.info);
+            date, date - RLAbsoluteTimeGetCurrent(), x ? x->order : 0, (void *)(uintptr_t)t->callout);
+    print_info(out, x ? x->copy_description : NULL, t->info);
     fprintf(out, "}");
 }
 
