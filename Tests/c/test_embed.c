@@ -31,6 +31,40 @@ static void count_perform(void *info) {
     atomic_fetch_add((_Atomic int *)info, 1);
 }
 
+/* A timer in `mode`, due `delay` seconds from now (negative: in the past),
+   counting its firings into *fired. */
+static RLRunLoopTimerRef add_counting_timer(RLRunLoopRef rl, RLRunLoopMode mode, double delay, double interval,
+                                            _Atomic int *fired) {
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + delay, interval, count_fire, fired);
+    RLRunLoopAddTimer(rl, t, mode);
+    return t;
+}
+
+/* A version-0 source in the default mode counting its performs. */
+static RLRunLoopSourceRef add_counting_source(RLRunLoopRef rl, _Atomic int *performed) {
+    RLRunLoopSourceRef s = rl_test_source0(0, count_perform, performed);
+    RLRunLoopAddSource(rl, s, MODE);
+    return s;
+}
+
+/* Prepare says there is no work now, and the host's poll stays quiet for ms. */
+static void expect_quiet(RLRunLoopRef rl, RLRunLoopMode mode, int fd, int ms) {
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, mode, NULL));
+    RL_ASSERT(!host_poll(fd, ms));
+}
+
+/* Prepare says there is work now, and the descriptor is readable already. */
+static void expect_work_now(RLRunLoopRef rl, RLRunLoopMode mode, int fd) {
+    RL_ASSERT(RLRunLoopEmbedPrepare(rl, mode, NULL));
+    RL_ASSERT(host_poll(fd, 0));
+}
+
+/* The host sleeps until the descriptor is readable, then runs one pass. */
+static void host_sleeps_then_runs_a_pass(int fd, RLRunLoopMode mode) {
+    RL_ASSERT(host_poll(fd, -1));
+    RLRunLoopRunInMode(mode, 0, false);
+}
+
 /* ---- the descriptor ------------------------------------------------------ */
 
 static void descriptor_is_stable(void) {
@@ -94,8 +128,7 @@ static void idle_loop_never_makes_it_readable(void) {
     int fd = RLRunLoopEmbedGetFD(rl);
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, MODE);
     _Atomic int fired = 0;
-    RLRunLoopTimerRef far = rl_test_timer(RLAbsoluteTimeGetCurrent() + 1000, 0, count_fire, &fired);
-    RLRunLoopAddTimer(rl, far, MODE);
+    RLRunLoopTimerRef far = add_counting_timer(rl, MODE, 1000, 0, &fired);
     int timeout = 0;
     RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, &timeout));
     RL_ASSERT_GE_INT(timeout, 990000);
@@ -129,8 +162,7 @@ static void due_timer_makes_it_readable_and_one_pass_fires_it(void) {
     int fd = RLRunLoopEmbedGetFD(rl);
     _Atomic int fired = 0;
     double start = rl_test_now();
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0, count_fire, &fired);
-    RLRunLoopAddTimer(rl, t, MODE);
+    RLRunLoopTimerRef t = add_counting_timer(rl, MODE, 0.05, 0, &fired);
     int timeout = -1;
     /* (A slow machine may already be past the date: then it is work now.) */
     if (RLRunLoopEmbedPrepare(rl, MODE, &timeout)) {
@@ -150,13 +182,11 @@ static void past_timer_is_work_now(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     int fd = RLRunLoopEmbedGetFD(rl);
     _Atomic int fired = 0;
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() - 1, 0, count_fire, &fired);
-    RLRunLoopAddTimer(rl, t, MODE);
+    RLRunLoopTimerRef t = add_counting_timer(rl, MODE, -1, 0, &fired);
     int timeout = -1;
     RL_ASSERT(RLRunLoopEmbedPrepare(rl, MODE, &timeout));
     RL_ASSERT_EQ_INT(timeout, 0);
-    RL_ASSERT(host_poll(fd, -1));
-    RLRunLoopRunInMode(MODE, 0, false);
+    host_sleeps_then_runs_a_pass(fd, MODE);
     RL_ASSERT_EQ_INT(fired, 1);
     RLRelease(t);
 }
@@ -166,8 +196,7 @@ static void repeating_timer_costs_one_wake_up_per_firing(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     int fd = RLRunLoopEmbedGetFD(rl);
     _Atomic int fired = 0;
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.01, 0.01, count_fire, &fired);
-    RLRunLoopAddTimer(rl, t, MODE);
+    RLRunLoopTimerRef t = add_counting_timer(rl, MODE, 0.01, 0.01, &fired);
     int wakeups = 0;
     while (fired < 20) {
         int timeout;
@@ -187,16 +216,14 @@ static void other_modes_timers_and_sources_stay_quiet(void) {
     int fd = RLRunLoopEmbedGetFD(rl);
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, MODE);
     _Atomic int fired = 0;
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.02, 0, count_fire, &fired);
-    RLRunLoopAddTimer(rl, t, "other");
+    RLRunLoopTimerRef t = add_counting_timer(rl, "other", 0.02, 0, &fired);
     int timeout = 0;
     RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, &timeout));
     RL_ASSERT_EQ_INT(timeout, -1);
     RL_ASSERT(!host_poll(fd, 150));
     /* Aimed at the other mode, it is work now. */
     RL_ASSERT(RLRunLoopEmbedPrepare(rl, "other", &timeout));
-    RL_ASSERT(host_poll(fd, -1));
-    RLRunLoopRunInMode("other", 0, false);
+    host_sleeps_then_runs_a_pass(fd, "other");
     RL_ASSERT_EQ_INT(fired, 1);
     RLRelease(t);
     RLRelease(keep);
@@ -250,8 +277,7 @@ static void wake_up_from_another_thread_makes_it_readable_once(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     int fd = RLRunLoopEmbedGetFD(rl);
     _Atomic int performed = 0;
-    RLRunLoopSourceRef s = rl_test_source0(0, count_perform, &performed);
-    RLRunLoopAddSource(rl, s, MODE);
+    RLRunLoopSourceRef s = add_counting_source(rl, &performed);
     poke p = {.rl = rl, .source = s, .delay = 0.05};
     RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, NULL));
     pthread_t th;
@@ -261,8 +287,7 @@ static void wake_up_from_another_thread_makes_it_readable_once(void) {
     RLRunLoopRunInMode(MODE, 0, false);
     RL_ASSERT_EQ_INT(performed, 1);
     /* Consumed: quiet again. */
-    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, NULL));
-    RL_ASSERT(!host_poll(fd, 50));
+    expect_quiet(rl, MODE, fd, 50);
     RLRelease(s);
 }
 
@@ -270,8 +295,7 @@ static void signalled_source_without_wake_up_is_work_now(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     int fd = RLRunLoopEmbedGetFD(rl);
     _Atomic int performed = 0;
-    RLRunLoopSourceRef s = rl_test_source0(0, count_perform, &performed);
-    RLRunLoopAddSource(rl, s, MODE);
+    RLRunLoopSourceRef s = add_counting_source(rl, &performed);
     RLRunLoopSourceSignal(s);
     int timeout = -1;
     RL_ASSERT(RLRunLoopEmbedPrepare(rl, MODE, &timeout));
@@ -279,8 +303,7 @@ static void signalled_source_without_wake_up_is_work_now(void) {
     RL_ASSERT(host_poll(fd, 0));
     RLRunLoopRunInMode(MODE, 0, false);
     RL_ASSERT_EQ_INT(performed, 1);
-    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, NULL));
-    RL_ASSERT(!host_poll(fd, 50));
+    expect_quiet(rl, MODE, fd, 50);
     RLRelease(s);
 }
 
@@ -290,12 +313,10 @@ static void queued_block_is_work_now(void) {
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, MODE);
     _Atomic int ran = 0;
     RLRunLoopPerformFunction(rl, MODE, count_perform, &ran);
-    RL_ASSERT(RLRunLoopEmbedPrepare(rl, MODE, NULL));
-    RL_ASSERT(host_poll(fd, 0));
+    expect_work_now(rl, MODE, fd);
     RLRunLoopRunInMode(MODE, 0, false);
     RL_ASSERT_EQ_INT(ran, 1);
-    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, NULL));
-    RL_ASSERT(!host_poll(fd, 50));
+    expect_quiet(rl, MODE, fd, 50);
     RLRelease(keep);
 }
 
@@ -309,8 +330,7 @@ static void wake_up_of_an_empty_mode_does_not_spin(void) {
     RLRunLoopWakeUp(rl);
     RL_ASSERT(host_poll(fd, 0));
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(MODE, 0, false), kRLRunLoopRunFinished);
-    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, NULL));
-    RL_ASSERT(!host_poll(fd, 50));
+    expect_quiet(rl, MODE, fd, 50);
 }
 
 static void cancel_stops_wake_ups_writing(void) {
@@ -324,11 +344,9 @@ static void cancel_stops_wake_ups_writing(void) {
     RLRunLoopWakeUp(rl);
     RL_ASSERT(!host_poll(fd, 50));
     /* The pending wake-up is seen by the next Prepare. */
-    RL_ASSERT(RLRunLoopEmbedPrepare(rl, MODE, NULL));
-    RL_ASSERT(host_poll(fd, 0));
+    expect_work_now(rl, MODE, fd);
     RLRunLoopRunInMode(MODE, 0, false);
-    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, NULL));
-    RL_ASSERT(!host_poll(fd, 50));
+    expect_quiet(rl, MODE, fd, 50);
     RLRelease(keep);
 }
 
@@ -347,32 +365,33 @@ static void pipe_perform(void *info) {
     atomic_fetch_add(&p->performed, 1);
 }
 
-static RLRunLoopSourceRef make_pipe_source(pipe_source *ps) {
-    return rl_test_source1(0, pipe_fd, pipe_perform, ps);
+/* A new non-blocking pipe p whose read end a version-1 source in `mode`
+   watches, draining it and counting into ps. */
+static RLRunLoopSourceRef add_pipe_source(RLRunLoopRef rl, RLRunLoopMode mode, int p[2], pipe_source *ps) {
+    RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0);
+    ps->fd = p[0];
+    atomic_init(&ps->performed, 0);
+    RLRunLoopSourceRef s = rl_test_source1(0, pipe_fd, pipe_perform, ps);
+    RLRunLoopAddSource(rl, s, mode);
+    return s;
 }
 
 static void ready_source_makes_it_readable_only_in_its_mode(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     int fd = RLRunLoopEmbedGetFD(rl);
     int p[2];
-    RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0);
-    pipe_source ps = {.fd = p[0]};
-    RLRunLoopSourceRef s = make_pipe_source(&ps);
-    RLRunLoopAddSource(rl, s, "other");
+    pipe_source ps;
+    RLRunLoopSourceRef s = add_pipe_source(rl, "other", p, &ps);
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, MODE);
     RL_ASSERT_EQ_INT(write(p[1], "x", 1), 1);
-    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, NULL));
-    RL_ASSERT(!host_poll(fd, 100));
+    expect_quiet(rl, MODE, fd, 100);
     RL_ASSERT(!RLRunLoopEmbedPrepare(rl, "other", NULL));   /* the host's poll sees it */
-    RL_ASSERT(host_poll(fd, -1));
-    RLRunLoopRunInMode("other", 0, false);
+    host_sleeps_then_runs_a_pass(fd, "other");
     RL_ASSERT_EQ_INT(ps.performed, 1);
-    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, "other", NULL));
-    RL_ASSERT(!host_poll(fd, 50));
+    expect_quiet(rl, "other", fd, 50);
     /* A write while the host sleeps. */
     RL_ASSERT_EQ_INT(write(p[1], "y", 1), 1);
-    RL_ASSERT(host_poll(fd, -1));
-    RLRunLoopRunInMode("other", 0, false);
+    host_sleeps_then_runs_a_pass(fd, "other");
     RL_ASSERT_EQ_INT(ps.performed, 2);
     RLRunLoopSourceInvalidate(s);
     RLRelease(s);
@@ -389,8 +408,7 @@ static void works_inside_a_hosts_epoll_set(void) {
     struct epoll_event ev = {.events = EPOLLIN, .data.u64 = 7};
     RL_ASSERT_EQ_INT(epoll_ctl(host, EPOLL_CTL_ADD, fd, &ev), 0);
     _Atomic int fired = 0;
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.02, 0.02, count_fire, &fired);
-    RLRunLoopAddTimer(rl, t, MODE);
+    RLRunLoopTimerRef t = add_counting_timer(rl, MODE, 0.02, 0.02, &fired);
     int wakeups = 0;
     while (fired < 5) {
         int timeout;
@@ -419,13 +437,11 @@ static void own_runs_in_between_keep_it_working(void) {
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, MODE);
     RLRunLoopSourceRef keep2 = rl_test_keep_mode(rl, "modal");
     _Atomic int fired = 0;
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.15, 0, count_fire, &fired);
-    RLRunLoopAddTimer(rl, t, MODE);
+    RLRunLoopTimerRef t = add_counting_timer(rl, MODE, 0.15, 0, &fired);
     RLRunLoopEmbedPrepare(rl, MODE, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("modal", 0.02, false), kRLRunLoopRunTimedOut);
     RLRunLoopEmbedPrepare(rl, MODE, NULL);
-    RL_ASSERT(host_poll(fd, -1));
-    RLRunLoopRunInMode(MODE, 0, false);
+    host_sleeps_then_runs_a_pass(fd, MODE);
     RL_ASSERT_EQ_INT(fired, 1);
     RLRelease(t);
     RLRelease(keep);
@@ -496,20 +512,16 @@ static void descriptor_survives_the_wait_set_being_remade(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     int fd = RLRunLoopEmbedGetFD(rl);
     int p[2];
-    RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0);
-    pipe_source ps = {.fd = p[0]};
-    RLRunLoopSourceRef s = make_pipe_source(&ps);
-    RLRunLoopAddSource(rl, s, MODE);
+    pipe_source ps;
+    RLRunLoopSourceRef s = add_pipe_source(rl, MODE, p, &ps);
     RLRunLoopEmbedPrepare(rl, MODE, NULL);
     close(p[0]);
     RLRunLoopRemoveSource(rl, s, MODE);   /* by a closed number: the set is remade */
     _Atomic int fired = 0;
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.03, 0, count_fire, &fired);
-    RLRunLoopAddTimer(rl, t, MODE);
+    RLRunLoopTimerRef t = add_counting_timer(rl, MODE, 0.03, 0, &fired);
     RLRunLoopEmbedPrepare(rl, MODE, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopEmbedGetFD(rl), fd);
-    RL_ASSERT(host_poll(fd, -1));
-    RLRunLoopRunInMode(MODE, 0, false);
+    host_sleeps_then_runs_a_pass(fd, MODE);
     RL_ASSERT_EQ_INT(fired, 1);
     RLRunLoopEmbedPrepare(rl, MODE, NULL);
     RL_ASSERT(!host_poll(fd, 50));
@@ -566,11 +578,9 @@ static void forked_childs_descriptor_never_shows_the_parents_readiness(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     int fd = RLRunLoopEmbedGetFD(rl);
     _Atomic int performed = 0;
-    RLRunLoopSourceRef s = rl_test_source0(0, count_perform, &performed);
-    RLRunLoopAddSource(rl, s, MODE);
+    RLRunLoopSourceRef s = add_counting_source(rl, &performed);
     RLRunLoopSourceSignal(s);
-    RL_ASSERT(RLRunLoopEmbedPrepare(rl, MODE, NULL));
-    RL_ASSERT(host_poll(fd, 0));
+    expect_work_now(rl, MODE, fd);
     pid_t pid = fork();
     if (pid == 0) {
         if (RLRunLoopEmbedGetFD(rl) != fd) _exit(2);
