@@ -30,117 +30,116 @@ static RLRunLoopSourceRef make_v1(v1_info *info) {
     return rl_test_source1(0, v1_fd, v1_perform, info);
 }
 
-/* The old source's number now names the new source's file: invalidating the
-   old source must not unregister the new one. */
-static void invalidating_a_source_whose_number_was_reused(void) {
+/* A new non-blocking pipe p whose read end a version-1 source in `mode`
+   watches (draining it when asked), counting into info. */
+static RLRunLoopSourceRef add_pipe_source(RLRunLoopRef rl, RLRunLoopMode mode, int p[2], v1_info *info, bool drain) {
+    RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK), 0);
+    *info = (v1_info){.fd = p[0], .drain = drain};
+    RLRunLoopSourceRef s = make_v1(info);
+    RLRunLoopAddSource(rl, s, mode);
+    return s;
+}
+
+static void drop(RLRunLoopSourceRef s) {
+    RLRunLoopSourceInvalidate(s);
+    RLRelease(s);
+}
+
+/* One run of `mode` returns after a perform, the count now `performed`. */
+static void expect_perform(RLRunLoopMode mode, const int *count, int performed) {
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(mode, 2, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(*count, performed);
+}
+
+/* A run of `mode` for `seconds` times out, sleeping at most max_sleeps times. */
+static void expect_no_spin(RLRunLoopMode mode, double seconds, int max_sleeps) {
+    RLRunLoopRunResult r;
+    int sleeps = rl_test_count_sleeps(mode, seconds, &r);
+    RL_ASSERT_EQ_INT(r, kRLRunLoopRunTimedOut);
+    RL_ASSERT_LE_INT(sleeps, max_sleeps);
+}
+
+/* The old source's number comes to name the new source's file, and the old
+   source leaves the loop (taken out by `leave`): that must not unregister
+   the new one. With also_in_a, the old source was in mode "A" too. */
+static void old_source_leaves_after_its_number_was_reused(void (*leave)(RLRunLoopRef, RLRunLoopSourceRef),
+                                                          bool also_in_a) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     int p1[2], p2[2];
-    RL_ASSERT_EQ_INT(pipe2(p1, O_NONBLOCK), 0);
-    v1_info old = {.fd = p1[0], .drain = true};
-    RLRunLoopSourceRef a = make_v1(&old);
-    RLRunLoopAddSource(rl, a, kRLRunLoopDefaultMode);
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    v1_info old, now;
+    RLRunLoopSourceRef a = add_pipe_source(rl, also_in_a ? "A" : kRLRunLoopDefaultMode, p1, &old, true);
+    if (also_in_a) RLRunLoopAddSource(rl, a, kRLRunLoopDefaultMode);
+    else RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
     close(p1[0]);
     close(p1[1]);
-    RL_ASSERT_EQ_INT(pipe2(p2, O_NONBLOCK), 0);
+    RLRunLoopSourceRef b = add_pipe_source(rl, kRLRunLoopDefaultMode, p2, &now, true);
     RL_ASSERT_EQ_INT(p2[0], old.fd);   /* the number is reused */
-    v1_info now = {.fd = p2[0], .drain = true};
-    RLRunLoopSourceRef b = make_v1(&now);
-    RLRunLoopAddSource(rl, b, kRLRunLoopDefaultMode);
-    RLRunLoopSourceInvalidate(a);
+    leave(rl, a);
     RL_ASSERT_EQ_INT(write(p2[1], "x", 1), 1);
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 2, true), kRLRunLoopRunHandledSource);
-    RL_ASSERT_EQ_INT(now.performed, 1);
+    expect_perform(kRLRunLoopDefaultMode, &now.performed, 1);
     RL_ASSERT_EQ_INT(old.performed, 0);
-    RLRunLoopSourceInvalidate(b);
-    RLRelease(a);
-    RLRelease(b);
+    drop(a);
+    drop(b);
     close(p2[0]);
     close(p2[1]);
 }
 
-/* Same, with the new source added to another mode before the old one is
-   removed by hand. */
+static void invalidate(RLRunLoopRef rl, RLRunLoopSourceRef s) {
+    (void)rl;
+    RLRunLoopSourceInvalidate(s);
+}
+
+static void remove_from_a_and_default(RLRunLoopRef rl, RLRunLoopSourceRef s) {
+    RLRunLoopRemoveSource(rl, s, "A");
+    RLRunLoopRemoveSource(rl, s, kRLRunLoopDefaultMode);
+}
+
+static void remove_from_default(RLRunLoopRef rl, RLRunLoopSourceRef s) {
+    RLRunLoopRemoveSource(rl, s, kRLRunLoopDefaultMode);
+}
+
+static void invalidating_a_source_whose_number_was_reused(void) {
+    old_source_leaves_after_its_number_was_reused(invalidate, false);
+}
+
+/* Same, with the old source in another mode too, removed by hand. */
 static void removing_a_source_whose_number_was_reused(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
-    int p1[2], p2[2];
-    RL_ASSERT_EQ_INT(pipe2(p1, O_NONBLOCK), 0);
-    v1_info old = {.fd = p1[0], .drain = true};
-    RLRunLoopSourceRef a = make_v1(&old);
-    RLRunLoopAddSource(rl, a, "A");
-    RLRunLoopAddSource(rl, a, kRLRunLoopDefaultMode);
-    close(p1[0]);
-    close(p1[1]);
-    RL_ASSERT_EQ_INT(pipe2(p2, O_NONBLOCK), 0);
-    v1_info now = {.fd = p2[0], .drain = true};
-    RLRunLoopSourceRef b = make_v1(&now);
-    RLRunLoopAddSource(rl, b, kRLRunLoopDefaultMode);
-    RLRunLoopRemoveSource(rl, a, "A");
-    RLRunLoopRemoveSource(rl, a, kRLRunLoopDefaultMode);
-    RL_ASSERT_EQ_INT(write(p2[1], "x", 1), 1);
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 2, true), kRLRunLoopRunHandledSource);
-    RL_ASSERT_EQ_INT(now.performed, 1);
-    RLRunLoopSourceInvalidate(a);
-    RLRunLoopSourceInvalidate(b);
-    RLRelease(a);
-    RLRelease(b);
-    close(p2[0]);
-    close(p2[1]);
+    old_source_leaves_after_its_number_was_reused(remove_from_a_and_default, true);
 }
 
-/* The number is closed, then the source invalidated, while the file stays
-   open through a dup and has data: nothing of it may stay in the wait. */
-static void closed_number_of_a_live_file_does_not_spin(void) {
+/* The number is closed, then the source leaves the default mode (taken out
+   by `leave`) while the file stays open through a dup and has data: nothing
+   of it may stay in the wait, and the default mode must not spin. With
+   also_in_other, the source stays in mode "other". */
+static void closed_number_of_a_live_file_leaves(void (*leave)(RLRunLoopRef, RLRunLoopSourceRef),
+                                                bool also_in_other) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     int p[2];
-    RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK), 0);
+    v1_info info;
+    RLRunLoopSourceRef a = add_pipe_source(rl, kRLRunLoopDefaultMode, p, &info, false);
+    if (also_in_other) RLRunLoopAddSource(rl, a, "other");
     int alive = dup(p[0]);
-    v1_info info = {.fd = p[0]};
-    RLRunLoopSourceRef a = make_v1(&info);
-    RLRunLoopAddSource(rl, a, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(write(p[1], "x", 1), 1);
     close(p[0]);
-    RLRunLoopSourceInvalidate(a);
-    RLRunLoopRunResult r;
-    int sleeps = rl_test_count_sleeps(kRLRunLoopDefaultMode, 0.5, &r);
-    RL_ASSERT_EQ_INT(r, kRLRunLoopRunTimedOut);
-    RL_ASSERT_LE_INT(sleeps, 2);
+    leave(rl, a);
+    expect_no_spin(kRLRunLoopDefaultMode, 0.5, 2);
     RL_ASSERT_EQ_INT(info.performed, 0);
-    RLRelease(a);
-    RLRunLoopSourceInvalidate(keep);
-    RLRelease(keep);
+    drop(a);
+    drop(keep);
     close(alive);
     close(p[1]);
+}
+
+static void closed_number_of_a_live_file_does_not_spin(void) {
+    closed_number_of_a_live_file_leaves(invalidate, false);
 }
 
 /* Same when the source leaves one of two modes: the mode armed next (the
    one it left) must not keep the live file's readiness. */
 static void closed_number_removed_from_one_of_two_modes(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    int p[2];
-    RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK), 0);
-    int alive = dup(p[0]);
-    v1_info info = {.fd = p[0]};
-    RLRunLoopSourceRef a = make_v1(&info);
-    RLRunLoopAddSource(rl, a, kRLRunLoopDefaultMode);
-    RLRunLoopAddSource(rl, a, "other");
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(write(p[1], "x", 1), 1);
-    close(p[0]);
-    RLRunLoopRemoveSource(rl, a, kRLRunLoopDefaultMode);
-    RLRunLoopRunResult r;
-    int sleeps = rl_test_count_sleeps(kRLRunLoopDefaultMode, 0.5, &r);
-    RL_ASSERT_EQ_INT(r, kRLRunLoopRunTimedOut);
-    RL_ASSERT_LE_INT(sleeps, 2);
-    RLRunLoopSourceInvalidate(a);
-    RLRelease(a);
-    RLRunLoopSourceInvalidate(keep);
-    RLRelease(keep);
-    close(alive);
-    close(p[1]);
+    closed_number_of_a_live_file_leaves(remove_from_default, true);
 }
 
 /* A readable source of another mode neither wakes nor spins a run of this
@@ -149,27 +148,18 @@ static void readable_source_of_another_mode_stays_quiet(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, "B");
     int p[2];
-    RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK), 0);
-    v1_info info = {.fd = p[0], .drain = true};
-    RLRunLoopSourceRef a = make_v1(&info);
-    RLRunLoopAddSource(rl, a, "A");
+    v1_info info;
+    RLRunLoopSourceRef a = add_pipe_source(rl, "A", p, &info, true);
     RL_ASSERT_EQ_INT(write(p[1], "x", 1), 1);
-    RLRunLoopRunResult r;
-    int sleeps = rl_test_count_sleeps("B", 0.3, &r);
-    RL_ASSERT_EQ_INT(r, kRLRunLoopRunTimedOut);
-    RL_ASSERT_LE_INT(sleeps, 1);
+    expect_no_spin("B", 0.3, 1);
     RL_ASSERT_EQ_INT(info.performed, 0);
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode("A", 2, true), kRLRunLoopRunHandledSource);
-    RL_ASSERT_EQ_INT(info.performed, 1);
+    expect_perform("A", &info.performed, 1);
     /* And back: B still quiet, A still served after B ran. */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("B", 0.05, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(write(p[1], "y", 1), 1);
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode("A", 2, true), kRLRunLoopRunHandledSource);
-    RL_ASSERT_EQ_INT(info.performed, 2);
-    RLRunLoopSourceInvalidate(a);
-    RLRelease(a);
-    RLRunLoopSourceInvalidate(keep);
-    RLRelease(keep);
+    expect_perform("A", &info.performed, 2);
+    drop(a);
+    drop(keep);
     close(p[0]);
     close(p[1]);
 }
@@ -199,12 +189,9 @@ static void nested_run_in_another_mode_then_back(void) {
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("A", 2, true), kRLRunLoopRunHandledSource);
     RL_ASSERT_EQ_INT(n.nested_result, kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(write(p[1], "y", 1), 1);
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode("A", 2, true), kRLRunLoopRunHandledSource);
-    RL_ASSERT_EQ_INT(n.v.performed, 2);
-    RLRunLoopSourceInvalidate(a);
-    RLRelease(a);
-    RLRunLoopSourceInvalidate(keep);
-    RLRelease(keep);
+    expect_perform("A", &n.v.performed, 2);
+    drop(a);
+    drop(keep);
     close(p[0]);
     close(p[1]);
 }
@@ -221,18 +208,15 @@ static void closed_number_reused_by_the_loop(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     int p[2];
-    RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK), 0);
-    v1_info info = {.fd = p[0], .drain = true};
-    RLRunLoopSourceRef a = make_v1(&info);
-    RLRunLoopAddSource(rl, a, kRLRunLoopDefaultMode);
+    v1_info info;
+    RLRunLoopSourceRef a = add_pipe_source(rl, kRLRunLoopDefaultMode, p, &info, true);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
     close(p[0]);   /* the lowest free number: the loop's timerfd will get it */
     RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.01, 0, count_timer, NULL);
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(timer_fires, 1);
-    RLRunLoopSourceInvalidate(a);
-    RLRelease(a);
+    drop(a);
     RLRelease(t);
     /* The loop's timer still ends sleeps: a timer and the run's timeout. */
     t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0, count_timer, NULL);
@@ -240,8 +224,7 @@ static void closed_number_reused_by_the_loop(void) {
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.2, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(timer_fires, 2);
     RLRelease(t);
-    RLRunLoopSourceInvalidate(keep);
-    RLRelease(keep);
+    drop(keep);
     close(p[1]);
 }
 
