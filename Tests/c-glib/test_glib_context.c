@@ -51,8 +51,7 @@ static void glib_and_our_timers_share_the_thread(void) {
     RLGLibContextRef g = RLGLibContextAttach(NULL, RLRunLoopGetCurrent(), kRLRunLoopCommonModes);
     RL_ASSERT(g != NULL);
     g_timeout_add(5, glib_tick, NULL);
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0.05, our_tick, NULL);
-    RLRunLoopAddTimer(RLRunLoopGetCurrent(), t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode, 0.05, 0.05, our_tick, NULL);
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 30, false);
     RL_ASSERT_EQ_INT(our_ticks, 5);
     RL_ASSERT_GE_INT(glib_ticks, 5);   /* 250 ms of 5 ms ticks: at least a few */

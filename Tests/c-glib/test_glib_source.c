@@ -51,8 +51,7 @@ static void quit_on_timer(RLRunLoopTimerRef t, void *info) {
 static void our_timer_fires_in_a_glib_main_loop(void) {
     GSource *s = host_our_loop(kRLRunLoopDefaultMode);
     double start = rl_test_now();
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.02, 0, quit_on_timer, NULL);
-    RLRunLoopAddTimer(RLRunLoopGetCurrent(), t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode, 0.02, 0, quit_on_timer, NULL);
     run_glib(10);
     RL_ASSERT_EQ_INT(fired, 1);
     RL_ASSERT_GE_DBL(rl_test_now() - start, 0.019);   /* never early */
@@ -63,8 +62,7 @@ static void our_timer_fires_in_a_glib_main_loop(void) {
 /* Timers in the common modes fire through a source hosting the default mode. */
 static void common_mode_timer_through_the_default_mode(void) {
     GSource *s = host_our_loop(kRLRunLoopDefaultMode);
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.01, 0, quit_on_timer, NULL);
-    RLRunLoopAddTimer(RLRunLoopGetCurrent(), t, kRLRunLoopCommonModes);
+    RLRunLoopTimerRef t = rl_test_add_timer(RLRunLoopGetCurrent(), kRLRunLoopCommonModes, 0.01, 0, quit_on_timer, NULL);
     run_glib(10);
     RL_ASSERT_EQ_INT(fired, 1);
     RLRelease(t);
@@ -85,8 +83,7 @@ static void our_tick(RLRunLoopTimerRef t, void *info) {
 static void glib_and_our_timers_share_the_thread(void) {
     GSource *s = host_our_loop(kRLRunLoopDefaultMode);
     guint id = g_timeout_add(5, glib_tick, NULL);
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0.05, our_tick, NULL);
-    RLRunLoopAddTimer(RLRunLoopGetCurrent(), t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode, 0.05, 0.05, our_tick, NULL);
     run_glib(30);
     RL_ASSERT_EQ_INT(our_ticks, 5);
     RL_ASSERT_GE_INT(glib_ticks, 5);
@@ -191,8 +188,8 @@ static void quit_nested(RLRunLoopTimerRef t, void *info) {
 }
 static void run_nested_glib(RLRunLoopTimerRef t, void *info) {
     (void)t; (void)info;
-    RLRunLoopTimerRef inner = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.01, 0, quit_nested, NULL);
-    RLRunLoopAddTimer(RLRunLoopGetCurrent(), inner, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef inner = rl_test_add_timer(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode,
+            0.01, 0, quit_nested, NULL);
     nested_loop = g_main_loop_new(NULL, FALSE);
     g_main_loop_run(nested_loop);
     g_main_loop_unref(nested_loop);
@@ -202,8 +199,8 @@ static void run_nested_glib(RLRunLoopTimerRef t, void *info) {
 }
 static void nested_glib_loop_inside_our_callout(void) {
     GSource *s = host_our_loop(kRLRunLoopDefaultMode);
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.01, 0, run_nested_glib, NULL);
-    RLRunLoopAddTimer(RLRunLoopGetCurrent(), t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode,
+            0.01, 0, run_nested_glib, NULL);
     run_glib(10);
     RL_ASSERT_EQ_INT(inner_fired, 1);
     RL_ASSERT_EQ_INT(fired, 1);
@@ -216,8 +213,7 @@ static void other_modes_stay_quiet(void) {
     GSource *s = host_our_loop("hosted-mode");
     RLRunLoopTimerRef other = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0, quit_on_timer, NULL);
     RLRunLoopAddTimer(RLRunLoopGetCurrent(), other, kRLRunLoopDefaultMode);
-    RLRunLoopTimerRef mine = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.1, 0, quit_on_timer, NULL);
-    RLRunLoopAddTimer(RLRunLoopGetCurrent(), mine, "hosted-mode");
+    RLRunLoopTimerRef mine = rl_test_add_timer(RLRunLoopGetCurrent(), "hosted-mode", 0.1, 0, quit_on_timer, NULL);
     run_glib(10);
     RL_ASSERT_EQ_INT(fired, 1);
     RL_ASSERT(RLRunLoopTimerIsValid(other));    /* the default mode's timer never fired */
@@ -238,8 +234,8 @@ static gint counting_poll(GPollFD *fds, guint n, gint timeout) {
 }
 static void idle_hosted_loop_costs_no_wakeups(void) {
     GSource *s = host_our_loop(kRLRunLoopDefaultMode);
-    RLRunLoopTimerRef far = rl_test_timer(RLAbsoluteTimeGetCurrent() + 3600, 0, quit_on_timer, NULL);
-    RLRunLoopAddTimer(RLRunLoopGetCurrent(), far, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef far = rl_test_add_timer(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode,
+            3600, 0, quit_on_timer, NULL);
     real_poll = g_main_context_get_poll_func(NULL);
     g_main_context_set_poll_func(NULL, counting_poll);
     run_glib(0.5);
@@ -257,8 +253,8 @@ static void idle_hosted_loop_costs_no_wakeups(void) {
 static void loop_runs_by_itself_after_the_source_is_destroyed(void) {
     GSource *s = host_our_loop(kRLRunLoopDefaultMode);
     unhost(s);
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.01, 0, rl_test_stop_current, NULL);
-    RLRunLoopAddTimer(RLRunLoopGetCurrent(), t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode,
+            0.01, 0, rl_test_stop_current, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunStopped);
     RLRelease(t);
 }

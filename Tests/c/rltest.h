@@ -335,6 +335,16 @@ static inline RLRunLoopTimerRef rl_test_timer(RLAbsoluteTime fire, RLTimeInterva
     return RLRunLoopTimerCreate(fire, interval, 0, 0, callout, &ctx);
 }
 
+/* The same timer, due `delay` seconds from now, added to `mode` of rl; the
+   caller releases it. */
+static inline RLRunLoopTimerRef rl_test_add_timer(RLRunLoopRef rl, RLRunLoopMode mode, double delay,
+                                                  RLTimeInterval interval, RLRunLoopTimerCallBack callout,
+                                                  void *info) {
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + delay, interval, callout, info);
+    RLRunLoopAddTimer(rl, t, mode);
+    return t;
+}
+
 /* Timer callout that stops the current loop. */
 static inline void rl_test_stop_current(RLRunLoopTimerRef t, void *info) {
     (void)t; (void)info;

@@ -172,8 +172,7 @@ static void every_callout_kind_has_its_named_frame(void) {
     RLPerformRequestRelease(RLRunLoopPerformRequestAfterDelay(rl, 0.01, NULL, 0, NULL, request_cb,
                                                              (void *)(intptr_t)(KINDS + 1), NULL));
     /* The timer stops the run; it is due after everything else ran once. */
-    RLRunLoopTimerRef timer = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0, timer_cb, NULL);
-    RLRunLoopAddTimer(rl, timer, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef timer = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.05, 0, timer_cb, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, false), kRLRunLoopRunStopped);
 
     expect_only(OBSERVER, OBSERVER);

@@ -35,9 +35,7 @@ static void count_perform(void *info) {
    counting its firings into *fired. */
 static RLRunLoopTimerRef add_counting_timer(RLRunLoopRef rl, RLRunLoopMode mode, double delay, double interval,
                                             _Atomic int *fired) {
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + delay, interval, count_fire, fired);
-    RLRunLoopAddTimer(rl, t, mode);
-    return t;
+    return rl_test_add_timer(rl, mode, delay, interval, count_fire, fired);
 }
 
 /* A version-0 source in the default mode counting its performs. */
@@ -552,8 +550,7 @@ static void forked_child_gets_its_own_descriptor(void) {
     if (pid == 0) {
         /* Same number, the child's own: the child's timer wakes the child. */
         _Atomic int fired = 0;
-        RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.02, 0, count_fire, &fired);
-        RLRunLoopAddTimer(rl, t, MODE);
+        add_counting_timer(rl, MODE, 0.02, 0, &fired);   /* lives until the child exits */
         RLRunLoopEmbedPrepare(rl, MODE, NULL);
         if (RLRunLoopEmbedGetFD(rl) != fd) _exit(2);
         if (!host_poll(fd, 5000)) _exit(3);

@@ -52,8 +52,7 @@ static void run_times_out_without_a_timerfd(void) {
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
     int *fds;
     int n = exhaust(&fds);
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.1, 0, count_fire, NULL);
-    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.1, 0, count_fire, NULL);
     double start = rl_test_now();
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.3, false), kRLRunLoopRunTimedOut);
     double took = rl_test_now() - start;
@@ -62,8 +61,7 @@ static void run_times_out_without_a_timerfd(void) {
     RL_ASSERT_LE_DBL(took, 5.0);   /* generous: it must only not hang */
     /* Descriptors back: timers keep working. */
     release_fds(fds, n);
-    RLRunLoopTimerRef t2 = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0, count_fire, NULL);
-    RLRunLoopAddTimer(rl, t2, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t2 = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.05, 0, count_fire, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.2, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(fired, 2);
     RLRelease(t);

@@ -212,15 +212,13 @@ static void closed_number_reused_by_the_loop(void) {
     RLRunLoopSourceRef a = add_pipe_source(rl, kRLRunLoopDefaultMode, p, &info, true);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
     close(p[0]);   /* the lowest free number: the loop's timerfd will get it */
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.01, 0, count_timer, NULL);
-    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.01, 0, count_timer, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(timer_fires, 1);
     drop(a);
     RLRelease(t);
     /* The loop's timer still ends sleeps: a timer and the run's timeout. */
-    t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0, count_timer, NULL);
-    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.05, 0, count_timer, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.2, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(timer_fires, 2);
     RLRelease(t);

@@ -20,8 +20,7 @@ static void child_timer(RLRunLoopTimerRef t, void *info) {
 /* The child runs the loop it inherited with a timer; exits 0 if it fired. */
 static void child_runs_a_timer(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.02, 0, child_timer, NULL);
-    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.02, 0, child_timer, NULL);
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.3, false);
     RLRelease(t);
     _exit(child_fired == 1 ? 0 : 3);
@@ -43,8 +42,7 @@ static void parents_run_times_out_after_child_plays(void) {
     pid_t pid = fork();
     if (pid == 0) {
         rl_test_sleep(0.1);   /* the parent is asleep in its run by now */
-        RLRunLoopTimerRef far = rl_test_timer(RLAbsoluteTimeGetCurrent() + 100, 0, child_timer, NULL);
-        RLRunLoopAddTimer(rl, far, kRLRunLoopDefaultMode);
+        rl_test_add_timer(rl, kRLRunLoopDefaultMode, 100, 0, child_timer, NULL);   /* far; lives until exit */
         child_runs_a_timer();
     }
     double start = rl_test_now();

@@ -199,8 +199,7 @@ static void sleeping_loop_is_not_a_stall(void) {
     double k = slow();
     RLHangMonitorRef m = make_monitor(0.05 * k);
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopTimerRef stop = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.5 * k, 0, rl_test_stop_current, NULL);
-    RLRunLoopAddTimer(rl, stop, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef stop = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.5 * k, 0, rl_test_stop_current, NULL);
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 60, false);
     rl_test_sleep(0.2 * k);                /* outside any run: not watched either */
     RLHangMonitorRelease(m);
@@ -221,8 +220,7 @@ static void run_nested(RLRunLoopTimerRef t, void *info) {
     (void)t;
     const char *mode = info;
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopTimerRef stop = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.4 * slow(), 0, nested_stop, NULL);
-    RLRunLoopAddTimer(rl, stop, mode);
+    RLRunLoopTimerRef stop = rl_test_add_timer(rl, mode, 0.4 * slow(), 0, nested_stop, NULL);
     RLRunLoopRunInMode(mode, 60, false);
     RLRelease(stop);
 }

@@ -114,8 +114,7 @@ static void timers_are_serviced_between_slices(void) {
     static double task_seconds = 0.005;
     for (int i = 0; i < 100; i++) RLIdleQueueSubmit(q, sleep_task, &task_seconds, NULL);
     double start = rl_test_now();
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0, note_time, NULL);
-    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.05, 0, note_time, NULL);
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 30, false);
     RL_ASSERT(timer_fired_at > 0);
     RL_ASSERT_GE_DBL(timer_fired_at - start, 0.05);

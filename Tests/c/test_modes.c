@@ -150,8 +150,7 @@ static void signalled_source_in_another_mode_does_not_spin(void) {
 static void timer_in_default_mode_waits_while_another_mode_runs(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, "other");
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.02, 0, count_timer, NULL);
-    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.02, 0, count_timer, NULL);
     RLRunLoopObserverRef o = count_waits_in("other");
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("other", 0.15, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(g_count, 0);

@@ -39,8 +39,7 @@ static RLRunLoopObserverRef observe_all(void) {
 static void sleeping_pass_has_every_activity_in_order(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopObserverRef o = observe_all();
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0, log_timer_and_stop, NULL);
-    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.05, 0, log_timer_and_stop, NULL);
     RLRunLoopRunResult r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false);
     RL_ASSERT_EQ_INT(r, kRLRunLoopRunStopped);
     RL_ASSERT_LOG(&g_log, E, BT, BS, BW, AW, TIMER, X);
@@ -76,8 +75,7 @@ static void pass_where_a_source_ran_polls(void) {
     /* Without returnAfterSourceHandled: the pass that ran the source polls,
        the next one sleeps until the timer. */
     g_log.n = 0;
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0, log_timer_and_stop, NULL);
-    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.05, 0, log_timer_and_stop, NULL);
     RLRunLoopSourceSignal(s);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunStopped);
     RL_ASSERT_LOG(&g_log, E, BT, BS, PERFORM, BT, BS, BW, AW, TIMER, X);
@@ -152,8 +150,7 @@ static void blocks_run_after_timers_before_exit(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     RLRunLoopObserverRef o = observe_all();
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.03, 0, queue_from_timer, NULL);
-    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.03, 0, queue_from_timer, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunStopped);
     RL_ASSERT_LOG(&g_log, E, BT, BS, BW, AW, TIMER, BLOCK2, X);
     RLRelease(t);
@@ -177,8 +174,7 @@ static void nested_run_has_its_own_entry_and_exit(void) {
     RLRunLoopObserverRef o = observe_all();
     g_inner_obs = rl_test_log_observer(kRLRunLoopEntry | kRLRunLoopExit, 0, &g_log);
     RLRunLoopAddObserver(rl, g_inner_obs, "inner");
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.02, 0, nested_from_timer, NULL);
-    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.02, 0, nested_from_timer, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunStopped);
     RL_ASSERT_LOG(&g_log, E, BT, BS, BW, AW, TIMER, E, X, X);
     RLRelease(t);
@@ -201,8 +197,7 @@ static void stop_in_a_callout_ends_the_pass_without_sleeping(void) {
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     RLRunLoopObserverRef o = observe_all();
     RLRunLoopPerformFunction(rl, kRLRunLoopDefaultMode, stop_from_block, NULL);
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 5, 0, log_timer, NULL);
-    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 5, 0, log_timer, NULL);
     double t0 = rl_test_now();
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunStopped);
     RL_ASSERT(g_log.n >= 4);

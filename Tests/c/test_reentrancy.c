@@ -31,8 +31,7 @@ static void timer_callout_runs_the_loop_nested_in_another_mode(void) {
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     g_inner_src = rl_test_source0(0, log_perform, (void *)2);
     RLRunLoopAddSource(rl, g_inner_src, "inner");
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.01, 0, timer_runs_nested, NULL);
-    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.01, 0, timer_runs_nested, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunStopped);
     RL_ASSERT_EQ_INT(g_nested_result, kRLRunLoopRunHandledSource);
     RL_ASSERT_LOG(&g_log, 1, 2, 3);
@@ -87,12 +86,10 @@ static void observer_runs_nested(RLRunLoopObserverRef o, RLRunLoopActivity a, vo
 static void observer_callout_runs_the_loop_nested(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    g_inner_timer = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.01, 0, log_timer, (void *)2);
-    RLRunLoopAddTimer(rl, g_inner_timer, "inner");
+    g_inner_timer = rl_test_add_timer(rl, "inner", 0.01, 0, log_timer, (void *)2);
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting, true, 0, observer_runs_nested, NULL);
     RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
-    RLRunLoopTimerRef stop = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0, rl_test_stop_current, NULL);
-    RLRunLoopAddTimer(rl, stop, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef stop = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.05, 0, rl_test_stop_current, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunStopped);
     /* The inner one-shot timer fired, then "inner" was empty. */
     RL_ASSERT_EQ_INT(g_nested_result, kRLRunLoopRunFinished);
@@ -429,8 +426,7 @@ static void adder(RLRunLoopTimerRef t, void *info) {
     RLRunLoopObserverContext c = { 0, (void *)4, NULL, NULL, NULL };
     g_new_obs = RLRunLoopObserverCreate(kRLRunLoopExit, true, 0, obs_log, &c);
     RLRunLoopAddObserver(rl, g_new_obs, kRLRunLoopDefaultMode);
-    RLRunLoopTimerRef stop = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0, rl_test_stop_current, NULL);
-    RLRunLoopAddTimer(rl, stop, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef stop = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.05, 0, rl_test_stop_current, NULL);
     RLRelease(stop);
 }
 

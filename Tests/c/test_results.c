@@ -168,14 +168,12 @@ static void timed_out_after_the_given_seconds(void) {
 static void timers_never_make_a_run_return_handled_source(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.01, 0, count_timer, NULL);
-    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.01, 0, count_timer, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.2, true), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(g_count, 1);
     /* Without the keeper, the mode empties once the one-shot timer fired. */
     RLRunLoopRemoveSource(rl, keep, kRLRunLoopDefaultMode);
-    RLRunLoopTimerRef t2 = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.01, 0, count_timer, NULL);
-    RLRunLoopAddTimer(rl, t2, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t2 = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.01, 0, count_timer, NULL);
     double t0 = rl_test_now();
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, true), kRLRunLoopRunFinished);
     RL_ASSERT_LE_DBL(rl_test_now() - t0, 4.0);
@@ -210,8 +208,7 @@ static void handled_source_beats_timed_out_when_polling(void) {
 static void stopped_by_a_callout(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.02, 0, rl_test_stop_current, NULL);
-    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.02, 0, rl_test_stop_current, NULL);
     double t0 = rl_test_now();
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 20, false), kRLRunLoopRunStopped);
     RL_ASSERT_LE_DBL(rl_test_now() - t0, 10.0);
@@ -238,10 +235,8 @@ static void run_nested_then_continue(RLRunLoopTimerRef t, void *info) {
 static void stop_in_nested_runs_stops_only_the_innermost(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    RLRunLoopTimerRef outer = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.01, 0, run_nested_then_continue, NULL);
-    RLRunLoopAddTimer(rl, outer, kRLRunLoopDefaultMode);
-    RLRunLoopTimerRef inner = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.03, 0, rl_test_stop_current, NULL);
-    RLRunLoopAddTimer(rl, inner, "inner");
+    RLRunLoopTimerRef outer = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.01, 0, run_nested_then_continue, NULL);
+    RLRunLoopTimerRef inner = rl_test_add_timer(rl, "inner", 0.03, 0, rl_test_stop_current, NULL);
     RLRunLoopSourceRef keep2 = rl_test_keep_mode(rl, "inner");
     double t0 = rl_test_now();
     RLRunLoopRunResult r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.3, false);
@@ -258,8 +253,7 @@ static void run_returns_when_stopped(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     RLRunLoopObserverRef o = observe_entry_exit(kRLRunLoopDefaultMode);
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.02, 0, rl_test_stop_current, NULL);
-    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.02, 0, rl_test_stop_current, NULL);
     RLRunLoopRun();
     RL_ASSERT_LOG(&g_log, kRLRunLoopEntry, kRLRunLoopExit);
     RL_ASSERT(!RLRunLoopTimerIsValid(t));
@@ -270,8 +264,7 @@ static void run_returns_when_stopped(void) {
 
 static void run_returns_when_the_default_mode_empties(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.02, 0, count_timer, NULL);
-    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.02, 0, count_timer, NULL);
     RLRunLoopRun();
     RL_ASSERT_EQ_INT(g_count, 1);
     /* Nothing left: returns at once. */
@@ -317,8 +310,7 @@ static void huge_seconds_means_no_time_limit(void) {
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     RLTimeInterval secs[] = { 1e10, 1e300, INFINITY };
     for (int i = 0; i < 3; i++) {
-        RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.02, 0, rl_test_stop_current, NULL);
-        RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+        RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.02, 0, rl_test_stop_current, NULL);
         RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, secs[i], false), kRLRunLoopRunStopped);
         RLRelease(t);
     }

@@ -47,8 +47,7 @@ static void start_schedule_stop(void) {
     free(mode);
 
     /* A timer and a source scheduled from here run there. */
-    RLRunLoopTimerRef timer = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.01, 0, timer_fired, NULL);
-    RLRunLoopAddTimer(rl, timer, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef timer = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.01, 0, timer_fired, NULL);
     RLRunLoopWakeUp(rl);
     RLRunLoopSourceRef src = rl_test_source0(0, source_performed, NULL);
     RLRunLoopAddSource(rl, src, kRLRunLoopCommonModes);

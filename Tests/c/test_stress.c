@@ -404,9 +404,8 @@ static void *short_life(void *arg) {
     RLRunLoopAddSource(rl, s, kRLRunLoopCommonModes);
     RLRunLoopAddSource(rl, s, "x");
     RLRunLoopAddCommonMode(rl, "x");
-    RLRunLoopTimerRef t =
-        rl_test_timer(RLAbsoluteTimeGetCurrent() + (n % 2 ? -1 : 100), 0.5, rl_test_stop_current, NULL);
-    RLRunLoopAddTimer(rl, t, kRLRunLoopCommonModes);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopCommonModes, (n % 2 ? -1 : 100), 0.5,
+                                            rl_test_stop_current, NULL);
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAllActivities, true, 0, check_nothing_obs, NULL);
     RLRunLoopAddObserver(rl, o, "x");
     for (int i = 0; i < 6; i++)

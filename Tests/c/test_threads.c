@@ -79,8 +79,7 @@ static void *feed_main(void *arg) {
     rl_test_wait_sleeping(m, 10);
     RLRunLoopPerformFunction(m, kRLRunLoopDefaultMode, main_work, NULL);
     RLRunLoopWakeUp(m);
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.02, 0, rl_test_stop_current, NULL);
-    RLRunLoopAddTimer(m, t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(m, kRLRunLoopDefaultMode, 0.02, 0, rl_test_stop_current, NULL);
     RLRelease(t);
     return NULL;
 }

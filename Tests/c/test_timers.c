@@ -359,8 +359,7 @@ static void *add_timer_to_own_loop(void *arg) {
 
 static void timer_belongs_to_one_run_loop(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0, count_timer, NULL);
-    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.05, 0, count_timer, NULL);
     pthread_t th;
     void *bad = (void *)1;
     RL_ASSERT_EQ_INT(pthread_create(&th, NULL, add_timer_to_own_loop, t), 0);
@@ -406,8 +405,7 @@ static void *move_timer_soon(void *arg) {
 
 static void set_next_fire_date_from_another_thread_rearms_a_sleeping_loop(void) {
     g_rl = RLRunLoopGetCurrent();
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 1000, 0, rl_test_stop_current, NULL);
-    RLRunLoopAddTimer(g_rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(g_rl, kRLRunLoopDefaultMode, 1000, 0, rl_test_stop_current, NULL);
     pthread_t th;
     RL_ASSERT_EQ_INT(pthread_create(&th, NULL, move_timer_soon, t), 0);
     double t0 = rl_test_now();
@@ -444,8 +442,7 @@ static void timer_added_from_another_thread_fires_in_a_sleeping_loop(void) {
 static void set_next_fire_date_earlier_and_later(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.02, 0, count_timer, NULL);
-    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.02, 0, count_timer, NULL);
     RLAbsoluteTime later = RLAbsoluteTimeGetCurrent() + 500;
     RLRunLoopTimerSetNextFireDate(t, later);
     RL_ASSERT_EQ_DBL(RLRunLoopTimerGetNextFireDate(t), later);

@@ -82,8 +82,7 @@ static void signals_do_not_disturb_timers(void) {
     install_sigusr1_counter();
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     double start = rl_test_now();
-    RLRunLoopTimerRef tm = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.2, 0, note_timer, NULL);
-    RLRunLoopAddTimer(rl, tm, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef tm = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.2, 0, note_timer, NULL);
     RLRunLoopRunResult r = run_default_mode_under_signals(0.5);
     RL_ASSERT_EQ_INT(r, kRLRunLoopRunFinished);   /* the one-shot timer left the mode empty */
     RL_ASSERT_EQ_INT(timer_fired, 1);
