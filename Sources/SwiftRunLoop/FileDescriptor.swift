@@ -248,6 +248,8 @@ private let fileDescriptorTrampoline: RLFileDescriptorCallBack = { ref, types, i
     withExtendedLifetime(box) { box.fire(ref!, .init(rawValue: UInt(types))) }
 }
 
+extension RunLoop.FileDescriptor: SourceBacked {}
+
 extension RunLoop {
     /// Adds `fileDescriptor` to `mode` of this loop: its callbacks fire when
     /// the loop runs in that mode.
@@ -255,19 +257,16 @@ extension RunLoop {
     /// Like `CFRunLoopAddSource(rl, CFFileDescriptorCreateRunLoopSource(...), mode)`.
     /// The loop keeps the descriptor alive while it is added. From any thread.
     public func add(_ fileDescriptor: RunLoop.FileDescriptor, forMode mode: RunLoop.Mode) {
-        guard let source = fileDescriptor.runLoopSource() else { return }
-        mode.withCName { RLRunLoopAddSource(ref, source.pointer, $0) }
+        addSource(of: fileDescriptor, forMode: mode)
     }
 
     /// Removes `fileDescriptor` from `mode` of this loop, without invalidating it.
     public func remove(_ fileDescriptor: RunLoop.FileDescriptor, forMode mode: RunLoop.Mode) {
-        guard let source = fileDescriptor.runLoopSource() else { return }
-        mode.withCName { RLRunLoopRemoveSource(ref, source.pointer, $0) }
+        removeSource(of: fileDescriptor, forMode: mode)
     }
 
     /// Whether `fileDescriptor` is in `mode` of this loop.
     public func contains(_ fileDescriptor: RunLoop.FileDescriptor, forMode mode: RunLoop.Mode) -> Bool {
-        guard let source = fileDescriptor.runLoopSource() else { return false }
-        return mode.withCName { RLRunLoopContainsSource(ref, source.pointer, $0) }
+        containsSource(of: fileDescriptor, forMode: mode)
     }
 }

@@ -166,27 +166,26 @@ private let messagePortTrampoline: RLMessagePortCallBack = { _, id, bytes, count
     withExtendedLifetime(box) { box.call(MessagePort.Message(id: id, data: data)) }
 }
 
+extension MessagePort: SourceBacked {}
+
 extension RunLoop {
     /// Adds `port` to `mode` of this loop, which then delivers its messages.
     ///
     /// Foundation's `RunLoop.add(_:forMode:)` for a `Port`. The loop keeps the
     /// port alive while it is added. From any thread.
     public func add(_ port: MessagePort, forMode mode: RunLoop.Mode) {
-        guard let source = port.runLoopSource() else { return }
-        mode.withCName { RLRunLoopAddSource(ref, source.pointer, $0) }
+        addSource(of: port, forMode: mode)
     }
 
     /// Removes `port` from `mode` of this loop, without invalidating it.
     ///
     /// Foundation's `RunLoop.remove(_:forMode:)` for a `Port`.
     public func remove(_ port: MessagePort, forMode mode: RunLoop.Mode) {
-        guard let source = port.runLoopSource() else { return }
-        mode.withCName { RLRunLoopRemoveSource(ref, source.pointer, $0) }
+        removeSource(of: port, forMode: mode)
     }
 
     /// Whether `port` is in `mode` of this loop.
     public func contains(_ port: MessagePort, forMode mode: RunLoop.Mode) -> Bool {
-        guard let source = port.runLoopSource() else { return false }
-        return mode.withCName { RLRunLoopContainsSource(ref, source.pointer, $0) }
+        containsSource(of: port, forMode: mode)
     }
 }

@@ -380,6 +380,24 @@ public final class RunLoop: @unchecked Sendable {
         mode.withCName { RLRunLoopContainsSource(ref, source.object.pointer, $0) }
     }
 
+    /// Adds, removes and finds an object that reaches the loop through a
+    /// run-loop source of its own (a file descriptor, a message port): what
+    /// their `add`, `remove` and `contains` do.
+    func addSource(of object: some SourceBacked, forMode mode: RunLoop.Mode) {
+        guard let source = object.runLoopSource() else { return }
+        mode.withCName { RLRunLoopAddSource(ref, source.pointer, $0) }
+    }
+
+    func removeSource(of object: some SourceBacked, forMode mode: RunLoop.Mode) {
+        guard let source = object.runLoopSource() else { return }
+        mode.withCName { RLRunLoopRemoveSource(ref, source.pointer, $0) }
+    }
+
+    func containsSource(of object: some SourceBacked, forMode mode: RunLoop.Mode) -> Bool {
+        guard let source = object.runLoopSource() else { return false }
+        return mode.withCName { RLRunLoopContainsSource(ref, source.pointer, $0) }
+    }
+
     // MARK: Observers
 
     /// Adds `observer` to `mode` of this loop.
@@ -627,4 +645,10 @@ private let performTrampoline: @convention(c) (UnsafeMutableRawPointer?) -> Void
 /// Drops the reference one queued copy held, whether it ran or was dropped.
 private let performRelease: @convention(c) (UnsafeMutableRawPointer?) -> Void = { info in
     Unmanaged<PerformItem>.fromOpaque(info!).release()
+}
+
+/// An object that a loop watches through a run-loop source it owns (the C
+/// object makes the source once and keeps it).
+protocol SourceBacked {
+    func runLoopSource() -> CObject?
 }
