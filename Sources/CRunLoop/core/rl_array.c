@@ -1,18 +1,32 @@
-/* rl_array.c: the growable pointer array used for every list in the core. */
+/* rl_array.c: the growth rule of every array (rl_array.h), and the growable
+   pointer array used for every list in the core. */
 #define _GNU_SOURCE
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "rl_internal.h"
 
-bool rl_ptr_array_reserve(rl_ptr_array *a, size_t capacity) {
-    if (capacity <= a->capacity) return true;
-    size_t cap = a->capacity ? a->capacity : 4;
-    while (cap < capacity) cap *= 2;
-    void **grown = realloc(a->items, cap * sizeof *grown);
+size_t rl_grown_capacity(size_t capacity, size_t needed, size_t first) {
+    size_t cap = capacity ? capacity : first;
+    while (cap < needed) cap *= 2;
+    return cap;
+}
+
+bool rl_array_reserve(void *items, size_t size, size_t *capacity, size_t needed, size_t first) {
+    if (needed <= *capacity) return true;
+    size_t cap = rl_grown_capacity(*capacity, needed, first);
+    if (cap > SIZE_MAX / size) return false;
+    void *old;
+    memcpy(&old, items, sizeof old);   /* *items, whatever T * it is */
+    void *grown = realloc(old, cap * size);
     if (!grown) return false;
-    a->items = grown;
-    a->capacity = cap;
+    memcpy(items, &grown, sizeof grown);
+    *capacity = cap;
     return true;
+}
+
+bool rl_ptr_array_reserve(rl_ptr_array *a, size_t capacity) {
+    return rl_array_reserve(&a->items, sizeof *a->items, &a->capacity, capacity, 4);
 }
 
 bool rl_ptr_array_insert(rl_ptr_array *a, size_t index, void *item) {

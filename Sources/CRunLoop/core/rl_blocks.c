@@ -19,14 +19,7 @@
 #include "rl_internal.h"
 
 static bool queue_reserve(rl_block_queue *q, size_t capacity) {
-    if (capacity <= q->capacity) return true;
-    size_t cap = q->capacity ? q->capacity * 2 : 64;
-    while (cap < capacity) cap *= 2;
-    rl_block *grown = realloc(q->items, cap * sizeof *grown);
-    if (!grown) return false;
-    q->items = grown;
-    q->capacity = cap;
-    return true;
+    return rl_array_reserve(&q->items, sizeof *q->items, &q->capacity, capacity, 64);
 }
 
 static void count_pending(RLRunLoopRef rl, const rl_block *b, long delta) {

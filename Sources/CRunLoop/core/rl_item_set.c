@@ -40,8 +40,7 @@ static void table_put(rl_item_set *s, rl_item_node *node) {
 
 static bool table_reserve(rl_item_set *s, size_t count) {
     if (count * 2 <= s->table_capacity) return true;
-    size_t cap = s->table_capacity ? s->table_capacity * 2 : 8;
-    while (count * 2 > cap) cap *= 2;
+    size_t cap = rl_grown_capacity(s->table_capacity, count * 2, 8);
     rl_item_node **old = s->table;
     size_t old_cap = s->table_capacity;
     rl_item_node **grown = calloc(cap, sizeof *grown);
@@ -174,8 +173,7 @@ static rl_index_map_entry *map_find(const rl_index_map *m, uintptr_t key) {
 
 bool rl_index_map_reserve(rl_index_map *m, size_t count) {
     if (count * 2 <= m->capacity) return true;
-    size_t cap = m->capacity ? m->capacity * 2 : 8;
-    while (count * 2 > cap) cap *= 2;
+    size_t cap = rl_grown_capacity(m->capacity, count * 2, 8);
     rl_index_map_entry *grown = calloc(cap, sizeof *grown);
     if (!grown) return false;
     rl_index_map old = *m;

@@ -45,13 +45,7 @@ rl_mode *rl_mode_find(RLRunLoopRef rl, RLRunLoopMode name) {
 rl_mode *rl_mode_find_or_create(RLRunLoopRef rl, RLRunLoopMode name) {
     rl_mode *m = rl_mode_find(rl, name);
     if (m) return m;
-    if (rl->mode_count == rl->mode_capacity) {
-        size_t cap = rl->mode_capacity ? rl->mode_capacity * 2 : 4;
-        rl_mode **grown = realloc(rl->modes, cap * sizeof *grown);
-        if (!grown) return NULL;
-        rl->modes = grown;
-        rl->mode_capacity = cap;
-    }
+    if (!rl_array_reserve(&rl->modes, sizeof *rl->modes, &rl->mode_capacity, rl->mode_count + 1, 4)) return NULL;
     m = calloc(1, sizeof *m);
     if (!m) return NULL;
     m->name = strdup(name);

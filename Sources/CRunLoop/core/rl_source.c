@@ -211,8 +211,7 @@ static rl_pending_callback *callback_entries(rl_callback_list *list) {
 bool rl_callback_list_reserve(rl_callback_list *list, size_t count) {
     size_t room = list->items ? list->capacity : RL_CALLBACKS_INLINE;
     if (count <= room) return true;
-    size_t cap = room * 2;
-    while (cap < count) cap *= 2;
+    size_t cap = rl_grown_capacity(room, count, RL_CALLBACKS_INLINE);
     rl_pending_callback *grown = realloc(list->items, cap * sizeof *grown);
     if (!grown) return false;
     if (!list->items) memcpy(grown, list->small, list->count * sizeof *grown);
@@ -275,13 +274,9 @@ static bool add_source0(rl_mode *m, RLRunLoopSourceRef s) {
    is armed while the loop waits in one of them. A bad fd leaves the source
    in the mode, unwatched: it never fires. */
 static bool add_source1(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, int fd) {
-    if (m->v1_count == m->v1_capacity) {
-        uint32_t cap = m->v1_capacity ? m->v1_capacity * 2 : 4;
-        uint32_t *grown = realloc(m->v1, cap * sizeof *grown);
-        if (!grown) return false;
-        m->v1 = grown;
-        m->v1_capacity = cap;
-    }
+    size_t v1_capacity = m->v1_capacity;
+    if (!rl_array_reserve(&m->v1, sizeof *m->v1, &v1_capacity, (size_t)m->v1_count + 1, 4)) return false;
+    m->v1_capacity = (uint32_t)v1_capacity;
     if (!rl_index_map_reserve(&m->v1_positions, m->v1_count + 1)) return false;
     bool armed = m == rl->armed_mode;
     long reg = rl_reg_find(rl, s);

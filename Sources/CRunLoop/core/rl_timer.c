@@ -289,13 +289,8 @@ static rl_timer_slot *new_slot(RLRunLoopTimerRef t, rl_mode *m) {
     if (t->slot.mode) {
         rl_timer_extra *x = extra_made(t);
         if (!x) return NULL;
-        if (x->more_count == x->more_capacity) {
-            size_t cap = x->more_capacity ? x->more_capacity * 2 : 2;
-            rl_timer_slot **grown = realloc(x->more_slots, cap * sizeof *grown);
-            if (!grown) return NULL;
-            x->more_slots = grown;
-            x->more_capacity = cap;
-        }
+        if (!rl_array_reserve(&x->more_slots, sizeof *x->more_slots, &x->more_capacity, x->more_count + 1, 2))
+            return NULL;
         slot = malloc(sizeof *slot);
         if (!slot) return NULL;
         x->more_slots[x->more_count++] = slot;

@@ -410,14 +410,12 @@ long rl_reg_find(RLRunLoopRef rl, RLRunLoopSourceRef s) {
 
 static long take_entry(RLRunLoopRef rl) {
     if (rl->reg_free < 0) {
-        uint32_t cap = rl->reg_capacity ? rl->reg_capacity * 2 : 8;
-        rl_v1_reg *grown = realloc(rl->regs, cap * sizeof *grown);
-        if (!grown) return -1;
+        size_t cap = rl->reg_capacity;
+        if (!rl_array_reserve(&rl->regs, sizeof *rl->regs, &cap, cap + 1, 8)) return -1;
         for (uint32_t i = rl->reg_capacity; i < cap; i++)
-            grown[i] = (rl_v1_reg){.fd = -1, .next_free = i + 1 < cap ? (int32_t)(i + 1) : rl->reg_free};
+            rl->regs[i] = (rl_v1_reg){.fd = -1, .next_free = i + 1 < cap ? (int32_t)(i + 1) : rl->reg_free};
         rl->reg_free = (int32_t)rl->reg_capacity;
-        rl->regs = grown;
-        rl->reg_capacity = cap;
+        rl->reg_capacity = (uint32_t)cap;
     }
     long index = rl->reg_free;
     rl->reg_free = rl->regs[index].next_free;

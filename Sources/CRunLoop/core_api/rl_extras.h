@@ -11,6 +11,7 @@
 
 #include <pthread.h>
 #include "CRunLoop.h"
+#include "rl_array.h"
 #include "rl_object.h"
 #include "rl_time.h"
 

@@ -221,13 +221,7 @@ static void observe(RLRunLoopObserverRef o, RLRunLoopActivity activity, void *in
 static hang_mode *mode_record(RLHangMonitorRef m, const char *name) {
     for (size_t i = 0; i < m->mode_count; i++)
         if (strcmp(m->modes[i]->name, name) == 0) return m->modes[i];
-    if (m->mode_count == m->mode_capacity) {
-        size_t cap = m->mode_capacity ? m->mode_capacity * 2 : 4;
-        hang_mode **grown = realloc(m->modes, cap * sizeof *grown);
-        if (!grown) return NULL;
-        m->modes = grown;
-        m->mode_capacity = cap;
-    }
+    if (!rl_array_reserve(&m->modes, sizeof *m->modes, &m->mode_capacity, m->mode_count + 1, 4)) return NULL;
     hang_mode *hm = calloc(1, sizeof *hm);
     if (!hm || !(hm->name = strdup(name))) {
         free(hm);
