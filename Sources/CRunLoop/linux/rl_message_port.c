@@ -116,17 +116,23 @@ static void begin_callout(RLMessagePortRef p) {
     RLRetain(p);
 }
 
-/* Ends a callout begun with begin_callout; releases info if the port was
-   invalidated meanwhile. Unlocked. */
-static void end_callout(RLMessagePortRef p) {
-    pthread_mutex_lock(&p->lock);
-    p->callouts--;
+/* Called with the lock held after the last callout of a stretch: drops the
+   lock, releases info if the port was invalidated meanwhile (the last
+   callout to end does it), and the reference the callouts held. */
+static void unlock_after_callouts(RLMessagePortRef p) {
     void (*rel)(const void *) = NULL;
     void *relinfo = NULL;
     if (!atomic_load(&p->valid)) release_info_locked(p, &rel, &relinfo);
     pthread_mutex_unlock(&p->lock);
     if (rel) rel(relinfo);
     RLRelease(p);
+}
+
+/* Ends a callout begun with begin_callout. Unlocked. */
+static void end_callout(RLMessagePortRef p) {
+    pthread_mutex_lock(&p->lock);
+    p->callouts--;
+    unlock_after_callouts(p);
 }
 
 /* Empties the queue (under the lock); the caller frees `out` entries. */
@@ -293,13 +299,7 @@ static void src_perform(void *info) {
         p->callouts--;
         p->delivered++;
     }
-    /* Invalidated during a callout: the last callout to end releases info. */
-    void (*rel)(const void *) = NULL;
-    void *relinfo = NULL;
-    if (!atomic_load(&p->valid)) release_info_locked(p, &rel, &relinfo);
-    pthread_mutex_unlock(&p->lock);
-    if (rel) rel(relinfo);
-    RLRelease(p);
+    unlock_after_callouts(p);
 }
 
 static bool port_is_valid(const void *owner) {
