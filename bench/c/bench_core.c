@@ -212,40 +212,43 @@ static void run_w2(double arg)
 /* ---- W3: one 1 ms repeating timer ----------------------------------------- */
 
 #define W3_INTERVAL 0.001
-static struct {
-    uint64_t first;  /* first grid point, ns */
-    long fires, cap;
-    double *jit;
-} w3;
+static bl_w3 w3;
 
 static void w3_fire(RLRunLoopTimerRef timer, void *info)
 {
     (void)timer; (void)info;
-    uint64_t now = bl_now_ns();
-    double since = (double)(now - w3.first);
-    double grid = floor(since / (W3_INTERVAL * 1e9)) * W3_INTERVAL * 1e9;
-    if (w3.fires < w3.cap) w3.jit[w3.fires] = (since - grid) / 1e3;
-    w3.fires++;
+    bl_w3_fired(&w3);
+}
+
+/* Starts W3's timer on this thread's loop (the run is the caller's). */
+static RLRunLoopTimerRef w3_start(double secs, uint64_t *t0, bl_usage *u0)
+{
+    bl_w3_begin(&w3, secs);
+    *u0 = bl_usage_now(false);
+    *t0 = bl_now_ns();
+    w3.first = *t0 + (uint64_t)(W3_INTERVAL * 1e9);
+    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + W3_INTERVAL, W3_INTERVAL, 0, 0, w3_fire, NULL);
+    RLRunLoopAddTimer(RLRunLoopGetCurrent(), t, MODE);
+    return t;
+}
+
+static void w3_stop(RLRunLoopTimerRef t)
+{
+    RLRunLoopTimerInvalidate(t);
+    RLRelease(t);
+    free(w3.jit);
 }
 
 static void run_w3(double secs)
 {
-    w3.cap = (long)(secs / W3_INTERVAL) * 2 + 16;
-    w3.jit = calloc((size_t)w3.cap, sizeof(double));
-    w3.fires = 0;
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
-    bl_usage u0 = bl_usage_now(false);
-    uint64_t t0 = bl_now_ns();
-    w3.first = t0 + (uint64_t)(W3_INTERVAL * 1e9);
-    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + W3_INTERVAL, W3_INTERVAL, 0, 0, w3_fire, NULL);
-    RLRunLoopAddTimer(rl, t, MODE);
+    uint64_t t0;
+    bl_usage u0;
+    RLRunLoopTimerRef t = w3_start(secs, &t0, &u0);
     RLRunLoopRunInMode(MODE, secs, false);
     uint64_t t1 = bl_now_ns();
     bl_usage u1 = bl_usage_now(false);
-    RLRunLoopTimerInvalidate(t);
-    RLRelease(t);
     bl_report_w3("w3", w3.fires, w3.cap, w3.jit, w3.first, t0, t1, u0, u1, -1);
-    free(w3.jit);
+    w3_stop(t);
 }
 
 /* ---- W4: same-thread perform ---------------------------------------------- */
@@ -276,36 +279,18 @@ static void run_w4(double arg)
 
 /* ---- W5: socketpair ping-pong between two loops ---------------------------- */
 
-static struct {
-    int sv[2];
-    long n, i;
-    double *rtt;
-    uint64_t t_send;
-    RLRunLoopSourceRef src_b;
-} w5;
+static bl_w5 w5;
+static RLRunLoopSourceRef w5_src_b;
+static peer_thread w5_b;
 
 static int w5_fd(void *info) { return (int)(intptr_t)info; }
 
-static void w5_perform_b(void *info)
-{
-    int fd = (int)(intptr_t)info;
-    char c[64];
-    ssize_t r = read(fd, c, sizeof c);
-    for (ssize_t k = 0; k < r; k++)
-        if (write(fd, "x", 1) != 1) perror("write");
-}
+static void w5_perform_b(void *info) { bl_w5_echo((int)(intptr_t)info); }
 
 static void w5_perform_a(void *info)
 {
-    int fd = (int)(intptr_t)info;
-    char c[64];
-    ssize_t r = read(fd, c, sizeof c);
-    if (r <= 0) return;
-    uint64_t now = bl_now_ns();
-    w5.rtt[w5.i++] = (double)(now - w5.t_send) / 1e3;
-    if (w5.i >= w5.n) { RLRunLoopStop(RLRunLoopGetCurrent()); return; }
-    w5.t_send = bl_now_ns();
-    if (write(fd, "x", 1) != 1) perror("write");
+    (void)info;
+    if (bl_w5_answered(&w5)) RLRunLoopStop(RLRunLoopGetCurrent());
 }
 
 static RLRunLoopSourceRef w5_source(int fd, void (*perform)(void *))
@@ -321,43 +306,40 @@ static RLRunLoopSourceRef w5_source(int fd, void (*perform)(void *))
 
 static void w5_setup_b(void)
 {
-    w5.src_b = w5_source(w5.sv[1], w5_perform_b);
-    RLRunLoopAddSource(RLRunLoopGetCurrent(), w5.src_b, MODE);
+    w5_src_b = w5_source(w5.sv[1], w5_perform_b);
+    RLRunLoopAddSource(RLRunLoopGetCurrent(), w5_src_b, MODE);
 }
 
 /* The timed part of W5 and its report, for either kind of source: loop b's
    thread is set up by `setup_b`, this thread's source is already added. */
+static void w5_run(void)
+{
+    while (w5.i < w5.n) RLRunLoopRunInMode(MODE, 10.0, false);
+}
+
+static long long w5_stop_b(void)
+{
+    peer_stop(&w5_b);
+    return w5_b.sc;
+}
+
 static void w5_ping_pong(const char *name, void (*setup_b)(void))
 {
-    peer_thread b;
-    peer_start(&b, setup_b);
-    int sc = bl_sc_open();
-    long long sc0 = bl_sc_read(sc);
-    uint64_t t0 = bl_now_ns();
-    w5.t_send = t0;
-    if (write(w5.sv[0], "x", 1) != 1) perror("write");
-    while (w5.i < w5.n) RLRunLoopRunInMode(MODE, 10.0, false);
-    uint64_t t1 = bl_now_ns();
-    long long sc1 = bl_sc_read(sc);
-    peer_stop(&b);
-    bl_sc_close(sc);
-    bl_report_w5(name, w5.n, t0, t1, w5.rtt, sc0, sc1, b.sc);
+    peer_start(&w5_b, setup_b);
+    bl_run_w5(name, &w5, w5_run, w5_stop_b);
 }
 
 static void run_w5(double arg)
 {
-    w5.n = (long)arg;
-    w5.i = 0;
-    w5.rtt = calloc((size_t)w5.n, sizeof(double));
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, w5.sv) != 0) { perror("socketpair"); exit(1); }
+    bl_w5_open(&w5, (long)arg);
     RLRunLoopRef a = RLRunLoopGetCurrent();
     RLRunLoopSourceRef src_a = w5_source(w5.sv[0], w5_perform_a);
     RLRunLoopAddSource(a, src_a, MODE);
     w5_ping_pong("w5", w5_setup_b);
     RLRunLoopSourceInvalidate(src_a);
     RLRelease(src_a);
-    RLRunLoopSourceInvalidate(w5.src_b);
-    RLRelease(w5.src_b);
+    RLRunLoopSourceInvalidate(w5_src_b);
+    RLRelease(w5_src_b);
     close(w5.sv[0]);
     close(w5.sv[1]);
     free(w5.rtt);
@@ -394,10 +376,7 @@ static void w5fd_setup_b(void)
 
 static void run_w5fd(double arg)
 {
-    w5.n = (long)arg;
-    w5.i = 0;
-    w5.rtt = calloc((size_t)w5.n, sizeof(double));
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, w5.sv) != 0) { perror("socketpair"); exit(1); }
+    bl_w5_open(&w5, (long)arg);
     RLRunLoopRef a = RLRunLoopGetCurrent();
     RLFileDescriptorRef fa = RLFileDescriptorCreate(w5.sv[0], false, w5fd_on_a, NULL);
     RLRunLoopSourceRef src_a = RLFileDescriptorCreateRunLoopSource(fa, 0);
@@ -463,22 +442,14 @@ static long embed_host_loop(RLRunLoopRef rl, uint64_t until_ns)
 
 static void run_e3(double secs)
 {
-    w3.cap = (long)(secs / W3_INTERVAL) * 2 + 16;
-    w3.jit = calloc((size_t)w3.cap, sizeof(double));
-    w3.fires = 0;
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
-    bl_usage u0 = bl_usage_now(false);
-    uint64_t t0 = bl_now_ns();
-    w3.first = t0 + (uint64_t)(W3_INTERVAL * 1e9);
-    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + W3_INTERVAL, W3_INTERVAL, 0, 0, w3_fire, NULL);
-    RLRunLoopAddTimer(rl, t, MODE);
-    long wakeups = embed_host_loop(rl, t0 + (uint64_t)(secs * 1e9));
+    uint64_t t0;
+    bl_usage u0;
+    RLRunLoopTimerRef t = w3_start(secs, &t0, &u0);
+    long wakeups = embed_host_loop(RLRunLoopGetCurrent(), t0 + (uint64_t)(secs * 1e9));
     uint64_t t1 = bl_now_ns();
     bl_usage u1 = bl_usage_now(false);
-    RLRunLoopTimerInvalidate(t);
-    RLRelease(t);
     bl_report_w3("e3", w3.fires, w3.cap, w3.jit, w3.first, t0, t1, u0, u1, wakeups);
-    free(w3.jit);
+    w3_stop(t);
 }
 
 static void run_e6(double secs)

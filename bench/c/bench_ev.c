@@ -128,22 +128,17 @@ static void run_w1(double arg)
 
 /* ---- W2 ---------------------------------------------------------------------- */
 
-static struct { long n, fired; uint64_t t0, t_last; double *late; } w2;
+static bl_w2 w2;
 
 static void w2_fire(struct ev_loop *loop, ev_timer *t, int revents)
 {
     (void)loop; (void)revents;
-    long i = (long)(intptr_t)t->data;
-    uint64_t now = bl_now_ns();
-    w2.late[i] = ((double)now - ((double)w2.t0 + bl_spread(i) * 1e9)) / 1e3;
-    w2.t_last = now;
-    w2.fired++;
+    bl_w2_fired(&w2, (long)(intptr_t)t->data);
 }
 
 static void run_w2(double arg)
 {
-    w2.n = (long)arg;
-    w2.late = calloc((size_t)w2.n, sizeof(double));
+    bl_w2_begin(&w2, (long)arg);
     ev_timer *timers = calloc((size_t)w2.n, sizeof(ev_timer));
     struct ev_loop *loop = ev_default_loop(0);
     bl_usage u0 = bl_usage_now(false);
@@ -164,16 +159,12 @@ static void run_w2(double arg)
 
 /* ---- W3 ---------------------------------------------------------------------- */
 
-static struct { uint64_t first; long fires, cap; double *jit; } w3;
+static bl_w3 w3;
 
 static void w3_fire(struct ev_loop *loop, ev_timer *t, int revents)
 {
     (void)loop; (void)t; (void)revents;
-    uint64_t now = bl_now_ns();
-    double since = (double)now - (double)w3.first;
-    double grid = floor(since / 1e6) * 1e6;
-    if (w3.fires < w3.cap) w3.jit[w3.fires] = (since - grid) / 1e3;
-    w3.fires++;
+    bl_w3_fired(&w3);
 }
 
 static void w3_stop(struct ev_loop *loop, ev_timer *t, int revents)
@@ -184,8 +175,7 @@ static void w3_stop(struct ev_loop *loop, ev_timer *t, int revents)
 
 static void run_w3(double secs)
 {
-    w3.cap = (long)(secs * 1000) * 2 + 16;
-    w3.jit = calloc((size_t)w3.cap, sizeof(double));
+    bl_w3_begin(&w3, secs);
     struct ev_loop *loop = ev_default_loop(0);
     ev_timer t, stop;
     bl_usage u0 = bl_usage_now(false);
@@ -269,57 +259,43 @@ static void run_w4(double arg)
 
 /* ---- W5 ---------------------------------------------------------------------- */
 
-static struct { int sv[2]; long n, i; double *rtt; uint64_t t_send; ev_io ia, ib; } w5;
+static bl_w5 w5;
+static ev_io w5_ia, w5_ib;
+static peer_thread w5_b;
 
 static void w5_on_b(struct ev_loop *loop, ev_io *w, int revents)
 {
-    (void)loop; (void)w; (void)revents;
-    char c[64];
-    ssize_t r = read(w5.sv[1], c, sizeof c);
-    for (ssize_t k = 0; k < r; k++)
-        if (write(w5.sv[1], "x", 1) != 1) perror("write");
+    (void)loop; (void)revents;
+    bl_w5_echo(w->fd);
 }
 
 static void w5_on_a(struct ev_loop *loop, ev_io *w, int revents)
 {
     (void)w; (void)revents;
-    char c[64];
-    ssize_t r = read(w5.sv[0], c, sizeof c);
-    if (r <= 0) return;
-    uint64_t now = bl_now_ns();
-    w5.rtt[w5.i++] = (double)(now - w5.t_send) / 1e3;
-    if (w5.i >= w5.n) { ev_break(loop, EVBREAK_ALL); return; }
-    w5.t_send = bl_now_ns();
-    if (write(w5.sv[0], "x", 1) != 1) perror("write");
+    if (bl_w5_answered(&w5)) ev_break(loop, EVBREAK_ALL);
 }
 
 static void w5_setup_b(struct ev_loop *loop)
 {
-    ev_io_init(&w5.ib, w5_on_b, w5.sv[1], EV_READ);
-    ev_io_start(loop, &w5.ib);
+    ev_io_init(&w5_ib, w5_on_b, w5.sv[1], EV_READ);
+    ev_io_start(loop, &w5_ib);
+}
+
+static void w5_run(void) { ev_run(ev_default_loop(0), 0); }
+
+static long long w5_stop_b(void)
+{
+    peer_stop(&w5_b);
+    return w5_b.sc;
 }
 
 static void run_w5(double arg)
 {
-    w5.n = (long)arg;
-    w5.rtt = calloc((size_t)w5.n, sizeof(double));
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, w5.sv) != 0) { perror("socketpair"); exit(1); }
-    struct ev_loop *a = ev_default_loop(0);
-    ev_io_init(&w5.ia, w5_on_a, w5.sv[0], EV_READ);
-    ev_io_start(a, &w5.ia);
-    peer_thread b;
-    peer_start(&b, NULL, w5_setup_b);
-    int sc = bl_sc_open();
-    long long sc0 = bl_sc_read(sc);
-    uint64_t t0 = bl_now_ns();
-    w5.t_send = t0;
-    if (write(w5.sv[0], "x", 1) != 1) perror("write");
-    ev_run(a, 0);
-    uint64_t t1 = bl_now_ns();
-    long long sc1 = bl_sc_read(sc);
-    peer_stop(&b);
-    bl_sc_close(sc);
-    bl_report_w5("w5", w5.n, t0, t1, w5.rtt, sc0, sc1, b.sc);
+    bl_w5_open(&w5, (long)arg);
+    ev_io_init(&w5_ia, w5_on_a, w5.sv[0], EV_READ);
+    ev_io_start(ev_default_loop(0), &w5_ia);
+    peer_start(&w5_b, NULL, w5_setup_b);
+    bl_run_w5("w5", &w5, w5_run, w5_stop_b);
 }
 
 /* ---- W6 ---------------------------------------------------------------------- */

@@ -120,23 +120,19 @@ static void run_w1(double arg)
 
 /* ---- W2 ---------------------------------------------------------------------- */
 
-static struct { long n, fired; uint64_t t0, t_last; double *late; GMainLoop *loop; } w2;
+static bl_w2 w2;
+static GMainLoop *w2_loop;
 
 static gboolean w2_fire(gpointer data)
 {
-    long i = (long)(intptr_t)data;
-    uint64_t now = bl_now_ns();
-    w2.late[i] = ((double)now - ((double)w2.t0 + bl_spread(i) * 1e9)) / 1e3;
-    w2.t_last = now;
-    if (++w2.fired == w2.n) g_main_loop_quit(w2.loop);
+    if (bl_w2_fired(&w2, (long)(intptr_t)data)) g_main_loop_quit(w2_loop);
     return G_SOURCE_REMOVE;
 }
 
 static void run_w2(double arg)
 {
-    w2.n = (long)arg;
-    w2.late = calloc((size_t)w2.n, sizeof(double));
-    w2.loop = g_main_loop_new(NULL, FALSE);
+    bl_w2_begin(&w2, (long)arg);
+    w2_loop = g_main_loop_new(NULL, FALSE);
     bl_usage u0 = bl_usage_now(false);
     long long m0 = bl_mallocs();
     w2.t0 = bl_now_ns();
@@ -144,23 +140,19 @@ static void run_w2(double arg)
         g_timeout_add((guint)ceil(bl_spread(i) * 1000.0), w2_fire, (gpointer)(intptr_t)i);
     uint64_t t_added = bl_now_ns();
     long long m1 = bl_mallocs();
-    g_main_loop_run(w2.loop);
+    g_main_loop_run(w2_loop);
     bl_usage u1 = bl_usage_now(false);
     bl_report_w2(w2.n, w2.t0, t_added, w2.t_last, w2.fired, w2.late, u0, u1, m0, m1);
 }
 
 /* ---- W3 ---------------------------------------------------------------------- */
 
-static struct { uint64_t first; long fires, cap; double *jit; } w3;
+static bl_w3 w3;
 
 static gboolean w3_fire(gpointer data)
 {
     (void)data;
-    uint64_t now = bl_now_ns();
-    double since = (double)now - (double)w3.first;
-    double grid = floor(since / 1e6) * 1e6;
-    if (w3.fires < w3.cap) w3.jit[w3.fires] = (since - grid) / 1e3;
-    w3.fires++;
+    bl_w3_fired(&w3);
     return G_SOURCE_CONTINUE;
 }
 
@@ -172,8 +164,7 @@ static gboolean quit_loop(gpointer data)
 
 static void run_w3(double secs)
 {
-    w3.cap = (long)(secs * 1000) * 2 + 16;
-    w3.jit = calloc((size_t)w3.cap, sizeof(double));
+    bl_w3_begin(&w3, secs);
     GMainLoop *loop = g_main_loop_new(NULL, FALSE);
     bl_usage u0 = bl_usage_now(false);
     uint64_t t0 = bl_now_ns();
@@ -214,29 +205,21 @@ static void run_w4(double arg)
 
 /* ---- W5 ---------------------------------------------------------------------- */
 
-static struct { int sv[2]; long n, i; double *rtt; uint64_t t_send; GMainLoop *loop_a; } w5;
+static bl_w5 w5;
+static GMainLoop *w5_loop_a;
+static peer_thread w5_b;
 
 static gboolean w5_on_b(gint fd, GIOCondition cond, gpointer data)
 {
     (void)cond; (void)data;
-    char c[64];
-    ssize_t r = read(fd, c, sizeof c);
-    for (ssize_t k = 0; k < r; k++)
-        if (write(fd, "x", 1) != 1) perror("write");
+    bl_w5_echo(fd);
     return G_SOURCE_CONTINUE;
 }
 
 static gboolean w5_on_a(gint fd, GIOCondition cond, gpointer data)
 {
-    (void)cond; (void)data;
-    char c[64];
-    ssize_t r = read(fd, c, sizeof c);
-    if (r <= 0) return G_SOURCE_CONTINUE;
-    uint64_t now = bl_now_ns();
-    w5.rtt[w5.i++] = (double)(now - w5.t_send) / 1e3;
-    if (w5.i >= w5.n) { g_main_loop_quit(w5.loop_a); return G_SOURCE_CONTINUE; }
-    w5.t_send = bl_now_ns();
-    if (write(fd, "x", 1) != 1) perror("write");
+    (void)fd; (void)cond; (void)data;
+    if (bl_w5_answered(&w5)) g_main_loop_quit(w5_loop_a);
     return G_SOURCE_CONTINUE;
 }
 
@@ -248,26 +231,21 @@ static void w5_setup_b(GMainContext *ctx)
     g_source_unref(s);
 }
 
+static void w5_run(void) { g_main_loop_run(w5_loop_a); }
+
+static long long w5_stop_b(void)
+{
+    peer_stop(&w5_b);
+    return w5_b.sc;
+}
+
 static void run_w5(double arg)
 {
-    w5.n = (long)arg;
-    w5.rtt = calloc((size_t)w5.n, sizeof(double));
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, w5.sv) != 0) { perror("socketpair"); exit(1); }
-    w5.loop_a = g_main_loop_new(NULL, FALSE);
+    bl_w5_open(&w5, (long)arg);
+    w5_loop_a = g_main_loop_new(NULL, FALSE);
     g_unix_fd_add(w5.sv[0], G_IO_IN, w5_on_a, NULL);
-    peer_thread b;
-    peer_start(&b, w5_setup_b);
-    int sc = bl_sc_open();
-    long long sc0 = bl_sc_read(sc);
-    uint64_t t0 = bl_now_ns();
-    w5.t_send = t0;
-    if (write(w5.sv[0], "x", 1) != 1) perror("write");
-    g_main_loop_run(w5.loop_a);
-    uint64_t t1 = bl_now_ns();
-    long long sc1 = bl_sc_read(sc);
-    peer_stop(&b);
-    bl_sc_close(sc);
-    bl_report_w5("w5", w5.n, t0, t1, w5.rtt, sc0, sc1, b.sc);
+    peer_start(&w5_b, w5_setup_b);
+    bl_run_w5("w5", &w5, w5_run, w5_stop_b);
 }
 
 /* ---- W6 ---------------------------------------------------------------------- */

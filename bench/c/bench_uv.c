@@ -121,21 +121,13 @@ static void run_w1(double arg)
 
 /* ---- W2 ---------------------------------------------------------------------- */
 
-static struct { long n, fired; uint64_t t0, t_last; double *late; } w2;
+static bl_w2 w2;
 
-static void w2_fire(uv_timer_t *t)
-{
-    long i = (long)(intptr_t)t->data;
-    uint64_t now = bl_now_ns();
-    w2.late[i] = ((double)now - ((double)w2.t0 + bl_spread(i) * 1e9)) / 1e3;
-    w2.t_last = now;
-    w2.fired++;
-}
+static void w2_fire(uv_timer_t *t) { bl_w2_fired(&w2, (long)(intptr_t)t->data); }
 
 static void run_w2(double arg)
 {
-    w2.n = (long)arg;
-    w2.late = calloc((size_t)w2.n, sizeof(double));
+    bl_w2_begin(&w2, (long)arg);
     uv_timer_t *timers = calloc((size_t)w2.n, sizeof(uv_timer_t));
     uv_loop_t *loop = uv_default_loop();
     bl_usage u0 = bl_usage_now(false);
@@ -156,24 +148,19 @@ static void run_w2(double arg)
 
 /* ---- W3 ---------------------------------------------------------------------- */
 
-static struct { uint64_t first; long fires, cap; double *jit; } w3;
+static bl_w3 w3;
 
 static void w3_fire(uv_timer_t *t)
 {
     (void)t;
-    uint64_t now = bl_now_ns();
-    double since = (double)now - (double)w3.first;
-    double grid = floor(since / 1e6) * 1e6;
-    if (w3.fires < w3.cap) w3.jit[w3.fires] = (since - grid) / 1e3;
-    w3.fires++;
+    bl_w3_fired(&w3);
 }
 
 static void w3_stop(uv_timer_t *t) { uv_stop(t->loop); }
 
 static void run_w3(double secs)
 {
-    w3.cap = (long)(secs * 1000) * 2 + 16;
-    w3.jit = calloc((size_t)w3.cap, sizeof(double));
+    bl_w3_begin(&w3, secs);
     uv_loop_t *loop = uv_default_loop();
     uv_timer_t t, stop;
     uv_timer_init(loop, &t);
@@ -255,59 +242,43 @@ static void run_w4(double arg)
 
 /* ---- W5 ---------------------------------------------------------------------- */
 
-static struct { int sv[2]; long n, i; double *rtt; uint64_t t_send; uv_poll_t pa, pb; } w5;
+static bl_w5 w5;
+static uv_poll_t w5_pa, w5_pb;
+static peer_thread w5_b;
 
 static void w5_on_b(uv_poll_t *h, int status, int events)
 {
-    (void)status; (void)events;
-    char c[64];
-    int fd = w5.sv[1];
-    (void)h;
-    ssize_t r = read(fd, c, sizeof c);
-    for (ssize_t k = 0; k < r; k++)
-        if (write(fd, "x", 1) != 1) perror("write");
+    (void)h; (void)status; (void)events;
+    bl_w5_echo(w5.sv[1]);
 }
 
 static void w5_on_a(uv_poll_t *h, int status, int events)
 {
     (void)status; (void)events;
-    char c[64];
-    ssize_t r = read(w5.sv[0], c, sizeof c);
-    if (r <= 0) return;
-    uint64_t now = bl_now_ns();
-    w5.rtt[w5.i++] = (double)(now - w5.t_send) / 1e3;
-    if (w5.i >= w5.n) { uv_stop(h->loop); return; }
-    w5.t_send = bl_now_ns();
-    if (write(w5.sv[0], "x", 1) != 1) perror("write");
+    if (bl_w5_answered(&w5)) uv_stop(h->loop);
 }
 
 static void w5_setup_b(uv_loop_t *loop)
 {
-    uv_poll_init(loop, &w5.pb, w5.sv[1]);
-    uv_poll_start(&w5.pb, UV_READABLE, w5_on_b);
+    uv_poll_init(loop, &w5_pb, w5.sv[1]);
+    uv_poll_start(&w5_pb, UV_READABLE, w5_on_b);
+}
+
+static void w5_run(void) { uv_run(uv_default_loop(), UV_RUN_DEFAULT); }
+
+static long long w5_stop_b(void)
+{
+    peer_stop(&w5_b);
+    return w5_b.sc;
 }
 
 static void run_w5(double arg)
 {
-    w5.n = (long)arg;
-    w5.rtt = calloc((size_t)w5.n, sizeof(double));
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, w5.sv) != 0) { perror("socketpair"); exit(1); }
-    uv_loop_t *a = uv_default_loop();
-    uv_poll_init(a, &w5.pa, w5.sv[0]);
-    uv_poll_start(&w5.pa, UV_READABLE, w5_on_a);
-    peer_thread b;
-    peer_start(&b, NULL, w5_setup_b);
-    int sc = bl_sc_open();
-    long long sc0 = bl_sc_read(sc);
-    uint64_t t0 = bl_now_ns();
-    w5.t_send = t0;
-    if (write(w5.sv[0], "x", 1) != 1) perror("write");
-    uv_run(a, UV_RUN_DEFAULT);
-    uint64_t t1 = bl_now_ns();
-    long long sc1 = bl_sc_read(sc);
-    peer_stop(&b);
-    bl_sc_close(sc);
-    bl_report_w5("w5", w5.n, t0, t1, w5.rtt, sc0, sc1, b.sc);
+    bl_w5_open(&w5, (long)arg);
+    uv_poll_init(uv_default_loop(), &w5_pa, w5.sv[0]);
+    uv_poll_start(&w5_pa, UV_READABLE, w5_on_a);
+    peer_start(&w5_b, NULL, w5_setup_b);
+    bl_run_w5("w5", &w5, w5_run, w5_stop_b);
 }
 
 /* ---- W6 ---------------------------------------------------------------------- */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -459,4 +460,84 @@ void bl_run_w7(long n, const bl_w7_peer *peer)
     long long loop_sc = peer->stop();
     bl_sc_close(sc);
     bl_report_w7(n, sc >= 0, waker, loop_sc, a0, a1, t0, t1);
+}
+
+/* ---- W2, W3 and W5 records -------------------------------------------------- */
+
+void bl_w2_begin(bl_w2 *w, long n)
+{
+    memset(w, 0, sizeof *w);
+    w->n = n;
+    w->late = calloc((size_t)n, sizeof(double));
+}
+
+bool bl_w2_fired(bl_w2 *w, long i)
+{
+    uint64_t now = bl_now_ns();
+    w->late[i] = ((double)now - ((double)w->t0 + bl_spread(i) * 1e9)) / 1e3;
+    w->t_last = now;
+    return ++w->fired == w->n;
+}
+
+void bl_w3_begin(bl_w3 *w, double secs)
+{
+    memset(w, 0, sizeof *w);
+    w->cap = (long)(secs * 1000) * 2 + 16;
+    w->jit = calloc((size_t)w->cap, sizeof(double));
+}
+
+void bl_w3_fired(bl_w3 *w)
+{
+    uint64_t now = bl_now_ns();
+    double since = (double)now - (double)w->first;
+    double grid = floor(since / 1e6) * 1e6;
+    if (w->fires < w->cap) w->jit[w->fires] = (since - grid) / 1e3;
+    w->fires++;
+}
+
+void bl_w5_open(bl_w5 *w, long n)
+{
+    memset(w, 0, sizeof *w);
+    w->n = n;
+    w->rtt = calloc((size_t)n, sizeof(double));
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, w->sv) != 0) {
+        perror("socketpair");
+        exit(1);
+    }
+}
+
+void bl_w5_echo(int fd)
+{
+    char c[64];
+    ssize_t r = read(fd, c, sizeof c);
+    for (ssize_t k = 0; k < r; k++)
+        if (write(fd, "x", 1) != 1) perror("write");
+}
+
+bool bl_w5_answered(bl_w5 *w)
+{
+    char c[64];
+    ssize_t r = read(w->sv[0], c, sizeof c);
+    if (r <= 0) return false;
+    uint64_t now = bl_now_ns();
+    w->rtt[w->i++] = (double)(now - w->t_send) / 1e3;
+    if (w->i >= w->n) return true;
+    w->t_send = bl_now_ns();
+    if (write(w->sv[0], "x", 1) != 1) perror("write");
+    return false;
+}
+
+void bl_run_w5(const char *name, bl_w5 *w, void (*run)(void), long long (*stop_b)(void))
+{
+    int sc = bl_sc_open();
+    long long sc0 = bl_sc_read(sc);
+    uint64_t t0 = bl_now_ns();
+    w->t_send = t0;
+    if (write(w->sv[0], "x", 1) != 1) perror("write");
+    run();
+    uint64_t t1 = bl_now_ns();
+    long long sc1 = bl_sc_read(sc);
+    long long peer_sc = stop_b();
+    bl_sc_close(sc);
+    bl_report_w5(name, w->n, t0, t1, w->rtt, sc0, sc1, peer_sc);
 }

@@ -106,6 +106,35 @@ void bl_pair_wait_go(void);
 void bl_run_w9d(double arg, int max, void (*start)(int i), void (*wake)(int i), long (*handled)(void),
                 void (*stop)(int i));
 
+/* W2's record: n timers, the i-th due bl_spread(i) seconds after t0 (which
+   the peer sets right before adding them). bl_w2_fired(i) from timer i's
+   callback records its lateness; returns true when all n have fired. */
+typedef struct { long n, fired; uint64_t t0, t_last; double *late; } bl_w2;
+void bl_w2_begin(bl_w2 *w, long n);
+bool bl_w2_fired(bl_w2 *w, long i);
+
+/* W3's record: a 1 ms timer run for `secs`, its fires' lateness against the
+   1 ms grid that starts at `first` (set by the peer). bl_w3_fired from the
+   timer's callback. */
+typedef struct { uint64_t first; long fires, cap; double *jit; } bl_w3;
+void bl_w3_begin(bl_w3 *w, double secs);
+void bl_w3_fired(bl_w3 *w);
+
+/* W5: a one-byte ping-pong over a socketpair; sv[0] is watched by this
+   thread's loop, sv[1] by the peer loop's. bl_w5_open makes both ends (non-
+   blocking) and room for n round trips (exits when it cannot). When sv[1] is
+   readable the peer calls bl_w5_echo(sv[1]); when sv[0] is, this thread calls
+   bl_w5_answered, which records a round trip and sends the next byte, and
+   returns true after the n-th (the peer stops its loop). bl_run_w5 times it:
+   sends the first byte, calls run() (which returns once bl_w5_answered said
+   true), calls stop_b() (the peer loop's system calls, or -1), and prints
+   the row `name`. */
+typedef struct { int sv[2]; long n, i; double *rtt; uint64_t t_send; } bl_w5;
+void bl_w5_open(bl_w5 *w, long n);
+void bl_w5_echo(int fd);
+bool bl_w5_answered(bl_w5 *w);
+void bl_run_w5(const char *name, bl_w5 *w, void (*run)(void), long long (*stop_b)(void));
+
 /* W7: the system calls of a wake-up. A peer names how it reaches its loop
    (started on another thread before bl_run_w7); the driver wakes the sleeping
    loop n times with work (send, then settle if given, until the loop is
