@@ -89,73 +89,57 @@ static void peer_start(peer_thread *p, void (*setup)(void))
     while (!atomic_load(&p->ready)) bl_spin_pause();
 }
 
-static void peer_stop(peer_thread *p)
+/* Stops the thread; its system calls while it ran, or -1. */
+static long long peer_stop(peer_thread *p)
 {
     atomic_store(&p->stop, 1);
     RLRunLoopStop(p->rl);
     RLRunLoopWakeUp(p->rl);
     pthread_join(p->thread, NULL);
+    return p->sc;
 }
 
 /* ---- W1: cross-thread wake-up ping-pong ---------------------------------- */
 
-static struct {
-    RLRunLoopRef a;
-    peer_thread b;
-    long n, i;
-    double *rtt;
-    uint64_t t_send;
-} w1;
+static bl_w1 w1;
+static RLRunLoopRef w1_a;
+static peer_thread w1_b;
 
 static void w1_on_a(void *info);
 static void w1_on_b(void *info)
 {
     (void)info;
-    RLRunLoopPerformFunction(w1.a, MODE, w1_on_a, NULL);
-    RLRunLoopWakeUp(w1.a);
+    RLRunLoopPerformFunction(w1_a, MODE, w1_on_a, NULL);
+    RLRunLoopWakeUp(w1_a);
+}
+
+static void w1_wake_b(void)
+{
+    RLRunLoopPerformFunction(w1_b.rl, MODE, w1_on_b, NULL);
+    RLRunLoopWakeUp(w1_b.rl);
 }
 
 static void w1_on_a(void *info)
 {
     (void)info;
-    uint64_t now = bl_now_ns();
-    w1.rtt[w1.i++] = (double)(now - w1.t_send) / 1e3;
-    if (w1.i == w1.n) {
-        RLRunLoopStop(w1.a);
-        return;
-    }
-    w1.t_send = bl_now_ns();
-    RLRunLoopPerformFunction(w1.b.rl, MODE, w1_on_b, NULL);
-    RLRunLoopWakeUp(w1.b.rl);
+    if (bl_w1_back(&w1)) RLRunLoopStop(w1_a);
+    else w1_wake_b();
 }
+
+static void w1_run(void)
+{
+    while (w1.i < w1.n) RLRunLoopRunInMode(MODE, 10.0, false);
+}
+
+static long long w1_stop_b(void) { return peer_stop(&w1_b); }
 
 static void run_w1(double arg)
 {
-    w1.n = (long)arg;
-    w1.i = 0;
-    w1.rtt = calloc((size_t)w1.n, sizeof(double));
-    w1.a = RLRunLoopGetCurrent();
-    RLRunLoopSourceRef ka = keepalive_add(w1.a);
-    peer_start(&w1.b, NULL);
-
-    int sc = bl_sc_open();
-    long long sc0 = bl_sc_read(sc);
-    long long m0 = bl_mallocs();
-    bl_usage u0 = bl_usage_now(false);
-    uint64_t t0 = bl_now_ns();
-    w1.t_send = t0;
-    RLRunLoopPerformFunction(w1.b.rl, MODE, w1_on_b, NULL);
-    RLRunLoopWakeUp(w1.b.rl);
-    while (w1.i < w1.n) RLRunLoopRunInMode(MODE, 10.0, false);
-    uint64_t t1 = bl_now_ns();
-    bl_usage u1 = bl_usage_now(false);
-    long long m1 = bl_mallocs();
-    long long sc1 = bl_sc_read(sc);
-    peer_stop(&w1.b);
-    bl_sc_close(sc);
-
-    double secs = (double)(t1 - t0) / 1e9;
-    bl_report_w1(w1.n, secs, w1.rtt, u0, u1, m0, m1, sc0, sc1, w1.b.sc);
+    bl_w1_begin(&w1, (long)arg);
+    w1_a = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef ka = keepalive_add(w1_a);
+    peer_start(&w1_b, NULL);
+    bl_run_w1(&w1, w1_wake_b, w1_run, w1_stop_b);
     keepalive_remove(ka);
     free(w1.rtt);
 }
@@ -317,11 +301,7 @@ static void w5_run(void)
     while (w5.i < w5.n) RLRunLoopRunInMode(MODE, 10.0, false);
 }
 
-static long long w5_stop_b(void)
-{
-    peer_stop(&w5_b);
-    return w5_b.sc;
-}
+static long long w5_stop_b(void) { return peer_stop(&w5_b); }
 
 static void w5_ping_pong(const char *name, void (*setup_b)(void))
 {
@@ -505,11 +485,7 @@ static void w7_wake(void) { RLRunLoopWakeUp(w7_b.rl); }
 
 /* b.sc: every system call the loop thread made from start to stop, which is
    n woken passes + the busy pass + the stop; subtract nothing, divide by n. */
-static long long w7_stop(void)
-{
-    peer_stop(&w7_b);
-    return w7_b.sc;
-}
+static long long w7_stop(void) { return peer_stop(&w7_b); }
 
 static void run_w7(double arg)
 {
@@ -612,8 +588,8 @@ static void run_scale(double arg)
 #define W8_PAIRS 4
 
 typedef struct w8_pair {
+    bl_pair base;   /* first: the driver fills it */
     RLRunLoopRef a, b;
-    long n, done;
     atomic_int stop_b;
 } w8_pair;
 
@@ -630,7 +606,7 @@ static void w8_on_b(void *info)
 static void w8_on_a(void *info)
 {
     w8_pair *p = info;
-    if (++p->done == p->n) {
+    if (++p->base.done == p->base.n) {
         RLRunLoopStop(p->a);
         return;
     }
@@ -658,26 +634,20 @@ static void *w8_a_main(void *arg)
     bl_pair_wait_go();
     RLRunLoopPerformFunction(p->b, MODE, w8_on_b, p);
     RLRunLoopWakeUp(p->b);
-    while (p->done < p->n) RLRunLoopRunInMode(MODE, 10.0, false);
+    while (p->base.done < p->base.n) RLRunLoopRunInMode(MODE, 10.0, false);
     keepalive_remove(ka);
     return NULL;
 }
 
-static void *w8_pair_at(int k, long n)
+static void w8_stop_b(void *pair)
 {
-    memset(&w8[k], 0, sizeof w8[k]);
-    w8[k].n = n;
-    return &w8[k];
+    w8_pair *p = pair;
+    atomic_store(&p->stop_b, 1);
+    RLRunLoopStop(p->b);
+    RLRunLoopWakeUp(p->b);
 }
 
-static void w8_stop_b(int k)
-{
-    atomic_store(&w8[k].stop_b, 1);
-    RLRunLoopStop(w8[k].b);
-    RLRunLoopWakeUp(w8[k].b);
-}
-
-static void run_w8(double arg) { bl_run_w8((long)arg, W8_PAIRS, w8_pair_at, w8_a_main, w8_b_main, w8_stop_b); }
+static void run_w8(double arg) { bl_run_w8((long)arg, w8, W8_PAIRS, sizeof *w8, w8_a_main, w8_b_main, w8_stop_b); }
 
 /* ---- W9 scale ----------------------------------------------------------- */
 
@@ -826,20 +796,17 @@ static void run_w9c(double arg)
 {
     w9c_modes = (long)arg;
     long n = 20000;
-    w1.n = n;
-    w1.i = 0;
-    w1.rtt = calloc((size_t)n, sizeof(double));
-    w1.a = RLRunLoopGetCurrent();
-    RLRunLoopSourceRef ka = keepalive_add(w1.a);
-    RLRunLoopSourceRef *a_srcs = w9c_add_modes(w1.a, w9c_modes);
-    peer_start(&w1.b, w9c_setup_b);
+    bl_w1_begin(&w1, n);
+    w1_a = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef ka = keepalive_add(w1_a);
+    RLRunLoopSourceRef *a_srcs = w9c_add_modes(w1_a, w9c_modes);
+    peer_start(&w1_b, w9c_setup_b);
     uint64_t t0 = bl_now_ns();
     w1.t_send = t0;
-    RLRunLoopPerformFunction(w1.b.rl, MODE, w1_on_b, NULL);
-    RLRunLoopWakeUp(w1.b.rl);
-    while (w1.i < w1.n) RLRunLoopRunInMode(MODE, 10.0, false);
+    w1_wake_b();
+    w1_run();
     uint64_t t1 = bl_now_ns();
-    peer_stop(&w1.b);
+    peer_stop(&w1_b);
     bl_result_begin("w9c");
     bl_result("rt_per_s", (double)n / ((double)(t1 - t0) / 1e9));
     bl_result("rtt_med_us", bl_median(w1.rtt, n));

@@ -66,64 +66,48 @@ static void peer_start(peer_thread *p, async_cb cb, void (*setup)(struct ev_loop
     while (!atomic_load(&p->ready)) bl_spin_pause();
 }
 
-static void peer_stop(peer_thread *p)
+/* Stops the thread; its system calls while it ran, or -1. */
+static long long peer_stop(peer_thread *p)
 {
     atomic_store(&p->stop, 1);
     ev_async_send(p->loop, &p->async);
     pthread_join(p->thread, NULL);
+    return p->sc;
 }
 
 /* ---- W1 ---------------------------------------------------------------------- */
 
-static struct {
-    struct ev_loop *a;
-    ev_async async_a;
-    peer_thread b;
-    long n, i;
-    double *rtt;
-    uint64_t t_send;
-} w1;
+static bl_w1 w1;
+static struct ev_loop *w1_a;
+static ev_async w1_async_a;
+static peer_thread w1_b;
 
 static void w1_on_b(struct ev_loop *loop, ev_async *w, int revents)
 {
     (void)loop; (void)w; (void)revents;
-    ev_async_send(w1.a, &w1.async_a);
+    ev_async_send(w1_a, &w1_async_a);
 }
+
+static void w1_wake_b(void) { ev_async_send(w1_b.loop, &w1_b.async); }
 
 static void w1_on_a(struct ev_loop *loop, ev_async *w, int revents)
 {
     (void)w; (void)revents;
-    uint64_t now = bl_now_ns();
-    w1.rtt[w1.i++] = (double)(now - w1.t_send) / 1e3;
-    if (w1.i == w1.n) { ev_break(loop, EVBREAK_ALL); return; }
-    w1.t_send = bl_now_ns();
-    ev_async_send(w1.b.loop, &w1.b.async);
+    if (bl_w1_back(&w1)) ev_break(loop, EVBREAK_ALL);
+    else w1_wake_b();
 }
+
+static void w1_run(void) { ev_run(w1_a, 0); }
+static long long w1_stop_b(void) { return peer_stop(&w1_b); }
 
 static void run_w1(double arg)
 {
-    w1.n = (long)arg;
-    w1.rtt = calloc((size_t)w1.n, sizeof(double));
-    w1.a = ev_default_loop(0);
-    ev_async_init(&w1.async_a, w1_on_a);
-    ev_async_start(w1.a, &w1.async_a);
-    peer_start(&w1.b, w1_on_b, NULL);
-    int sc = bl_sc_open();
-    long long sc0 = bl_sc_read(sc);
-    long long m0 = bl_mallocs();
-    bl_usage u0 = bl_usage_now(false);
-    uint64_t t0 = bl_now_ns();
-    w1.t_send = t0;
-    ev_async_send(w1.b.loop, &w1.b.async);
-    ev_run(w1.a, 0);
-    uint64_t t1 = bl_now_ns();
-    bl_usage u1 = bl_usage_now(false);
-    long long m1 = bl_mallocs();
-    long long sc1 = bl_sc_read(sc);
-    peer_stop(&w1.b);
-    bl_sc_close(sc);
-    double secs = (double)(t1 - t0) / 1e9;
-    bl_report_w1(w1.n, secs, w1.rtt, u0, u1, m0, m1, sc0, sc1, w1.b.sc);
+    bl_w1_begin(&w1, (long)arg);
+    w1_a = ev_default_loop(0);
+    ev_async_init(&w1_async_a, w1_on_a);
+    ev_async_start(w1_a, &w1_async_a);
+    peer_start(&w1_b, w1_on_b, NULL);
+    bl_run_w1(&w1, w1_wake_b, w1_run, w1_stop_b);
 }
 
 /* ---- W2 ---------------------------------------------------------------------- */
@@ -283,11 +267,7 @@ static void w5_setup_b(struct ev_loop *loop)
 
 static void w5_run(void) { ev_run(ev_default_loop(0), 0); }
 
-static long long w5_stop_b(void)
-{
-    peer_stop(&w5_b);
-    return w5_b.sc;
-}
+static long long w5_stop_b(void) { return peer_stop(&w5_b); }
 
 static void run_w5(double arg)
 {
@@ -323,32 +303,19 @@ static void run_w6(double secs)
 /* ---- W7 ---------------------------------------------------------------------- */
 
 static peer_thread w7_b;
-static atomic_int w7_holding;  /* the next wake-up holds the loop in its callback */
-
 static void w7_on_b(struct ev_loop *loop, ev_async *w, int revents)
 {
     (void)loop; (void)w; (void)revents;
-    if (atomic_exchange(&w7_holding, 0)) bl_w7_hold();
-    else bl_w7_handled();
+    bl_w7_woken();
 }
 
 static void w7_wake(void) { ev_async_send(w7_b.loop, &w7_b.async); }
 
-static void w7_hold(void)
-{
-    atomic_store(&w7_holding, 1);
-    ev_async_send(w7_b.loop, &w7_b.async);
-}
-
-static long long w7_stop(void)
-{
-    peer_stop(&w7_b);
-    return w7_b.sc;
-}
+static long long w7_stop(void) { return peer_stop(&w7_b); }
 
 static void run_w7(double arg)
 {
-    static const bl_w7_peer peer = { w7_wake, NULL, w7_hold, w7_wake, w7_stop };
+    static const bl_w7_peer peer = { w7_wake, NULL, NULL, w7_wake, w7_stop };
     peer_start(&w7_b, w7_on_b, NULL);
     bl_run_w7((long)arg, &peer);
 }
@@ -358,9 +325,9 @@ static void run_w7(double arg)
 
 #define W8_PAIRS 4
 typedef struct {
+    bl_pair base;   /* first: the driver fills it */
     struct ev_loop *la, *lb;
     ev_async aa, ab;
-    long n, done;
     atomic_int stop_b;
 } w8_pair;
 static w8_pair w8[W8_PAIRS];
@@ -377,7 +344,7 @@ static void w8_on_a(struct ev_loop *loop, ev_async *w, int revents)
 {
     (void)revents;
     w8_pair *p = w->data;
-    if (++p->done == p->n) { ev_break(loop, EVBREAK_ALL); return; }
+    if (++p->base.done == p->base.n) { ev_break(loop, EVBREAK_ALL); return; }
     ev_async_send(p->lb, &p->ab);
 }
 
@@ -409,20 +376,14 @@ static void *w8_a_main(void *arg)
     return NULL;
 }
 
-static void *w8_pair_at(int k, long n)
+static void w8_stop_b(void *pair)
 {
-    memset(&w8[k], 0, sizeof w8[k]);
-    w8[k].n = n;
-    return &w8[k];
+    w8_pair *p = pair;
+    atomic_store(&p->stop_b, 1);
+    ev_async_send(p->lb, &p->ab);
 }
 
-static void w8_stop_b(int k)
-{
-    atomic_store(&w8[k].stop_b, 1);
-    ev_async_send(w8[k].lb, &w8[k].ab);
-}
-
-static void run_w8(double arg) { bl_run_w8((long)arg, W8_PAIRS, w8_pair_at, w8_a_main, w8_b_main, w8_stop_b); }
+static void run_w8(double arg) { bl_run_w8((long)arg, w8, W8_PAIRS, sizeof *w8, w8_a_main, w8_b_main, w8_stop_b); }
 
 /* ---- W9a: N eventfds watched (ev_io), one active ------------------------- */
 

@@ -56,66 +56,50 @@ static void peer_start(peer_thread *p, void (*setup)(GMainContext *))
     while (!g_main_loop_is_running(p->loop)) bl_spin_pause();
 }
 
-static void peer_stop(peer_thread *p)
+/* Stops the thread; its system calls while it ran, or -1. */
+static long long peer_stop(peer_thread *p)
 {
     g_main_loop_quit(p->loop);
     pthread_join(p->thread, NULL);
+    return p->sc;
 }
 
 /* ---- W1 ---------------------------------------------------------------------- */
 
-static struct {
-    GMainContext *a;
-    GMainLoop *loop_a;
-    peer_thread b;
-    long n, i;
-    double *rtt;
-    uint64_t t_send;
-} w1;
+static bl_w1 w1;
+static GMainContext *w1_a;
+static GMainLoop *w1_loop_a;
+static peer_thread w1_b;
 
 static gboolean w1_on_a(gpointer data);
 static gboolean w1_on_b(gpointer data)
 {
     (void)data;
-    g_main_context_invoke(w1.a, w1_on_a, NULL);
+    g_main_context_invoke(w1_a, w1_on_a, NULL);
     return G_SOURCE_REMOVE;
 }
+
+static void w1_wake_b(void) { g_main_context_invoke(w1_b.ctx, w1_on_b, NULL); }
 
 static gboolean w1_on_a(gpointer data)
 {
     (void)data;
-    uint64_t now = bl_now_ns();
-    w1.rtt[w1.i++] = (double)(now - w1.t_send) / 1e3;
-    if (w1.i == w1.n) { g_main_loop_quit(w1.loop_a); return G_SOURCE_REMOVE; }
-    w1.t_send = bl_now_ns();
-    g_main_context_invoke(w1.b.ctx, w1_on_b, NULL);
+    if (bl_w1_back(&w1)) g_main_loop_quit(w1_loop_a);
+    else w1_wake_b();
     return G_SOURCE_REMOVE;
 }
 
+static void w1_run(void) { g_main_loop_run(w1_loop_a); }
+static long long w1_stop_b(void) { return peer_stop(&w1_b); }
+
 static void run_w1(double arg)
 {
-    w1.n = (long)arg;
-    w1.rtt = calloc((size_t)w1.n, sizeof(double));
-    w1.a = g_main_context_new();
-    g_main_context_push_thread_default(w1.a);
-    w1.loop_a = g_main_loop_new(w1.a, FALSE);
-    peer_start(&w1.b, NULL);
-    int sc = bl_sc_open();
-    long long sc0 = bl_sc_read(sc);
-    long long m0 = bl_mallocs();
-    bl_usage u0 = bl_usage_now(false);
-    uint64_t t0 = bl_now_ns();
-    w1.t_send = t0;
-    g_main_context_invoke(w1.b.ctx, w1_on_b, NULL);
-    g_main_loop_run(w1.loop_a);
-    uint64_t t1 = bl_now_ns();
-    bl_usage u1 = bl_usage_now(false);
-    long long m1 = bl_mallocs();
-    long long sc1 = bl_sc_read(sc);
-    peer_stop(&w1.b);
-    bl_sc_close(sc);
-    double secs = (double)(t1 - t0) / 1e9;
-    bl_report_w1(w1.n, secs, w1.rtt, u0, u1, m0, m1, sc0, sc1, w1.b.sc);
+    bl_w1_begin(&w1, (long)arg);
+    w1_a = g_main_context_new();
+    g_main_context_push_thread_default(w1_a);
+    w1_loop_a = g_main_loop_new(w1_a, FALSE);
+    peer_start(&w1_b, NULL);
+    bl_run_w1(&w1, w1_wake_b, w1_run, w1_stop_b);
 }
 
 /* ---- W2 ---------------------------------------------------------------------- */
@@ -233,11 +217,7 @@ static void w5_setup_b(GMainContext *ctx)
 
 static void w5_run(void) { g_main_loop_run(w5_loop_a); }
 
-static long long w5_stop_b(void)
-{
-    peer_stop(&w5_b);
-    return w5_b.sc;
-}
+static long long w5_stop_b(void) { return peer_stop(&w5_b); }
 
 static void run_w5(double arg)
 {
@@ -277,11 +257,7 @@ static void w7_send(void) { g_main_context_invoke(w7_b.ctx, w7_on_b, NULL); }
 static void w7_hold(void) { g_main_context_invoke(w7_b.ctx, w7_spin_b, NULL); }
 static void w7_wake(void) { g_main_context_wakeup(w7_b.ctx); }
 
-static long long w7_stop(void)
-{
-    peer_stop(&w7_b);
-    return w7_b.sc;
-}
+static long long w7_stop(void) { return peer_stop(&w7_b); }
 
 static void run_w7(double arg)
 {

@@ -65,58 +65,39 @@ static void peer_start(peer_thread *p, uv_async_cb cb, void (*setup)(uv_loop_t *
     while (!atomic_load(&p->ready)) bl_spin_pause();
 }
 
-static void peer_stop(peer_thread *p)
+/* Stops the thread; its system calls while it ran, or -1. */
+static long long peer_stop(peer_thread *p)
 {
     atomic_store(&p->stop, 1);
     uv_async_send(&p->async);
     pthread_join(p->thread, NULL);
+    return p->sc;
 }
 
 /* ---- W1 ---------------------------------------------------------------------- */
 
-static struct {
-    uv_async_t async_a;
-    peer_thread b;
-    long n, i;
-    double *rtt;
-    uint64_t t_send;
-} w1;
+static bl_w1 w1;
+static uv_async_t w1_async_a;
+static peer_thread w1_b;
 
-static void w1_on_b(uv_async_t *h) { (void)h; uv_async_send(&w1.async_a); }
+static void w1_on_b(uv_async_t *h) { (void)h; uv_async_send(&w1_async_a); }
+static void w1_wake_b(void) { uv_async_send(&w1_b.async); }
 
 static void w1_on_a(uv_async_t *h)
 {
-    uint64_t now = bl_now_ns();
-    w1.rtt[w1.i++] = (double)(now - w1.t_send) / 1e3;
-    if (w1.i == w1.n) { uv_stop(h->loop); return; }
-    w1.t_send = bl_now_ns();
-    uv_async_send(&w1.b.async);
+    if (bl_w1_back(&w1)) uv_stop(h->loop);
+    else w1_wake_b();
 }
+
+static void w1_run(void) { uv_run(uv_default_loop(), UV_RUN_DEFAULT); }
+static long long w1_stop_b(void) { return peer_stop(&w1_b); }
 
 static void run_w1(double arg)
 {
-    w1.n = (long)arg;
-    w1.i = 0;
-    w1.rtt = calloc((size_t)w1.n, sizeof(double));
-    uv_loop_t *a = uv_default_loop();
-    uv_async_init(a, &w1.async_a, w1_on_a);
-    peer_start(&w1.b, w1_on_b, NULL);
-    int sc = bl_sc_open();
-    long long sc0 = bl_sc_read(sc);
-    long long m0 = bl_mallocs();
-    bl_usage u0 = bl_usage_now(false);
-    uint64_t t0 = bl_now_ns();
-    w1.t_send = t0;
-    uv_async_send(&w1.b.async);
-    uv_run(a, UV_RUN_DEFAULT);
-    uint64_t t1 = bl_now_ns();
-    bl_usage u1 = bl_usage_now(false);
-    long long m1 = bl_mallocs();
-    long long sc1 = bl_sc_read(sc);
-    peer_stop(&w1.b);
-    bl_sc_close(sc);
-    double secs = (double)(t1 - t0) / 1e9;
-    bl_report_w1(w1.n, secs, w1.rtt, u0, u1, m0, m1, sc0, sc1, w1.b.sc);
+    bl_w1_begin(&w1, (long)arg);
+    uv_async_init(uv_default_loop(), &w1_async_a, w1_on_a);
+    peer_start(&w1_b, w1_on_b, NULL);
+    bl_run_w1(&w1, w1_wake_b, w1_run, w1_stop_b);
 }
 
 /* ---- W2 ---------------------------------------------------------------------- */
@@ -266,11 +247,7 @@ static void w5_setup_b(uv_loop_t *loop)
 
 static void w5_run(void) { uv_run(uv_default_loop(), UV_RUN_DEFAULT); }
 
-static long long w5_stop_b(void)
-{
-    peer_stop(&w5_b);
-    return w5_b.sc;
-}
+static long long w5_stop_b(void) { return peer_stop(&w5_b); }
 
 static void run_w5(double arg)
 {
@@ -307,32 +284,19 @@ static void run_w6(double secs)
 /* ---- W7 ---------------------------------------------------------------------- */
 
 static peer_thread w7_b;
-static atomic_int w7_holding;  /* the next wake-up holds the loop in its callback */
-
 static void w7_on_b(uv_async_t *h)
 {
     (void)h;
-    if (atomic_exchange(&w7_holding, 0)) bl_w7_hold();
-    else bl_w7_handled();
+    bl_w7_woken();
 }
 
 static void w7_wake(void) { uv_async_send(&w7_b.async); }
 
-static void w7_hold(void)
-{
-    atomic_store(&w7_holding, 1);
-    uv_async_send(&w7_b.async);
-}
-
-static long long w7_stop(void)
-{
-    peer_stop(&w7_b);
-    return w7_b.sc;
-}
+static long long w7_stop(void) { return peer_stop(&w7_b); }
 
 static void run_w7(double arg)
 {
-    static const bl_w7_peer peer = { w7_wake, NULL, w7_hold, w7_wake, w7_stop };
+    static const bl_w7_peer peer = { w7_wake, NULL, NULL, w7_wake, w7_stop };
     peer_start(&w7_b, w7_on_b, NULL);
     bl_run_w7((long)arg, &peer);
 }
@@ -342,9 +306,9 @@ static void run_w7(double arg)
 
 #define W8_PAIRS 4
 typedef struct {
+    bl_pair base;   /* first: the driver fills it */
     uv_loop_t la, lb;
     uv_async_t aa, ab;
-    long n, done;
     atomic_int stop_b;
 } w8_pair;
 static w8_pair w8[W8_PAIRS];
@@ -359,7 +323,7 @@ static void w8_on_b(uv_async_t *h)
 static void w8_on_a(uv_async_t *h)
 {
     w8_pair *p = h->data;
-    if (++p->done == p->n) { uv_close((uv_handle_t *)h, NULL); return; }
+    if (++p->base.done == p->base.n) { uv_close((uv_handle_t *)h, NULL); return; }
     uv_async_send(&p->ab);
 }
 
@@ -387,20 +351,14 @@ static void *w8_a_main(void *arg)
     return NULL;
 }
 
-static void *w8_pair_at(int k, long n)
+static void w8_stop_b(void *pair)
 {
-    memset(&w8[k], 0, sizeof w8[k]);
-    w8[k].n = n;
-    return &w8[k];
+    w8_pair *p = pair;
+    atomic_store(&p->stop_b, 1);
+    uv_async_send(&p->ab);
 }
 
-static void w8_stop_b(int k)
-{
-    atomic_store(&w8[k].stop_b, 1);
-    uv_async_send(&w8[k].ab);
-}
-
-static void run_w8(double arg) { bl_run_w8((long)arg, W8_PAIRS, w8_pair_at, w8_a_main, w8_b_main, w8_stop_b); }
+static void run_w8(double arg) { bl_run_w8((long)arg, w8, W8_PAIRS, sizeof *w8, w8_a_main, w8_b_main, w8_stop_b); }
 
 /* ---- W9a: N eventfds watched (uv_poll), one active ----------------------- */
 

@@ -367,15 +367,17 @@ void bl_pair_wait_go(void)
     while (!atomic_load(&pairs_go)) bl_spin_pause();
 }
 
-void bl_run_w8(long n, int pairs, void *(*pair)(int k, long n), void *(*a_main)(void *), void *(*b_main)(void *),
-               void (*stop_b)(int k))
+void bl_run_w8(long n, void *pairs_array, int pairs, size_t size, void *(*a_main)(void *), void *(*b_main)(void *),
+               void (*stop_b)(void *pair))
 {
     pthread_t ta[W8_MAX_PAIRS], tb[W8_MAX_PAIRS];
     if (pairs > W8_MAX_PAIRS) pairs = W8_MAX_PAIRS;
     atomic_store(&pairs_ready, 0);
     atomic_store(&pairs_go, 0);
     for (int k = 0; k < pairs; k++) {
-        void *p = pair(k, n);
+        void *p = (char *)pairs_array + (size_t)k * size;
+        memset(p, 0, size);
+        ((bl_pair *)p)->n = n;
         pthread_create(&tb[k], NULL, b_main, p);
         while (atomic_load(&pairs_ready) < 2 * k + 1) bl_spin_pause();
         pthread_create(&ta[k], NULL, a_main, p);
@@ -388,7 +390,7 @@ void bl_run_w8(long n, int pairs, void *(*pair)(int k, long n), void *(*a_main)(
     uint64_t t1 = bl_now_ns();
     bl_usage u1 = bl_usage_now(false);
     for (int k = 0; k < pairs; k++) {
-        stop_b(k);
+        stop_b((char *)pairs_array + (size_t)k * size);
         pthread_join(tb[k], NULL);
     }
     report_rate("w8", "rt_per_s", "cpu_us_per_rt", (double)n * pairs, t0, t1, u0, u1, true);
@@ -419,7 +421,7 @@ void bl_run_w9d(double arg, int max, void (*start)(int i), void (*wake)(int i), 
 /* ---- W7 driver ---------------------------------------------------------- */
 
 static atomic_long w7_handled;
-static atomic_int w7_busy, w7_release;
+static atomic_int w7_busy, w7_release, w7_hold_next;
 
 void bl_w7_handled(void) { atomic_fetch_add(&w7_handled, 1); }
 
@@ -429,11 +431,18 @@ void bl_w7_hold(void)
     while (!atomic_load(&w7_release)) bl_spin_pause();
 }
 
+void bl_w7_woken(void)
+{
+    if (atomic_exchange(&w7_hold_next, 0)) bl_w7_hold();
+    else bl_w7_handled();
+}
+
 void bl_run_w7(long n, const bl_w7_peer *peer)
 {
     atomic_store(&w7_handled, 0);
     atomic_store(&w7_busy, 0);
     atomic_store(&w7_release, 0);
+    atomic_store(&w7_hold_next, 0);
     int sc = bl_sc_open();
     bl_sleep_us(2000);
     /* (a) the loop sleeps; we hand it work and wake it. */
@@ -448,7 +457,12 @@ void bl_run_w7(long n, const bl_w7_peer *peer)
         bl_sleep_us(50);
     }
     /* (b) the loop is awake (in a callout); we wake it n times. */
-    peer->hold();
+    if (peer->hold) {
+        peer->hold();
+    } else {
+        atomic_store(&w7_hold_next, 1);
+        peer->wake();
+    }
     while (!atomic_load(&w7_busy)) bl_spin_pause();
     long long a0 = bl_sc_read(sc);
     uint64_t t0 = bl_now_ns();
@@ -462,7 +476,46 @@ void bl_run_w7(long n, const bl_w7_peer *peer)
     bl_report_w7(n, sc >= 0, waker, loop_sc, a0, a1, t0, t1);
 }
 
-/* ---- W2, W3 and W5 records -------------------------------------------------- */
+/* ---- W1, W2, W3 and W5 records ---------------------------------------------- */
+
+/* One round trip came back: its time into rtt[*i]; true after the n-th, else
+   the next one starts now. */
+static bool round_trip_back(long *i, long n, double *rtt, uint64_t *t_send)
+{
+    uint64_t now = bl_now_ns();
+    rtt[(*i)++] = (double)(now - *t_send) / 1e3;
+    if (*i >= n) return true;
+    *t_send = bl_now_ns();
+    return false;
+}
+
+void bl_w1_begin(bl_w1 *w, long n)
+{
+    memset(w, 0, sizeof *w);
+    w->n = n;
+    w->rtt = calloc((size_t)n, sizeof(double));
+}
+
+bool bl_w1_back(bl_w1 *w) { return round_trip_back(&w->i, w->n, w->rtt, &w->t_send); }
+
+void bl_run_w1(bl_w1 *w, void (*wake_b)(void), void (*run)(void), long long (*stop_b)(void))
+{
+    int sc = bl_sc_open();
+    long long sc0 = bl_sc_read(sc);
+    long long m0 = bl_mallocs();
+    bl_usage u0 = bl_usage_now(false);
+    uint64_t t0 = bl_now_ns();
+    w->t_send = t0;
+    wake_b();
+    run();
+    uint64_t t1 = bl_now_ns();
+    bl_usage u1 = bl_usage_now(false);
+    long long m1 = bl_mallocs();
+    long long sc1 = bl_sc_read(sc);
+    long long peer_sc = stop_b();
+    bl_sc_close(sc);
+    bl_report_w1(w->n, (double)(t1 - t0) / 1e9, w->rtt, u0, u1, m0, m1, sc0, sc1, peer_sc);
+}
 
 void bl_w2_begin(bl_w2 *w, long n)
 {
@@ -519,10 +572,7 @@ bool bl_w5_answered(bl_w5 *w)
     char c[64];
     ssize_t r = read(w->sv[0], c, sizeof c);
     if (r <= 0) return false;
-    uint64_t now = bl_now_ns();
-    w->rtt[w->i++] = (double)(now - w->t_send) / 1e3;
-    if (w->i >= w->n) return true;
-    w->t_send = bl_now_ns();
+    if (round_trip_back(&w->i, w->n, w->rtt, &w->t_send)) return true;
     if (write(w->sv[0], "x", 1) != 1) perror("write");
     return false;
 }

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -93,9 +94,12 @@ int bl_open_fds(void);
    a_main on another; each calls bl_pair_ready() once its loop is ready, and
    a_main calls bl_pair_wait_go() before its first send and returns after its
    n round trips. Timed from go until every a_main has returned; then
-   stop_b(k) makes b_main return. Prints the w8 row. */
-void bl_run_w8(long n, int pairs, void *(*pair)(int k, long n), void *(*a_main)(void *), void *(*b_main)(void *),
-               void (*stop_b)(int k));
+   stop_b(pair) makes b_main return. Each pair, of `size` bytes in the array
+   `pairs`, starts with a bl_pair, which the driver fills (the rest zeroed).
+   Prints the w8 row. */
+typedef struct { long n, done; } bl_pair;
+void bl_run_w8(long n, void *pairs, int count, size_t size, void *(*a_main)(void *), void *(*b_main)(void *),
+               void (*stop_b)(void *pair));
 void bl_pair_ready(void);
 void bl_pair_wait_go(void);
 
@@ -105,6 +109,18 @@ void bl_pair_wait_go(void);
    w9d row. */
 void bl_run_w9d(double arg, int max, void (*start)(int i), void (*wake)(int i), long (*handled)(void),
                 void (*stop)(int i));
+
+/* W1: n cross-thread round trips: this thread's loop wakes the peer's loop,
+   which wakes this one back. From the callback of the wake-up back,
+   bl_w1_back records a round trip and returns true after the n-th (the peer
+   stops its loop), else the caller wakes the peer again. bl_run_w1 times it:
+   wake_b() sends the first, run() returns once bl_w1_back said true, stop_b()
+   stops the peer loop and returns its system calls (or -1). Prints the w1
+   row. */
+typedef struct { long n, i; double *rtt; uint64_t t_send; } bl_w1;
+void bl_w1_begin(bl_w1 *w, long n);
+bool bl_w1_back(bl_w1 *w);
+void bl_run_w1(bl_w1 *w, void (*wake_b)(void), void (*run)(void), long long (*stop_b)(void));
 
 /* W2's record: n timers, the i-th due bl_spread(i) seconds after t0 (which
    the peer sets right before adding them). bl_w2_fired(i) from timer i's
@@ -141,8 +157,10 @@ void bl_run_w5(const char *name, bl_w5 *w, void (*run)(void), long long (*stop_b
    asleep again), then holds the loop in a callout (hold) and wakes it n times
    more (wake), then stops it. The work that send queues calls
    bl_w7_handled(), the work that hold queues calls bl_w7_hold() (it returns
-   when the driver is done). stop() returns the loop thread's system calls, or
-   -1. Prints the w7 row. */
+   when the driver is done). A peer whose wake-up is its work (an async
+   handle) leaves hold NULL and calls bl_w7_woken() from the wake-up's
+   callback: the driver then asks that callback to hold. stop() returns the
+   loop thread's system calls, or -1. Prints the w7 row. */
 typedef struct {
     void (*send)(void);
     void (*settle)(void);
@@ -153,6 +171,7 @@ typedef struct {
 void bl_run_w7(long n, const bl_w7_peer *peer);
 void bl_w7_handled(void);
 void bl_w7_hold(void);
+void bl_w7_woken(void);
 
 /* Busy-wait helpers. */
 void bl_spin_pause(void);
