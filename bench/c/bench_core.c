@@ -69,14 +69,11 @@ static void *peer_main(void *arg)
     p->rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef ka = keepalive_add(p->rl);
     if (p->setup) p->setup();
-    int sc = bl_sc_open();
-    long long sc0 = bl_sc_read(sc);
+    bl_sc_span span = bl_sc_begin();
     atomic_store(&p->ready, 1);
     while (!atomic_load(&p->stop))
         RLRunLoopRunInMode(MODE, 1.0, false);
-    long long sc1 = bl_sc_read(sc);
-    p->sc = (sc0 >= 0 && sc1 >= 0) ? sc1 - sc0 : -1;
-    bl_sc_close(sc);
+    p->sc = bl_sc_end(&span);
     keepalive_remove(ka);
     return NULL;
 }
@@ -820,27 +817,19 @@ static void run_w9c(double arg)
 /* (d) T loops on T threads, all woken by one thread, round after round (each
    round waits until every loop has handled its wake-up). */
 #define W9D_MAX 64
-static struct {
-    peer_thread loops[W9D_MAX];
-    atomic_long handled;
-} w9d;
+static peer_thread w9d_loops[W9D_MAX];
 
-static void w9d_on(void *info) { (void)info; atomic_fetch_add(&w9d.handled, 1); }
+static void w9d_on(void *info) { (void)info; bl_w9d_handled(); }
 
-static void w9d_start(int i) { peer_start(&w9d.loops[i], NULL); }
+static void w9d_start(int i) { peer_start(&w9d_loops[i], NULL); }
 static void w9d_wake(int i)
 {
-    RLRunLoopPerformFunction(w9d.loops[i].rl, MODE, w9d_on, NULL);
-    RLRunLoopWakeUp(w9d.loops[i].rl);
+    RLRunLoopPerformFunction(w9d_loops[i].rl, MODE, w9d_on, NULL);
+    RLRunLoopWakeUp(w9d_loops[i].rl);
 }
-static long w9d_count(void) { return atomic_load(&w9d.handled); }
-static void w9d_stop(int i) { peer_stop(&w9d.loops[i]); }
+static void w9d_stop(int i) { peer_stop(&w9d_loops[i]); }
 
-static void run_w9d(double arg)
-{
-    atomic_store(&w9d.handled, 0);
-    bl_run_w9d(arg, W9D_MAX, w9d_start, w9d_wake, w9d_count, w9d_stop);
-}
+static void run_w9d(double arg) { bl_run_w9d(arg, W9D_MAX, w9d_start, w9d_wake, w9d_stop); }
 
 static const bl_workload workloads[] = {
     { "w1", run_w1, 100000 },

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "benchlib.h"
+#include "bl_node_queue.h"
 #include <ev.h>
 
 #include <math.h>
@@ -47,13 +48,10 @@ static void *peer_main(void *arg)
     p->async.data = p;
     ev_async_start(p->loop, &p->async);
     if (p->setup) p->setup(p->loop);
-    int sc = bl_sc_open();
-    long long sc0 = bl_sc_read(sc);
+    bl_sc_span span = bl_sc_begin();
     atomic_store(&p->ready, 1);
     ev_run(p->loop, 0);
-    long long sc1 = bl_sc_read(sc);
-    p->sc = (sc0 >= 0 && sc1 >= 0) ? sc1 - sc0 : -1;
-    bl_sc_close(sc);
+    p->sc = bl_sc_end(&span);
     return NULL;
 }
 
@@ -178,46 +176,24 @@ static void run_w3(double secs)
 
 /* ---- W4 ---------------------------------------------------------------------- */
 
-typedef struct node { void (*fn)(void *); void *info; struct node *next; } node;
+static bl_node_queue queue = BL_NODE_QUEUE_INIT;
 static struct {
-    pthread_mutex_t lock;
-    node *head, *tail;
     ev_idle idle;
     struct ev_loop *loop;
     long done, n;
-} q = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} q;
 
 static void q_drain(struct ev_loop *loop, ev_idle *w, int revents)
 {
     (void)revents;
-    pthread_mutex_lock(&q.lock);
-    node *list = q.head;
-    q.head = q.tail = NULL;
-    pthread_mutex_unlock(&q.lock);
+    bl_node *list = bl_node_queue_take(&queue);
     ev_idle_stop(loop, w);
-    while (list) {
-        node *next = list->next;
-        list->fn(list->info);
-        free(list);
-        list = next;
-    }
-    pthread_mutex_lock(&q.lock);
-    if (q.head) ev_idle_start(loop, w);
-    pthread_mutex_unlock(&q.lock);
+    if (bl_node_queue_run(&queue, list)) ev_idle_start(loop, w);
 }
 
 static void q_perform(void (*fn)(void *), void *info)
 {
-    node *nd = malloc(sizeof *nd);
-    nd->fn = fn;
-    nd->info = info;
-    nd->next = NULL;
-    pthread_mutex_lock(&q.lock);
-    int was_empty = q.head == NULL;
-    if (q.tail) q.tail->next = nd; else q.head = nd;
-    q.tail = nd;
-    pthread_mutex_unlock(&q.lock);
-    if (was_empty && !ev_is_active(&q.idle)) ev_idle_start(q.loop, &q.idle);
+    if (bl_node_queue_push(&queue, fn, info) && !ev_is_active(&q.idle)) ev_idle_start(q.loop, &q.idle);
 }
 
 static void w4_fn(void *info)
@@ -429,19 +405,17 @@ static void run_w9a(double arg)
 
 #define W9D_MAX 64
 static peer_thread w9d_loops[W9D_MAX];
-static atomic_long w9d_handled;
 static void w9d_on(struct ev_loop *loop, ev_async *w, int revents)
 {
     (void)loop; (void)w; (void)revents;
-    atomic_fetch_add(&w9d_handled, 1);
+    bl_w9d_handled();
 }
 
 static void w9d_start(int i) { peer_start(&w9d_loops[i], w9d_on, NULL); }
 static void w9d_wake(int i) { ev_async_send(w9d_loops[i].loop, &w9d_loops[i].async); }
-static long w9d_count(void) { return atomic_load(&w9d_handled); }
 static void w9d_stop(int i) { peer_stop(&w9d_loops[i]); }
 
-static void run_w9d(double arg) { bl_run_w9d(arg, W9D_MAX, w9d_start, w9d_wake, w9d_count, w9d_stop); }
+static void run_w9d(double arg) { bl_run_w9d(arg, W9D_MAX, w9d_start, w9d_wake, w9d_stop); }
 
 static const bl_workload workloads[] = {
     { "w1", run_w1, 100000 }, { "w2", run_w2, 1000000 }, { "w3", run_w3, 2.0 },

@@ -34,13 +34,10 @@ static void *peer_main(void *arg)
     peer_thread *p = arg;
     g_main_context_push_thread_default(p->ctx);
     if (p->setup) p->setup(p->ctx);
-    int sc = bl_sc_open();
-    long long sc0 = bl_sc_read(sc);
+    bl_sc_span span = bl_sc_begin();
     atomic_store(&p->ready, 1);
     g_main_loop_run(p->loop);
-    long long sc1 = bl_sc_read(sc);
-    p->sc = (sc0 >= 0 && sc1 >= 0) ? sc1 - sc0 : -1;
-    bl_sc_close(sc);
+    p->sc = bl_sc_end(&span);
     g_main_context_pop_thread_default(p->ctx);
     return NULL;
 }

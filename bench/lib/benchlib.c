@@ -76,6 +76,21 @@ long long bl_sc_read(int fd)
 
 void bl_sc_close(int fd) { if (fd >= 0) close(fd); }
 
+bl_sc_span bl_sc_begin(void)
+{
+    bl_sc_span s;
+    s.fd = bl_sc_open();
+    s.start = bl_sc_read(s.fd);
+    return s;
+}
+
+long long bl_sc_end(bl_sc_span *s)
+{
+    long long end = bl_sc_read(s->fd);
+    bl_sc_close(s->fd);
+    return (s->start >= 0 && end >= 0) ? end - s->start : -1;
+}
+
 bool bl_sc_available(void)
 {
     int fd = bl_sc_open();
@@ -396,9 +411,13 @@ void bl_run_w8(long n, void *pairs_array, int pairs, size_t size, void *(*a_main
     report_rate("w8", "rt_per_s", "cpu_us_per_rt", (double)n * pairs, t0, t1, u0, u1, true);
 }
 
-void bl_run_w9d(double arg, int max, void (*start)(int i), void (*wake)(int i), long (*handled)(void),
-                void (*stop)(int i))
+static atomic_long w9d_handled;
+
+void bl_w9d_handled(void) { atomic_fetch_add(&w9d_handled, 1); }
+
+void bl_run_w9d(double arg, int max, void (*start)(int i), void (*wake)(int i), void (*stop)(int i))
 {
+    atomic_store(&w9d_handled, 0);
     int t = (int)arg;
     if (t < 1) t = 1;
     if (t > max) t = max;
@@ -410,7 +429,7 @@ void bl_run_w9d(double arg, int max, void (*start)(int i), void (*wake)(int i), 
     for (long r = 0; r < rounds; r++) {
         for (int i = 0; i < t; i++) wake(i);
         long want = (r + 1) * t;
-        while (handled() < want) sched_yield();
+        while (atomic_load(&w9d_handled) < want) sched_yield();
     }
     uint64_t t1 = bl_now_ns();
     bl_usage u1 = bl_usage_now(false);

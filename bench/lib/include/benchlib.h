@@ -28,6 +28,12 @@ int       bl_sc_open(void);
 long long bl_sc_read(int fd);
 void      bl_sc_close(int fd);
 bool      bl_sc_available(void);
+/* A thread's system calls over a stretch: bl_sc_begin opens a counter and
+   reads it; bl_sc_end returns the calls since (-1 when not countable) and
+   closes it. */
+typedef struct { int fd; long long start; } bl_sc_span;
+bl_sc_span bl_sc_begin(void);
+long long  bl_sc_end(bl_sc_span *s);
 
 /* malloc-family calls so far in the process, or -1 when malloc_count.so is not preloaded. */
 long long bl_mallocs(void);
@@ -104,11 +110,11 @@ void bl_pair_ready(void);
 void bl_pair_wait_go(void);
 
 /* W9d: `arg` loops on as many threads (1 to max), all woken by this thread
-   round after round; each round waits until handled() counts every wake-up so
-   far. start(i)/stop(i) start and stop loop i, wake(i) wakes it. Prints the
-   w9d row. */
-void bl_run_w9d(double arg, int max, void (*start)(int i), void (*wake)(int i), long (*handled)(void),
-                void (*stop)(int i));
+   round after round; each round waits until every loop has called
+   bl_w9d_handled() for its wake-up. start(i)/stop(i) start and stop loop i,
+   wake(i) wakes it. Prints the w9d row. */
+void bl_run_w9d(double arg, int max, void (*start)(int i), void (*wake)(int i), void (*stop)(int i));
+void bl_w9d_handled(void);
 
 /* W1: n cross-thread round trips: this thread's loop wakes the peer's loop,
    which wakes this one back. From the callback of the wake-up back,
