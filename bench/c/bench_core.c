@@ -505,6 +505,34 @@ static long scale_index(long i, long n) { return (long)(((unsigned long long)i *
 
 static double scale_ns_per(uint64_t t0, uint64_t t1, long n) { return (double)(t1 - t0) / (double)n; }
 
+/* The items' membership calls, through one signature. */
+typedef void (*scale_op)(RLRunLoopRef rl, void *item, RLRunLoopMode mode);
+static void add_source(RLRunLoopRef rl, void *s, RLRunLoopMode mode) { RLRunLoopAddSource(rl, s, mode); }
+static void remove_source(RLRunLoopRef rl, void *s, RLRunLoopMode mode) { RLRunLoopRemoveSource(rl, s, mode); }
+static void add_observer(RLRunLoopRef rl, void *o, RLRunLoopMode mode) { RLRunLoopAddObserver(rl, o, mode); }
+static void remove_observer(RLRunLoopRef rl, void *o, RLRunLoopMode mode) { RLRunLoopRemoveObserver(rl, o, mode); }
+static void add_timer(RLRunLoopRef rl, void *t, RLRunLoopMode mode) { RLRunLoopAddTimer(rl, t, mode); }
+static void remove_timer(RLRunLoopRef rl, void *t, RLRunLoopMode mode) { RLRunLoopRemoveTimer(rl, t, mode); }
+
+/* Times adding the n items to `mode` and removing them (in a scrambled
+   order), releases them, and reports <kind>_add_ns_<what> and
+   <kind>_remove_ns_<what>. */
+static void scale_time(RLRunLoopRef rl, RLRunLoopMode mode, const char *kind, const char *what, void **items, long n,
+                       scale_op add, scale_op remove)
+{
+    uint64_t t0 = bl_now_ns();
+    for (long i = 0; i < n; i++) add(rl, items[i], mode);
+    uint64_t t1 = bl_now_ns();
+    for (long i = 0; i < n; i++) remove(rl, items[scale_index(i, n)], mode);
+    uint64_t t2 = bl_now_ns();
+    for (long i = 0; i < n; i++) RLRelease(items[i]);
+    char key[64];
+    snprintf(key, sizeof key, "%s_add_ns_%s", kind, what);
+    bl_result(key, scale_ns_per(t0, t1, n));
+    snprintf(key, sizeof key, "%s_remove_ns_%s", kind, what);
+    bl_result(key, scale_ns_per(t1, t2, n));
+}
+
 static void run_scale(double arg)
 {
     long n = (long)arg;
@@ -517,63 +545,26 @@ static void run_scale(double arg)
     for (int common = 0; common < 2; common++) {
         RLRunLoopMode mode = common ? kRLRunLoopCommonModes : MODE;
         const char *what = common ? "common" : "mode";
-        char key[64];
 
         for (long i = 0; i < n; i++) {
             RLRunLoopSourceContext c = { .perform = scale_perform };
             items[i] = RLRunLoopSourceCreate(i % 3, &c);
         }
-        uint64_t t0 = bl_now_ns();
-        for (long i = 0; i < n; i++) RLRunLoopAddSource(rl, items[i], mode);
-        uint64_t t1 = bl_now_ns();
-        for (long i = 0; i < n; i++) RLRunLoopRemoveSource(rl, items[scale_index(i, n)], mode);
-        uint64_t t2 = bl_now_ns();
-        for (long i = 0; i < n; i++) RLRelease(items[i]);
-        snprintf(key, sizeof key, "source0_add_ns_%s", what);
-        bl_result(key, scale_ns_per(t0, t1, n));
-        snprintf(key, sizeof key, "source0_remove_ns_%s", what);
-        bl_result(key, scale_ns_per(t1, t2, n));
+        scale_time(rl, mode, "source0", what, items, n, add_source, remove_source);
 
         for (long i = 0; i < n; i++) {
             RLRunLoopSourceContext1 c = { .version = 1, .getFileDescriptor = scale_no_fd, .perform = scale_perform };
             items[i] = RLRunLoopSourceCreate(i % 3, (RLRunLoopSourceContext *)&c);
         }
-        t0 = bl_now_ns();
-        for (long i = 0; i < n; i++) RLRunLoopAddSource(rl, items[i], mode);
-        t1 = bl_now_ns();
-        for (long i = 0; i < n; i++) RLRunLoopRemoveSource(rl, items[scale_index(i, n)], mode);
-        t2 = bl_now_ns();
-        for (long i = 0; i < n; i++) RLRelease(items[i]);
-        snprintf(key, sizeof key, "source1_add_ns_%s", what);
-        bl_result(key, scale_ns_per(t0, t1, n));
-        snprintf(key, sizeof key, "source1_remove_ns_%s", what);
-        bl_result(key, scale_ns_per(t1, t2, n));
+        scale_time(rl, mode, "source1", what, items, n, add_source, remove_source);
 
         for (long i = 0; i < n; i++)
             items[i] = RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting, true, i % 3, scale_observe, NULL);
-        t0 = bl_now_ns();
-        for (long i = 0; i < n; i++) RLRunLoopAddObserver(rl, items[i], mode);
-        t1 = bl_now_ns();
-        for (long i = 0; i < n; i++) RLRunLoopRemoveObserver(rl, items[scale_index(i, n)], mode);
-        t2 = bl_now_ns();
-        for (long i = 0; i < n; i++) RLRelease(items[i]);
-        snprintf(key, sizeof key, "observer_add_ns_%s", what);
-        bl_result(key, scale_ns_per(t0, t1, n));
-        snprintf(key, sizeof key, "observer_remove_ns_%s", what);
-        bl_result(key, scale_ns_per(t1, t2, n));
+        scale_time(rl, mode, "observer", what, items, n, add_observer, remove_observer);
 
         RLAbsoluteTime far = RLAbsoluteTimeGetCurrent() + 3600;
         for (long i = 0; i < n; i++) items[i] = RLRunLoopTimerCreate(far + (double)i, 0, 0, 0, never, NULL);
-        t0 = bl_now_ns();
-        for (long i = 0; i < n; i++) RLRunLoopAddTimer(rl, items[i], mode);
-        t1 = bl_now_ns();
-        for (long i = 0; i < n; i++) RLRunLoopRemoveTimer(rl, items[scale_index(i, n)], mode);
-        t2 = bl_now_ns();
-        for (long i = 0; i < n; i++) RLRelease(items[i]);
-        snprintf(key, sizeof key, "timer_add_ns_%s", what);
-        bl_result(key, scale_ns_per(t0, t1, n));
-        snprintf(key, sizeof key, "timer_remove_ns_%s", what);
-        bl_result(key, scale_ns_per(t1, t2, n));
+        scale_time(rl, mode, "timer", what, items, n, add_timer, remove_timer);
     }
     bl_result_end();
     free(items);
