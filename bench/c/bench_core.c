@@ -264,7 +264,8 @@ static bl_w5 w5;
 static RLRunLoopSourceRef w5_src_b;
 static peer_thread w5_b;
 
-static int w5_fd(void *info) { return (int)(intptr_t)info; }
+/* A version-1 source watching fd, whose info is the fd itself. */
+static int fd_of(void *info) { return (int)(intptr_t)info; }
 
 static void w5_perform_b(void *info) { bl_w5_echo((int)(intptr_t)info); }
 
@@ -274,20 +275,20 @@ static void w5_perform_a(void *info)
     if (bl_w5_answered(&w5)) RLRunLoopStop(RLRunLoopGetCurrent());
 }
 
-static RLRunLoopSourceRef w5_source(int fd, void (*perform)(void *))
+static RLRunLoopSourceRef fd_source(int fd, void (*perform)(void *))
 {
     RLRunLoopSourceContext1 c;
     memset(&c, 0, sizeof c);
     c.version = 1;
     c.info = (void *)(intptr_t)fd;
-    c.getFileDescriptor = w5_fd;
+    c.getFileDescriptor = fd_of;
     c.perform = perform;
     return RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&c);
 }
 
 static void w5_setup_b(void)
 {
-    w5_src_b = w5_source(w5.sv[1], w5_perform_b);
+    w5_src_b = fd_source(w5.sv[1], w5_perform_b);
     RLRunLoopAddSource(RLRunLoopGetCurrent(), w5_src_b, MODE);
 }
 
@@ -310,7 +311,7 @@ static void run_w5(double arg)
 {
     bl_w5_open(&w5, (long)arg);
     RLRunLoopRef a = RLRunLoopGetCurrent();
-    RLRunLoopSourceRef src_a = w5_source(w5.sv[0], w5_perform_a);
+    RLRunLoopSourceRef src_a = fd_source(w5.sv[0], w5_perform_a);
     RLRunLoopAddSource(a, src_a, MODE);
     w5_ping_pong("w5", w5_setup_b);
     RLRunLoopSourceInvalidate(src_a);
@@ -643,7 +644,6 @@ static void run_w8(double arg) { bl_run_w8((long)arg, w8, W8_PAIRS, sizeof *w8, 
    writes it again, so every pass handles exactly one event. */
 static struct { int active_fd; long events, want; } w9a;
 
-static int w9_fd(void *info) { return (int)(intptr_t)info; }
 static void w9a_idle(void *info) { (void)info; }
 static void w9a_active(void *info)
 {
@@ -658,17 +658,6 @@ static void w9a_active(void *info)
     if (write(fd, &v, sizeof v) != sizeof v) perror("write");
 }
 
-static RLRunLoopSourceRef w9_fd_source(int fd, void (*perform)(void *))
-{
-    RLRunLoopSourceContext1 c;
-    memset(&c, 0, sizeof c);
-    c.version = 1;
-    c.info = (void *)(intptr_t)fd;
-    c.getFileDescriptor = w9_fd;
-    c.perform = perform;
-    return RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&c);
-}
-
 static void run_w9a(double arg)
 {
     long n = (long)arg;
@@ -681,7 +670,7 @@ static void run_w9a(double arg)
     for (long i = 0; i < n; i++) {
         fds[i] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
         if (fds[i] < 0) { perror("eventfd"); exit(1); }
-        srcs[i] = w9_fd_source(fds[i], i == n / 2 ? w9a_active : w9a_idle);
+        srcs[i] = fd_source(fds[i], i == n / 2 ? w9a_active : w9a_idle);
         RLRunLoopAddSource(rl, srcs[i], MODE);
     }
     RLRunLoopRunInMode(MODE, 0, false);
