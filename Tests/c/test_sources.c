@@ -268,12 +268,24 @@ static RLRunLoopSourceRef fd_source(RLIndex order) {
     return rl_test_source1(order, fd_of, drain_fd, NULL);
 }
 
-static void v1_source_performs_when_its_pipe_is_readable(void) {
-    int p[2];
+/* A new non-blocking pipe p, and a source watching its read end. */
+static RLRunLoopSourceRef source_on_a_new_pipe(int p[2]) {
     RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0);
     g_fd = p[0];
+    return fd_source(0);
+}
+
+static void drop_source_and_pipe(RLRunLoopSourceRef s, int p[2]) {
+    RLRunLoopSourceInvalidate(s);
+    RLRelease(s);
+    close(p[0]);
+    close(p[1]);
+}
+
+static void v1_source_performs_when_its_pipe_is_readable(void) {
+    int p[2];
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopSourceRef s = fd_source(0);
+    RLRunLoopSourceRef s = source_on_a_new_pipe(p);
     RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, true), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(g_count, 0);
@@ -283,10 +295,7 @@ static void v1_source_performs_when_its_pipe_is_readable(void) {
         RL_ASSERT_EQ_INT(g_count, i);
     }
     RL_ASSERT(RLRunLoopContainsSource(rl, s, kRLRunLoopDefaultMode));
-    RLRunLoopSourceInvalidate(s);
-    RLRelease(s);
-    close(p[0]);
-    close(p[1]);
+    drop_source_and_pipe(s, p);
 }
 
 static void *write_later(void *arg) {
@@ -315,10 +324,8 @@ static void v1_source_on_eventfd_wakes_a_sleeping_loop(void) {
 
 static void idle_fd_source_does_not_spin(void) {
     int p[2];
-    RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0);
-    g_fd = p[0];
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopSourceRef s = fd_source(0);
+    RLRunLoopSourceRef s = source_on_a_new_pipe(p);
     RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting, true, 0, count_wait, NULL);
     RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
@@ -331,21 +338,16 @@ static void idle_fd_source_does_not_spin(void) {
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.2, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(g_count, 1);
     RL_ASSERT_LE_INT(g_waits, 3);
-    RLRunLoopSourceInvalidate(s);
-    RLRelease(s);
     RLRelease(o);
-    close(p[0]);
-    close(p[1]);
+    drop_source_and_pipe(s, p);
 }
 
 /* A removed fd source is not watched; added again, it is. */
 static void v1_source_removed_is_no_longer_watched(void) {
     int p[2];
-    RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0);
-    g_fd = p[0];
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    RLRunLoopSourceRef s = fd_source(0);
+    RLRunLoopSourceRef s = source_on_a_new_pipe(p);
     RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
     RLRunLoopRemoveSource(rl, s, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(write(p[1], "x", 1), 1);
@@ -355,11 +357,8 @@ static void v1_source_removed_is_no_longer_watched(void) {
     RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, true), kRLRunLoopRunHandledSource);
     RL_ASSERT_EQ_INT(g_count, 1);
-    RLRunLoopSourceInvalidate(s);
-    RLRelease(s);
     RLRelease(keep);
-    close(p[0]);
-    close(p[1]);
+    drop_source_and_pipe(s, p);
 }
 
 /* ---- getters ---- */
