@@ -93,20 +93,33 @@ static void disturb_other(RLRunLoopTimerRef t, void *info) {
 
 static void log_two(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; rl_test_log_add(&g_log, 2); }
 
+/* Two due timers in the default mode: *first, due first, does r->what to the
+   second, returned (repeating every 10 s, due at second_date, also in
+   also_mode unless NULL). Runs one pass, in which only *first is called. */
+static RLRunLoopTimerRef pass_where_first_disturbs_second(skip_rec *r, RLAbsoluteTime now, RLAbsoluteTime second_date,
+                                                          RLRunLoopMode also_mode, RLRunLoopTimerRef *first) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    *first = rl_test_timer(now - 0.01, 0, disturb_other, r);
+    RLRunLoopTimerRef second = rl_test_timer(second_date, 10, log_two, NULL);
+    r->other = second;
+    RLRunLoopAddTimer(rl, *first, kRLRunLoopDefaultMode);
+    RLRunLoopAddTimer(rl, second, kRLRunLoopDefaultMode);
+    if (also_mode) RLRunLoopAddTimer(rl, second, also_mode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_LOG(&g_log, 1);
+    return second;
+}
+
 /* Re-dated by an earlier callout of the pass: keeps exactly the new date. */
 static void timer_redated_by_an_earlier_callout_keeps_that_date(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
-    static skip_rec r;
-    RLRunLoopTimerRef first = rl_test_timer(now - 0.01, 0, disturb_other, &r);
-    RLRunLoopTimerRef second = rl_test_timer(now - 0.005, 10, log_two, NULL);
     /* Far enough ahead that even a slow run (valgrind) is not past it. */
-    r = (skip_rec){second, now + 100, 0};
-    RLRunLoopAddTimer(rl, first, kRLRunLoopDefaultMode);
-    RLRunLoopAddTimer(rl, second, kRLRunLoopDefaultMode);
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 1);
+    static skip_rec r;
+    r = (skip_rec){NULL, now + 100, 0};
+    RLRunLoopTimerRef first;
+    RLRunLoopTimerRef second = pass_where_first_disturbs_second(&r, now, now - 0.005, NULL, &first);
     RL_ASSERT_EQ_DBL(RLRunLoopTimerGetNextFireDate(second), r.date);
     RLRunLoopTimerInvalidate(second);
     RLRelease(first);
@@ -121,16 +134,11 @@ static void timer_removed_from_the_running_mode_keeps_its_date(void) {
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     RLRunLoopSourceRef keep_other = rl_test_keep_mode(rl, "other");
     RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
-    static skip_rec r;
-    RLRunLoopTimerRef first = rl_test_timer(now - 0.01, 0, disturb_other, &r);
     RLAbsoluteTime date = now - 0.005;
-    RLRunLoopTimerRef second = rl_test_timer(date, 10, log_two, NULL);
-    r = (skip_rec){second, 0, 1};
-    RLRunLoopAddTimer(rl, first, kRLRunLoopDefaultMode);
-    RLRunLoopAddTimer(rl, second, kRLRunLoopDefaultMode);
-    RLRunLoopAddTimer(rl, second, "other");
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 1);
+    static skip_rec r;
+    r = (skip_rec){NULL, 0, 1};
+    RLRunLoopTimerRef first;
+    RLRunLoopTimerRef second = pass_where_first_disturbs_second(&r, now, date, "other", &first);
     RL_ASSERT_EQ_DBL(RLRunLoopTimerGetNextFireDate(second), date);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("other", 0, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_LOG(&g_log, 1, 2);
@@ -148,13 +156,9 @@ static void timer_invalidated_by_an_earlier_callout_is_not_called(void) {
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
     static skip_rec r;
-    RLRunLoopTimerRef first = rl_test_timer(now - 0.01, 0, disturb_other, &r);
-    RLRunLoopTimerRef second = rl_test_timer(now - 0.005, 10, log_two, NULL);
-    r = (skip_rec){second, 0, 2};
-    RLRunLoopAddTimer(rl, first, kRLRunLoopDefaultMode);
-    RLRunLoopAddTimer(rl, second, kRLRunLoopDefaultMode);
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 1);
+    r = (skip_rec){NULL, 0, 2};
+    RLRunLoopTimerRef first;
+    RLRunLoopTimerRef second = pass_where_first_disturbs_second(&r, now, now - 0.005, NULL, &first);
     RL_ASSERT(!RLRunLoopTimerIsValid(second));
     RL_ASSERT(!RLRunLoopContainsTimer(rl, second, kRLRunLoopDefaultMode));
     RLRelease(first);
@@ -170,13 +174,13 @@ static void redate_self(RLRunLoopTimerRef t, void *info) {
     RLRunLoopTimerSetNextFireDate(t, g_redate_to);
 }
 
-/* An earlier date set by the callout is ignored (CF): the timer goes on
-   along its own grid. */
-static void redating_earlier_inside_the_callout_is_ignored(void) {
+/* A date set by the callout `earlier` seconds before the timer's own (0:
+   the same) is ignored (CF): the timer goes on along its own grid. */
+static void redating_inside_the_callout_is_ignored(double earlier) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     RLAbsoluteTime date = RLAbsoluteTimeGetCurrent() - 0.001;
-    g_redate_to = date - 0.5;
+    g_redate_to = date - earlier;
     RLRunLoopTimerRef t = rl_test_timer(date, 10, redate_self, NULL);
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
@@ -186,23 +190,21 @@ static void redating_earlier_inside_the_callout_is_ignored(void) {
     RLRelease(keep);
 }
 
+static void redating_earlier_inside_the_callout_is_ignored(void) { redating_inside_the_callout_is_ignored(0.5); }
+
 /* The same date set again counts as not later: ignored as well. */
-static void redating_to_the_same_date_inside_the_callout_is_ignored(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    RLAbsoluteTime date = RLAbsoluteTimeGetCurrent() - 0.001;
-    g_redate_to = date;
-    RLRunLoopTimerRef t = rl_test_timer(date, 10, redate_self, NULL);
-    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT(fabs(RLRunLoopTimerGetNextFireDate(t) - (date + 10)) < 1e-6);
-    RLRunLoopTimerInvalidate(t);
-    RLRelease(t);
-    RLRelease(keep);
-}
+static void redating_to_the_same_date_inside_the_callout_is_ignored(void) { redating_inside_the_callout_is_ignored(0); }
 
 static RLRunLoopTimerRef make_indexed(RLAbsoluteTime date, int i) {
     return rl_test_timer(date, 0, log_index, (void *)(intptr_t)i);
+}
+
+/* Timers 0, 1, 2 (logging their index), all due at `date`, added in order. */
+static void add_three_indexed(RLRunLoopRef rl, RLAbsoluteTime date, RLRunLoopTimerRef t[3]) {
+    for (int i = 0; i < 3; i++) {
+        t[i] = make_indexed(date, i);
+        RLRunLoopAddTimer(rl, t[i], kRLRunLoopDefaultMode);
+    }
 }
 
 /* A timer removed and added again goes after the others of its date. */
@@ -210,10 +212,7 @@ static void readded_timer_goes_after_others_with_the_same_date(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLAbsoluteTime date = RLAbsoluteTimeGetCurrent() + 0.01;
     RLRunLoopTimerRef t[3];
-    for (int i = 0; i < 3; i++) {
-        t[i] = make_indexed(date, i);
-        RLRunLoopAddTimer(rl, t[i], kRLRunLoopDefaultMode);
-    }
+    add_three_indexed(rl, date, t);
     RLRunLoopRemoveTimer(rl, t[0], kRLRunLoopDefaultMode);
     RLRunLoopAddTimer(rl, t[0], kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunFinished);
@@ -226,10 +225,7 @@ static void redated_timer_goes_after_others_with_the_same_date(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLAbsoluteTime date = RLAbsoluteTimeGetCurrent() + 0.01;
     RLRunLoopTimerRef t[3];
-    for (int i = 0; i < 3; i++) {
-        t[i] = make_indexed(date, i);
-        RLRunLoopAddTimer(rl, t[i], kRLRunLoopDefaultMode);
-    }
+    add_three_indexed(rl, date, t);
     RLRunLoopTimerSetNextFireDate(t[1], date);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunFinished);
     RL_ASSERT_LOG(&g_log, 0, 2, 1);
