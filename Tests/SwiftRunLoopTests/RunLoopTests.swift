@@ -161,8 +161,7 @@ final class RunLoopTests: XCTestCase {
         onThread {
             let loop = RunLoop.current
             let count = Shared(0)
-            let source = RunLoop.Source { count.withLock { $0 += 1 } }
-            loop.add(source, forMode: .default)
+            let source = addCountingSource(to: loop, counting: count)
             source.signal()
             let start = monotonicNow()
             loop.acceptInput(forMode: .default, before: Date(timeIntervalSinceNow: 10))

@@ -21,8 +21,7 @@ final class SourceTests: XCTestCase {
         onThread {
             let loop = RunLoop.current
             let count = Shared(0)
-            let source = RunLoop.Source { count.withLock { $0 += 1 } }
-            loop.add(source, forMode: .default)
+            let source = addCountingSource(to: loop, counting: count)
             source.signal()
             source.signal()
             loop.run(mode: .default, seconds: 0, returnAfterSourceHandled: false)
@@ -127,8 +126,7 @@ final class SourceTests: XCTestCase {
             let loop = RunLoop.current
             let custom = RunLoop.Mode("test.source.two")
             let count = Shared(0)
-            let source = RunLoop.Source { count.withLock { $0 += 1 } }
-            loop.add(source, forMode: .default)
+            let source = addCountingSource(to: loop, counting: count)
             loop.add(source, forMode: custom)
             source.signal()
             loop.run(mode: custom, seconds: 0, returnAfterSourceHandled: false)

@@ -16,14 +16,7 @@ import Glibc
 
 /// Runs `body` on a new thread (with its own, new run loop) and waits for it.
 func onThread(_ body: @escaping @Sendable () -> Void) {
-    var thread = pthread_t()
-    let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
-    let rc = pthread_create(&thread, nil, { arg in
-        Unmanaged<ThreadBody>.fromOpaque(arg!).takeRetainedValue().body()
-        return nil
-    }, context)
-    precondition(rc == 0)
-    pthread_join(thread, nil)
+    startThread(body)()
 }
 
 /// Starts `body` on a new thread and returns a function that waits for it.
@@ -44,6 +37,14 @@ private final class ThreadBody {
 }
 
 /// A value shared between threads, guarded by a mutex.
+/// A source in `mode` of `loop` that counts its performs in `count`.
+func addCountingSource(to loop: RunLoop, counting count: Shared<Int>,
+                       forMode mode: RunLoop.Mode = .default) -> RunLoop.Source {
+    let source = RunLoop.Source { count.withLock { $0 += 1 } }
+    loop.add(source, forMode: mode)
+    return source
+}
+
 final class Shared<Value>: @unchecked Sendable {
     private var value: Value
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
