@@ -318,6 +318,32 @@ static inline RLRunLoopSourceRef rl_test_source1(RLIndex order, int (*get_fd)(vo
     return RLRunLoopSourceCreate(order, (RLRunLoopSourceContext *)&ctx);
 }
 
+/* What a version-1 source made by rl_test_fd_source sees: the fd it
+   watches, and how often it performed (draining the fd first when drain). */
+typedef struct {
+    int fd;
+    int performed;
+    bool drain;
+} rl_test_fd_info;
+
+static inline int rl_test_fd_of(void *info) {
+    return ((rl_test_fd_info *)info)->fd;
+}
+
+static inline void rl_test_fd_perform(void *info) {
+    rl_test_fd_info *v = info;
+    v->performed++;
+    if (v->drain) {
+        char buf[64];
+        while (read(v->fd, buf, sizeof buf) > 0) {}
+    }
+}
+
+/* A version-1 source watching info->fd, counting (and draining) in info. */
+static inline RLRunLoopSourceRef rl_test_fd_source(rl_test_fd_info *info) {
+    return rl_test_source1(0, rl_test_fd_of, rl_test_fd_perform, info);
+}
+
 static inline void rl_test_nothing(void *info) { (void)info; }
 
 /* Adds a never-signalled version-0 source to `mode` of `rl` so that the mode

@@ -7,35 +7,12 @@
 #include <fcntl.h>
 #include "rltest.h"
 
-typedef struct {
-    int fd;
-    int performed;
-    bool drain;
-} v1_info;
-
-static int v1_fd(void *info) {
-    return ((v1_info *)info)->fd;
-}
-
-static void v1_perform(void *info) {
-    v1_info *v = info;
-    v->performed++;
-    if (v->drain) {
-        char buf[64];
-        while (read(v->fd, buf, sizeof buf) > 0) {}
-    }
-}
-
-static RLRunLoopSourceRef make_v1(v1_info *info) {
-    return rl_test_source1(0, v1_fd, v1_perform, info);
-}
-
 /* A new non-blocking pipe p whose read end a version-1 source in `mode`
    watches (draining it when asked), counting into info. */
-static RLRunLoopSourceRef add_pipe_source(RLRunLoopRef rl, RLRunLoopMode mode, int p[2], v1_info *info, bool drain) {
+static RLRunLoopSourceRef add_pipe_source(RLRunLoopRef rl, RLRunLoopMode mode, int p[2], rl_test_fd_info *info, bool drain) {
     RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK), 0);
-    *info = (v1_info){.fd = p[0], .drain = drain};
-    RLRunLoopSourceRef s = make_v1(info);
+    *info = (rl_test_fd_info){.fd = p[0], .drain = drain};
+    RLRunLoopSourceRef s = rl_test_fd_source(info);
     RLRunLoopAddSource(rl, s, mode);
     return s;
 }
@@ -66,7 +43,7 @@ static void old_source_leaves_after_its_number_was_reused(void (*leave)(RLRunLoo
                                                           bool also_in_a) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     int p1[2], p2[2];
-    v1_info old, now;
+    rl_test_fd_info old, now;
     RLRunLoopSourceRef a = add_pipe_source(rl, also_in_a ? "A" : kRLRunLoopDefaultMode, p1, &old, true);
     if (also_in_a) RLRunLoopAddSource(rl, a, kRLRunLoopDefaultMode);
     else RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
@@ -116,7 +93,7 @@ static void closed_number_of_a_live_file_leaves(void (*leave)(RLRunLoopRef, RLRu
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     int p[2];
-    v1_info info;
+    rl_test_fd_info info;
     RLRunLoopSourceRef a = add_pipe_source(rl, kRLRunLoopDefaultMode, p, &info, false);
     if (also_in_other) RLRunLoopAddSource(rl, a, "other");
     int alive = dup(p[0]);
@@ -148,7 +125,7 @@ static void readable_source_of_another_mode_stays_quiet(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, "B");
     int p[2];
-    v1_info info;
+    rl_test_fd_info info;
     RLRunLoopSourceRef a = add_pipe_source(rl, "A", p, &info, true);
     RL_ASSERT_EQ_INT(write(p[1], "x", 1), 1);
     expect_no_spin("B", 0.3, 1);
@@ -167,13 +144,13 @@ static void readable_source_of_another_mode_stays_quiet(void) {
 /* A nested run in another mode, from a perform, then back to the outer mode:
    the outer mode's sources are served again. */
 typedef struct {
-    v1_info v;
+    rl_test_fd_info v;
     int nested_result;
 } nesting_info;
 
 static void nest_in_b(void *info) {
     nesting_info *n = info;
-    v1_perform(&n->v);
+    rl_test_fd_perform(&n->v);
     if (n->v.performed == 1) n->nested_result = RLRunLoopRunInMode("B", 0.05, false);
 }
 
@@ -183,7 +160,7 @@ static void nested_run_in_another_mode_then_back(void) {
     int p[2];
     RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK), 0);
     nesting_info n = {.v = {.fd = p[0], .drain = true}};
-    RLRunLoopSourceRef a = rl_test_source1(0, v1_fd, nest_in_b, &n);
+    RLRunLoopSourceRef a = rl_test_source1(0, rl_test_fd_of, nest_in_b, &n);
     RLRunLoopAddSource(rl, a, "A");
     RL_ASSERT_EQ_INT(write(p[1], "x", 1), 1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("A", 2, true), kRLRunLoopRunHandledSource);
@@ -208,7 +185,7 @@ static void closed_number_reused_by_the_loop(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     int p[2];
-    v1_info info;
+    rl_test_fd_info info;
     RLRunLoopSourceRef a = add_pipe_source(rl, kRLRunLoopDefaultMode, p, &info, true);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
     close(p[0]);   /* the lowest free number: the loop's timerfd will get it */

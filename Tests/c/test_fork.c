@@ -85,38 +85,23 @@ static void parents_stop_still_wakes_it(void) {
 
 /* ---- the child removes a source ------------------------------------------ */
 
-typedef struct {
-    int fd;
-    int performed;
-} v1_info;
-
-static int v1_fd(void *info) {
-    return ((v1_info *)info)->fd;
-}
-
-static void v1_perform(void *info) {
-    v1_info *v = info;
-    v->performed++;
-    char buf[64];
-    while (read(v->fd, buf, sizeof buf) > 0) {}
-}
-
-static RLRunLoopSourceRef make_v1(v1_info *info) {
-    RLRunLoopSourceContext1 ctx;
-    memset(&ctx, 0, sizeof ctx);
-    ctx.version = 1;
-    ctx.info = info;
-    ctx.getFileDescriptor = v1_fd;
-    ctx.perform = v1_perform;
-    return RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&ctx);
+/* In a child: a draining source in the default mode of rl watching a new
+   pipe that has a byte to read (the child exits 2 when it cannot). */
+static RLRunLoopSourceRef child_adds_a_readable_source(RLRunLoopRef rl, rl_test_fd_info *info) {
+    int p[2];
+    if (pipe2(p, O_NONBLOCK) != 0 || write(p[1], "x", 1) != 1) _exit(2);
+    *info = (rl_test_fd_info){.fd = p[0], .drain = true};
+    RLRunLoopSourceRef s = rl_test_fd_source(info);
+    RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
+    return s;
 }
 
 static void childs_remove_leaves_parents_registration(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     int p[2];
     RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK), 0);
-    v1_info info = {.fd = p[0]};
-    RLRunLoopSourceRef s = make_v1(&info);
+    rl_test_fd_info info = {.fd = p[0], .drain = true};
+    RLRunLoopSourceRef s = rl_test_fd_source(&info);
     RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
     pid_t pid = fork();
@@ -146,11 +131,8 @@ static void childs_readable_fd_does_not_spin_parent(void) {
     RL_ASSERT_EQ_INT(pipe(done), 0);
     pid_t pid = fork();
     if (pid == 0) {
-        int p[2];
-        if (pipe2(p, O_NONBLOCK) != 0 || write(p[1], "x", 1) != 1) _exit(2);
-        v1_info info = {.fd = p[0]};
-        RLRunLoopSourceRef s = make_v1(&info);
-        RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
+        rl_test_fd_info info;
+        child_adds_a_readable_source(rl, &info);   /* lives until the child exits */
         if (write(ready[1], "r", 1) != 1) _exit(2);
         char c;
         if (read(done[0], &c, 1) != 1) _exit(2);   /* keeps the readable pipe open meanwhile */
@@ -180,11 +162,8 @@ static void child_uses_its_inherited_loop(void) {
     pid_t pid = fork();
     if (pid == 0) {
         /* A source, a stop from another thread, a timer: all in the child. */
-        int p[2];
-        if (pipe2(p, O_NONBLOCK) != 0 || write(p[1], "x", 1) != 1) _exit(2);
-        v1_info info = {.fd = p[0]};
-        RLRunLoopSourceRef s = make_v1(&info);
-        RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
+        rl_test_fd_info info;
+        RLRunLoopSourceRef s = child_adds_a_readable_source(rl, &info);
         if (RLRunLoopRunInMode(kRLRunLoopDefaultMode, 2, true) != kRLRunLoopRunHandledSource) _exit(4);
         pthread_t t;
         pthread_create(&t, NULL, stop_when_sleeping, rl);
