@@ -346,6 +346,20 @@ static inline RLRunLoopSourceRef rl_test_fd_source(rl_test_fd_info *info) {
 
 static inline void rl_test_nothing(void *info) { (void)info; }
 
+static inline void rl_test_count_wake(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o; (void)a;
+    (*(int *)info)++;
+}
+
+/* An observer of `mode` of rl counting in *count the times the loop woke from
+   a sleep; the caller releases it. */
+static inline RLRunLoopObserverRef rl_test_wake_counter(RLRunLoopRef rl, RLRunLoopMode mode, int *count) {
+    RLRunLoopObserverContext ctx = { 0, count, NULL, NULL, NULL };
+    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAfterWaiting, true, 0, rl_test_count_wake, &ctx);
+    RLRunLoopAddObserver(rl, o, mode);
+    return o;
+}
+
 /* Adds a never-signalled version-0 source to `mode` of `rl` so that the mode
    is not empty; returns it (the caller releases it). */
 static inline RLRunLoopSourceRef rl_test_keep_mode(RLRunLoopRef rl, RLRunLoopMode mode) {

@@ -52,14 +52,8 @@ static void cb(RLFileDescriptorRef f, RLOptionFlags types, void *info) {
 
 /* Counts the times the loop woke from a sleep. */
 static int wakes;
-static void count_wakes(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)a; (void)info;
-    wakes++;
-}
 static RLRunLoopObserverRef add_wake_counter(RLRunLoopMode mode) {
-    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAfterWaiting, true, 0, count_wakes, NULL);
-    RLRunLoopAddObserver(RLRunLoopGetCurrent(), o, mode);
-    return o;
+    return rl_test_wake_counter(RLRunLoopGetCurrent(), mode, &wakes);
 }
 
 static RLFileDescriptorRef make(int fd, bool close_on_inv, probe *p, RLRunLoopMode mode) {

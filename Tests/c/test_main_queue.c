@@ -75,14 +75,8 @@ static bool load(int mode) {
 }
 
 static int wakes;
-static void count_wakes(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)a; (void)info;
-    wakes++;
-}
 static RLRunLoopObserverRef add_wake_counter(RLRunLoopMode mode) {
-    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAfterWaiting, true, 0, count_wakes, NULL);
-    RLRunLoopAddObserver(RLRunLoopGetMain(), o, mode);
-    return o;
+    return rl_test_wake_counter(RLRunLoopGetMain(), mode, &wakes);
 }
 
 /* ---- work items ----------------------------------------------------------- */
