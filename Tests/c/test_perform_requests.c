@@ -128,12 +128,18 @@ static void *idle_main(void *arg) {
     return NULL;
 }
 
-static void wait_times_out_when_the_loop_does_not_run(void) {
+/* Starts an idle_thread (this thread's loop made first) and waits until its
+   loop exists. */
+static void start_idle_thread(idle_thread *it, pthread_t *th) {
     make_own_loop_first();
+    RL_ASSERT_EQ_INT(pthread_create(th, NULL, idle_main, it), 0);
+    rl_test_wait_for(&it->ready, 1, 5);
+}
+
+static void wait_times_out_when_the_loop_does_not_run(void) {
     idle_thread it = {0};
     pthread_t th;
-    RL_ASSERT_EQ_INT(pthread_create(&th, NULL, idle_main, &it), 0);
-    rl_test_wait_for(&it.ready, 1, 5);
+    start_idle_thread(&it, &th);
     counter c = {0};
     double t0 = rl_test_now();
     RLPerformRequestStatus s = RLRunLoopPerformRequest(it.rl, NULL, 0, NULL, count_run, &c, count_release, true, 0.05);
@@ -153,11 +159,9 @@ static void wait_times_out_when_the_loop_does_not_run(void) {
 }
 
 static void wait_returns_dropped_when_the_thread_exits(void) {
-    make_own_loop_first();
     idle_thread it = {0};
     pthread_t th;
-    RL_ASSERT_EQ_INT(pthread_create(&th, NULL, idle_main, &it), 0);
-    rl_test_wait_for(&it.ready, 1, 5);
+    start_idle_thread(&it, &th);
     counter c = {0};
     atomic_store(&it.go, 2);   /* exits without running: the request is dropped */
     RLPerformRequestStatus s =
@@ -428,11 +432,9 @@ static void *cancel_soon(void *arg) {
 }
 
 static void waited_request_cancelled_by_target(void) {
-    make_own_loop_first();
     idle_thread it = {0};
     pthread_t th, canceller;
-    RL_ASSERT_EQ_INT(pthread_create(&th, NULL, idle_main, &it), 0);
-    rl_test_wait_for(&it.ready, 1, 5);
+    start_idle_thread(&it, &th);
     RL_ASSERT_EQ_INT(pthread_create(&canceller, NULL, cancel_soon, NULL), 0);
     counter c = {0};
     RLPerformRequestStatus s =
