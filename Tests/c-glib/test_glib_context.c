@@ -13,6 +13,7 @@
 #include <pthread.h>
 
 #include "rltest.h"
+#include "rltest_glib.h"
 
 static int fired;
 
@@ -37,26 +38,14 @@ static void glib_timeout_fires_in_our_loop(void) {
 }
 
 /* A repeating GLib timeout keeps firing, interleaved with our own timer. */
-static int glib_ticks, our_ticks;
-static gboolean glib_tick(gpointer data) {
-    (void)data;
-    glib_ticks++;
-    return G_SOURCE_CONTINUE;
-}
-static void our_tick(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
-    if (++our_ticks == 5) RLRunLoopStop(RLRunLoopGetCurrent());
-}
+static void stop_our_loop(void) { RLRunLoopStop(RLRunLoopGetCurrent()); }
 static void glib_and_our_timers_share_the_thread(void) {
     RLGLibContextRef g = RLGLibContextAttach(NULL, RLRunLoopGetCurrent(), kRLRunLoopCommonModes);
     RL_ASSERT(g != NULL);
-    g_timeout_add(5, glib_tick, NULL);
-    RLRunLoopTimerRef t = rl_test_add_timer(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode, 0.05, 0.05, our_tick, NULL);
+    guint id;
+    RLRunLoopTimerRef t = start_both_tickers(stop_our_loop, &id);
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 30, false);
-    RL_ASSERT_EQ_INT(our_ticks, 5);
-    RL_ASSERT_GE_INT(glib_ticks, 5);   /* 250 ms of 5 ms ticks: at least a few */
-    RLRunLoopTimerInvalidate(t);
-    RLRelease(t);
+    expect_both_ticked(t, id);
     RLGLibContextDetach(g);
 }
 

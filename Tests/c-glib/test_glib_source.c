@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 
 #include "rltest.h"
+#include "rltest_glib.h"
 
 static GMainLoop *main_loop;
 static int fired;
@@ -70,26 +71,13 @@ static void common_mode_timer_through_the_default_mode(void) {
 }
 
 /* GLib's own sources and our timers share the thread. */
-static int glib_ticks, our_ticks;
-static gboolean glib_tick(gpointer data) {
-    (void)data;
-    glib_ticks++;
-    return G_SOURCE_CONTINUE;
-}
-static void our_tick(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
-    if (++our_ticks == 5) g_main_loop_quit(main_loop);
-}
+static void quit_main_loop(void) { g_main_loop_quit(main_loop); }
 static void glib_and_our_timers_share_the_thread(void) {
     GSource *s = host_our_loop(kRLRunLoopDefaultMode);
-    guint id = g_timeout_add(5, glib_tick, NULL);
-    RLRunLoopTimerRef t = rl_test_add_timer(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode, 0.05, 0.05, our_tick, NULL);
+    guint id;
+    RLRunLoopTimerRef t = start_both_tickers(quit_main_loop, &id);
     run_glib(30);
-    RL_ASSERT_EQ_INT(our_ticks, 5);
-    RL_ASSERT_GE_INT(glib_ticks, 5);
-    g_source_remove(id);
-    RLRunLoopTimerInvalidate(t);
-    RLRelease(t);
+    expect_both_ticked(t, id);
     unhost(s);
 }
 
