@@ -231,6 +231,20 @@ static void childs_send_to_inherited_port_does_not_wake_parent(void) {
     drop_port(port, src);
 }
 
+/* In a child: tells the parent it is about to run (a byte on ready_fd), runs
+   the default mode of rl for 0.6 s, and returns how often the loop woke from
+   a sleep meanwhile. */
+static int child_runs_counting_wakes(RLRunLoopRef rl, int ready_fd) {
+    rl_test_log log = {0};
+    RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopAfterWaiting, 0, &log);
+    RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
+    if (write(ready_fd, "r", 1) != 1) _exit(2);
+    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.6, false);
+    RLRunLoopRemoveObserver(rl, o, kRLRunLoopDefaultMode);
+    RLRelease(o);
+    return log.n;
+}
+
 /* The child runs the loop holding the inherited port, with a message queued
    before the fork and one sent while it sleeps: it delivers neither, does not
    spin, and leaves the parent's wake-up for both. */
@@ -243,22 +257,16 @@ static void childs_loop_leaves_parents_port_messages(void) {
     RL_ASSERT_EQ_INT(pipe(ready), 0);
     pid_t pid = fork();
     if (pid == 0) {
-        rl_test_log log = {0};
-        RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopAfterWaiting, 0, &log);
-        RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
         RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-        if (write(ready[1], "r", 1) != 1) _exit(2);
-        RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.6, false);
+        int wakes = child_runs_counting_wakes(rl, ready[1]);
         if (port_delivered != 0) _exit(3);
-        if (log.n > 3) _exit(4);
+        if (wakes > 3) _exit(4);
         if (RLMessagePortSend(port, 3, NULL, 0) != -EPIPE) _exit(5);
         RLMessagePortInvalidate(port);   /* the child's cleanup touches nothing of the parent's */
         RLRelease(src);
         RLRelease(port);
         RLRunLoopSourceInvalidate(keep);
         RLRelease(keep);
-        RLRunLoopRemoveObserver(rl, o, kRLRunLoopDefaultMode);
-        RLRelease(o);
         _exit(0);
     }
     char c;
@@ -294,18 +302,12 @@ static void signal_sources_hear_their_own_process(void) {
     RL_ASSERT_EQ_INT(pipe(ready), 0);
     pid_t pid = fork();
     if (pid == 0) {
-        rl_test_log log = {0};
-        RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopAfterWaiting, 0, &log);
-        RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
-        if (write(ready[1], "r", 1) != 1) _exit(2);
-        RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.6, false);   /* the parent is signalled meanwhile */
+        int wakes = child_runs_counting_wakes(rl, ready[1]);   /* the parent is signalled meanwhile */
         if (signals_heard != 0) _exit(3);
-        if (log.n > 3) _exit(4);
+        if (wakes > 3) _exit(4);
         kill(getpid(), SIGUSR1);
         if (RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, true) != kRLRunLoopRunHandledSource) _exit(5);
         if (signals_heard != 1) _exit(6);
-        RLRunLoopRemoveObserver(rl, o, kRLRunLoopDefaultMode);
-        RLRelease(o);
         RLRunLoopSourceInvalidate(s);
         RLRelease(s);
         _exit(0);
