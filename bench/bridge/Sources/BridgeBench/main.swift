@@ -71,7 +71,7 @@ var ru0 = rusage(); getrusage(RUSAGE_SELF.rawValue, &ru0)
 Foundation.RunLoop.current.run(until: Date(timeIntervalSinceNow: secs))
 var ru1 = rusage(); getrusage(RUSAGE_SELF.rawValue, &ru1)
 let hostedSwitches = ru1.ru_nvcsw - ru0.ru_nvcsw
-print("idle 2 s hosted by Foundation: Foundation sleeps \(befores), our passes \(ourPasses), voluntary switches \(hostedSwitches)")
+print("idle 2 s hosted by Foundation: Foundation sleeps \(befores), our passes \(ourPasses),", "voluntary switches \(hostedSwitches)")
 FoundationBridge.uninstall()
 Foundation.RunLoop.current.run(until: Date(timeIntervalSinceNow: 0.3))   // settle
 befores = 0
