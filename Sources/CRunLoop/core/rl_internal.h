@@ -108,7 +108,7 @@ typedef struct {
     int      number;             /* the fd the source named (also when not in the set) */
     bool     active;             /* the armed mode holds it */
     bool     always_ready;       /* a closed or unpollable fd of a source that set its events */
-    bool     awaits_set;         /* added while the loop had no epoll set: register at rebuild */
+    bool     awaits_set;         /* no epoll set, or no room in it, when registered: retried */
     uint32_t armed;              /* epoll events armed (or reported, if always_ready); 0: none */
     uint32_t generation;
     uint32_t modes;              /* how many of the loop's modes hold it */
@@ -201,6 +201,7 @@ struct __RLRunLoop {
     int              timer_fd;           /* -1 until a run needs a deadline, or if none can be made */
     int64_t          armed_ns;           /* what timer_fd is armed for; RL_NEVER = disarmed */
     bool             set_stale;          /* epoll_fd may hold a registration of a closed fd: rebuild it */
+    bool             regs_awaiting;      /* a registration found no room in epoll: retry before waiting */
     _Atomic unsigned fork_generation;    /* the process image the kernel objects were made in */
     rl_mode         *armed_mode;         /* whose version-1 sources are armed in epoll_fd */
     uint64_t         arm_epoch;          /* marks of a mode switch */
@@ -507,7 +508,7 @@ void rl_wait_prepare(RLRunLoopRef rl, rl_mode *m);
 /* The source's registration in this loop, -1 if none. */
 long rl_reg_find(RLRunLoopRef rl, RLRunLoopSourceRef s);
 /* Registers `s` watching `fd` (unwatched if fd < 0 or epoll refuses it),
-   armed if `armed`; -1 when out of memory. */
+   armed if `armed`; -1 when out of memory (or epoll is: ENOMEM, ENOSPC). */
 long rl_reg_add(RLRunLoopRef rl, RLRunLoopSourceRef s, int fd, bool armed);
 void rl_reg_remove(RLRunLoopRef rl, long index);
 /* The armed mode gained or lost the registration's source. */

@@ -205,6 +205,19 @@ static void refused(RLRunLoopRef rl, rl_v1_reg *r, int error) {
     else clear_ready(rl, r);
 }
 
+static bool out_of_room(int error) {
+    return error == ENOMEM || error == ENOSPC;   /* ENOSPC: the user's limit of watched fds */
+}
+
+/* epoll had no memory or room for the registration: it is registered again
+   before the loop's next wait (or rebuild), never left unwatched for good. */
+static void await_room(RLRunLoopRef rl, rl_v1_reg *r) {
+    clear_ready(rl, r);
+    set_reg_fd(rl, r, -1);
+    r->awaits_set = true;
+    rl->regs_awaiting = true;
+}
+
 /* The registration cannot be trusted any more: forget its number. */
 static void forget(RLRunLoopRef rl, rl_v1_reg *r) {
     clear_ready(rl, r);
@@ -239,7 +252,7 @@ static int new_epoll(int *old) {
     return epfd;
 }
 
-static void try_register(RLRunLoopRef rl, long index);
+static bool try_register(RLRunLoopRef rl, long index);
 
 /* Puts the wake eventfd and every trusted registration into a new set; the
    timerfd is remade on next need (disarmed until then). */
@@ -255,6 +268,7 @@ static void rebuild(RLRunLoopRef rl) {
     if (epfd < 0) return;   /* tried again before the next wait */
     disown_number(rl, epfd);
     rl->set_stale = false;
+    rl->regs_awaiting = false;   /* each is tried below */
     if (rl->wake_fd >= 0 && !join_own(epfd, rl->wake_fd, EPOLLIN | EPOLLET, RL_EVENT_WAKE, "the loop's wake eventfd")) {
         close(epfd);   /* out of memory: no set; tried again before the next wait */
         rl->epoll_fd = -1;
@@ -270,8 +284,10 @@ static void rebuild(RLRunLoopRef rl) {
         }
         if (r->fd < 0) continue;
         r->generation++;
-        if (ctl(epfd, EPOLL_CTL_ADD, r->fd, reg_events(r), reg_data(r, i)) < 0)
-            refused(rl, r, errno);   /* closed since: as if added closed */
+        if (ctl(epfd, EPOLL_CTL_ADD, r->fd, reg_events(r), reg_data(r, i)) < 0) {
+            if (out_of_room(errno)) await_room(rl, r);
+            else refused(rl, r, errno);   /* closed since: as if added closed */
+        }
     }
     rl_embed_attach(rl);
 }
@@ -297,6 +313,18 @@ void rl_wait_own_kernel_objects(RLRunLoopRef rl) {
     own_kernel_objects(rl);
 }
 
+/* Registrations epoll had no room for: tried again (once per wait, so a
+   lasting shortage costs a scan per pass, never a spin). */
+static void register_awaiting(RLRunLoopRef rl) {
+    rl->regs_awaiting = false;
+    for (uint32_t i = 0; i < rl->reg_capacity; i++) {
+        rl_v1_reg *r = &rl->regs[i];
+        if (!r->source || !r->awaits_set) continue;
+        r->awaits_set = false;
+        try_register(rl, i);
+    }
+}
+
 /* Only the loop's own thread, before it waits, replaces the set: another
    thread doing so would leave the loop asleep on the old one. Others mark
    the set stale (or leave a registration waiting for a set). */
@@ -308,6 +336,7 @@ static void repair_before_wait(RLRunLoopRef rl) {
         if (rl->wake_fd >= 0) rl->set_stale = true;
     }
     if (rl->set_stale || rl->epoll_fd < 0) rebuild(rl);
+    else if (rl->regs_awaiting) register_awaiting(rl);
 }
 
 bool rl_wait_set_open(RLRunLoopRef rl) {
@@ -430,23 +459,24 @@ static void forget_older_under(RLRunLoopRef rl, long index, int fd) {
     if (older >= 0 && older != index) forget(rl, &rl->regs[older]);
 }
 
-/* Tries to put the registration in the set under its number. */
-static void try_register(RLRunLoopRef rl, long index) {
+/* Tries to put the registration in the set under its number. False only
+   when epoll had no memory or room: the registration then awaits room. */
+static bool try_register(RLRunLoopRef rl, long index) {
     rl_v1_reg *r = &rl->regs[index];
     int fd = r->number;
     clear_ready(rl, r);
     set_reg_fd(rl, r, -1);
     r->generation++;
-    if (fd < 0) return;
+    if (fd < 0) return true;
     if (rl->epoll_fd < 0) {
         r->awaits_set = true;   /* registered when the set is made again */
-        return;
+        return true;
     }
     /* The loop's own descriptors are never a source's: a source that names
        one names a number that was closed (and reused by the loop). */
     if (fd == rl->wake_fd || fd == rl->timer_fd || fd == rl->epoll_fd) {
         refused(rl, r, EBADF);
-        return;
+        return true;
     }
     r->armed = wanted(r);
     if (ctl(rl->epoll_fd, EPOLL_CTL_ADD, fd, reg_events(r), reg_data(r, index)) == 0) {
@@ -454,9 +484,13 @@ static void try_register(RLRunLoopRef rl, long index) {
         set_reg_fd(rl, r, fd);
     } else if (errno == EEXIST) {
         r->armed = 0;   /* the same file under the same number is another source's */
+    } else if (out_of_room(errno)) {
+        await_room(rl, r);
+        return false;
     } else {
         refused(rl, r, errno);
     }
+    return true;
 }
 
 long rl_reg_add(RLRunLoopRef rl, RLRunLoopSourceRef s, int fd, bool armed) {
@@ -469,7 +503,10 @@ long rl_reg_add(RLRunLoopRef rl, RLRunLoopSourceRef s, int fd, bool armed) {
     rl_v1_reg *r = &rl->regs[index];
     *r = (rl_v1_reg){.source = s, .fd = -1, .number = fd, .active = armed, .generation = r->generation};
     rl_index_map_put(&rl->reg_by_source, (uintptr_t)s, (uint32_t)index);
-    try_register(rl, index);
+    if (!try_register(rl, index)) {
+        rl_reg_remove(rl, index);   /* no room in epoll: the add does nothing, as out of memory */
+        return -1;
+    }
     return index;
 }
 
@@ -496,7 +533,9 @@ static bool apply(RLRunLoopRef rl, long index) {
     if (r->always_ready) {
         bool starts = want && !r->armed;
         set_ready_events(rl, r, want);
-        if (starts) try_register(rl, index);   /* the number may name a watchable file now */
+        /* The number may name a watchable file now. No room: wake the loop,
+           which tries again before it sleeps. */
+        if (starts && !try_register(rl, index)) return true;
         return r->always_ready && r->armed;
     }
     if (r->fd < 0 || r->armed == want) return false;
@@ -507,8 +546,11 @@ static bool apply(RLRunLoopRef rl, long index) {
     int error = errno;
     forget(rl, r);   /* the number was closed or reused: its old file may linger in the set */
     if (!gets_poll_answers(r)) return false;
-    if (error == ENOENT) try_register(rl, index);   /* watch what the number names now */
-    else refused(rl, r, error);
+    if (error == ENOENT) {
+        if (!try_register(rl, index)) return true;   /* watch what the number names now */
+    } else {
+        refused(rl, r, error);
+    }
     return r->always_ready && r->armed;
 }
 

@@ -208,7 +208,9 @@ void               RLRunLoopPerformBlock(RLRunLoopRef rl, RLRunLoopMode mode, vo
  * adding it to a second one is ignored. Sources may be in several loops.
  * Contains with kRLRunLoopCommonModes asks whether the item was added to the
  * common modes as such.
- * Out of memory (or descriptors, for a new mode) an add does nothing and
+ * Out of memory (or descriptors, for a new mode), or for a version-1 source
+ * whose fd epoll has no room for (ENOMEM, or ENOSPC past the user's limit of
+ * watched descriptors, fs.epoll.max_user_watches), an add does nothing and
  * calls no schedule callout; Contains with that mode then says false. An add
  * to kRLRunLoopCommonModes may reach only some of the common modes then
  * (Contains with each mode tells which); the others get it before their next

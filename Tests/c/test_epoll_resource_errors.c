@@ -1,0 +1,151 @@
+/*
+ * test_epoll_resource_errors.c: epoll_ctl running out of memory or room
+ * (ENOMEM, ENOSPC: the per-user limit of watched descriptors) while the loop
+ * registers a descriptor. Those are resource errors: the loop must never
+ * abort for them, and must never leave a descriptor unwatched for good. This
+ * program defines its own epoll_ctl, which the library (linked statically)
+ * calls: it fails chosen ADDs once and forwards everything else to the C
+ * library's.
+ */
+#include <CRunLoop.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/epoll.h>
+#include "rltest.h"
+
+#define ANY_TIMERFD (-2)
+
+static atomic_int fail_adds;          /* how many ADDs of fail_fd still fail */
+static atomic_int fail_fd = -1;       /* a number, or ANY_TIMERFD */
+static atomic_int fail_errno;
+
+static bool is_timerfd(int fd) {
+    char path[64], link[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(path, link, sizeof link - 1);
+    if (n < 0) return false;
+    link[n] = '\0';
+    return strcmp(link, "anon_inode:[timerfd]") == 0;
+}
+
+static bool injected_failure(int op, int fd) {
+    if (op != EPOLL_CTL_ADD || atomic_load(&fail_adds) <= 0) return false;
+    int want = atomic_load(&fail_fd);
+    if (want == ANY_TIMERFD ? !is_timerfd(fd) : want != fd) return false;
+    return atomic_fetch_sub(&fail_adds, 1) > 0;
+}
+
+int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event) {
+    static int (*real)(int, int, int, struct epoll_event *);
+    if (!real) *(void **)&real = dlsym(RTLD_NEXT, "epoll_ctl");
+    if (injected_failure(op, fd)) {
+        errno = atomic_load(&fail_errno);
+        return -1;
+    }
+    return real(epfd, op, fd, event);
+}
+
+static void fail_next_adds_of(int fd, int error, int times) {
+    atomic_store(&fail_fd, fd);
+    atomic_store(&fail_errno, error);
+    atomic_store(&fail_adds, times);
+}
+
+static void count_perform(void *info) {
+    int *fd = info;
+    char c;
+    RL_ASSERT_EQ_INT(read(fd[0], &c, 1), 1);
+    fd[2]++;
+}
+
+static int pipe_read_end(void *info) {
+    return ((int *)info)[0];
+}
+
+/* Before: the ADD failed, the source stayed in the mode (Contains said yes)
+   and was never watched: its data sat there and the run timed out. */
+static void source_added_while_the_set_is_full_is_not_added(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int p[3] = {-1, -1, 0};   /* read end, write end, performs */
+    RL_ASSERT_EQ_INT(pipe(p), 0);
+    RLRunLoopSourceRef s = rl_test_source1(0, pipe_read_end, count_perform, p);
+    fail_next_adds_of(p[0], ENOSPC, 1);
+    RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(atomic_load(&fail_adds), 0);
+    RL_ASSERT(!RLRunLoopContainsSource(rl, s, kRLRunLoopDefaultMode));
+    /* Room again: the same add works. */
+    RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
+    RL_ASSERT(RLRunLoopContainsSource(rl, s, kRLRunLoopDefaultMode));
+    RL_ASSERT_EQ_INT(write(p[1], "x", 1), 1);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(p[2], 1);
+    RLRunLoopSourceInvalidate(s);
+    RLRelease(s);
+}
+
+/* Before: a rebuilt set (one user fd was closed behind its source's back)
+   that could not take another source's fd back (ENOMEM) left that source
+   unwatched for good. Now it is registered again before the next wait. */
+static void registration_lost_in_a_rebuild_is_retried(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    int a[3] = {-1, -1, 0}, b[3] = {-1, -1, 0};
+    RL_ASSERT_EQ_INT(pipe(a), 0);
+    RL_ASSERT_EQ_INT(pipe(b), 0);
+    RLRunLoopSourceRef sa = rl_test_source1(0, pipe_read_end, count_perform, a);
+    RLRunLoopSourceRef sb = rl_test_source1(0, pipe_read_end, count_perform, b);
+    RLRunLoopAddSource(rl, sa, kRLRunLoopDefaultMode);
+    RLRunLoopAddSource(rl, sb, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    close(a[0]);                                            /* behind sa's back */
+    RLRunLoopRemoveSource(rl, sa, kRLRunLoopDefaultMode);   /* DEL fails: the set is rebuilt */
+    fail_next_adds_of(b[0], ENOMEM, 1);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(atomic_load(&fail_adds), 0);           /* the rebuild met the failure */
+    RL_ASSERT_EQ_INT(write(b[1], "x", 1), 1);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(b[2], 1);
+    RLRunLoopSourceInvalidate(sa);
+    RLRunLoopSourceInvalidate(sb);
+    RLRelease(sa);
+    RLRelease(sb);
+}
+
+static void count_fire(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (*(int *)info)++;
+}
+
+/* The timerfd cannot join the set (ENOMEM): the run's own timeout stands in
+   and the timer still fires; the next arm makes a timerfd again. */
+static void timerfd_that_cannot_join_the_set_is_retried(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    int fired = 0;
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0, count_fire, &fired);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    fail_next_adds_of(ANY_TIMERFD, ENOMEM, 1);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.3, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(atomic_load(&fail_adds), 0);
+    RL_ASSERT_EQ_INT(fired, 1);
+    RLRunLoopTimerRef t2 = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0, count_fire, &fired);
+    RLRunLoopAddTimer(rl, t2, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.3, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(fired, 2);
+    RL_ASSERT(rl_test_find_fd("anon_inode:[timerfd]") >= 0);
+    RLRelease(t);
+    RLRelease(t2);
+    RLRunLoopSourceInvalidate(keep);
+    RLRelease(keep);
+}
+
+int main(int argc, char **argv) {
+    static const rl_test tests[] = {
+        RL_TEST(source_added_while_the_set_is_full_is_not_added),
+        RL_TEST(registration_lost_in_a_rebuild_is_retried),
+        RL_TEST(timerfd_that_cannot_join_the_set_is_retried),
+    };
+    return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
+}
