@@ -146,6 +146,25 @@ static void replaced_wake_eventfd_aborts_naming_write(void) {
     RL_EXPECT_ABORT(wake_through_replaced_eventfd, "write", "the loop's wake eventfd", strerror(EBADF));
 }
 
+/* ---- a message port's eventfd ------------------------------------------- */
+
+static void ignore_message(RLMessagePortRef port, int32_t msgid, const void *bytes, size_t len, void *info) {
+    (void)port, (void)msgid, (void)bytes, (void)len, (void)info;
+}
+
+static void send_through_replaced_port_eventfd(void) {
+    RLMessagePortRef port = RLMessagePortCreate(ignore_message, NULL, 0);   /* before any loop: its eventfd only */
+    RL_ASSERT(port != NULL);
+    replace_with_dev_null(rl_test_find_fd(EVENTFD), O_RDONLY);
+    RLMessagePortSend(port, 1, NULL, 0);
+}
+
+/* Before: the write failed silently; the message sat in the queue and the
+   port's loop was never told. */
+static void replaced_message_port_eventfd_aborts_naming_write(void) {
+    RL_EXPECT_ABORT(send_through_replaced_port_eventfd, "write", "a message port's eventfd", strerror(EBADF));
+}
+
 /* ---- a user's descriptors are not the loop's ----------------------------- */
 
 /* A closed user descriptor fails epoll_ctl with EBADF too: that is the
@@ -204,6 +223,7 @@ int main(int argc, char **argv) {
         RL_TEST(registering_in_a_replaced_set_aborts_naming_epoll_ctl),
         RL_TEST(replaced_timerfd_aborts_naming_timerfd_settime),
         RL_TEST(replaced_wake_eventfd_aborts_naming_write),
+        RL_TEST(replaced_message_port_eventfd_aborts_naming_write),
         RL_TEST(closed_user_descriptor_is_not_fatal),
         RL_TEST(removing_a_closed_user_descriptor_is_not_fatal),
     };

@@ -473,16 +473,6 @@ char *rl_observer_copy_description(const rl_object *obj);
 char *rl_timer_copy_description(const rl_object *obj);
 char *rl_loop_copy_description(const rl_object *obj);
 
-/* A system call failed on one of the library's own kernel objects with an
-   errno that only a bug can cause (EBADF, EINVAL, EFAULT: the object was
-   closed or replaced behind the library's back, or the call is wrong):
-   prints the call, the object, its number and errno, and aborts. Resource
-   errors (ENOMEM, EMFILE...) never come here: see "Errors" in
-   docs/ARCHITECTURE.md. */
-_Noreturn void rl_fatal_errno(const char *call, const char *object, int fd, int error);
-/* True for the errno values above. */
-bool rl_errno_is_a_bug(int error);
-
 /* The loop's wait set (rl_wait.c); loop locked unless said otherwise. */
 bool rl_wait_set_open(RLRunLoopRef rl);          /* at creation: epoll set + wake eventfd */
 void rl_wait_set_close(RLRunLoopRef rl);

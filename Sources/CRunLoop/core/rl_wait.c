@@ -99,10 +99,6 @@ static inline uint64_t token_of(const rl_v1_reg *r, long index) {
 
 /* ---- errors -------------------------------------------------------------- */
 
-bool rl_errno_is_a_bug(int error) {
-    return error == EBADF || error == EINVAL || error == EFAULT;
-}
-
 _Noreturn void rl_fatal_errno(const char *call, const char *object, int fd, int error) {
     char reason[128];
     const char *text = strerror_r(error, reason, sizeof reason);   /* GNU: may return its own */
@@ -112,6 +108,20 @@ _Noreturn void rl_fatal_errno(const char *call, const char *object, int fd, int 
             call, object, fd, text, error);
     fflush(stderr);
     abort();
+}
+
+void rl_eventfd_signal(int fd, const char *object) {
+    uint64_t one = 1;
+    ssize_t n;
+    while ((n = write(fd, &one, sizeof one)) < 0 && errno == EINTR) {}
+    if (n < 0 && errno != EAGAIN) rl_fatal_errno("write", object, fd, errno);
+}
+
+void rl_eventfd_reset(int fd, const char *object) {
+    uint64_t value;
+    ssize_t n;
+    while ((n = read(fd, &value, sizeof value)) < 0 && errno == EINTR) {}
+    if (n < 0 && errno != EAGAIN) rl_fatal_errno("read", object, fd, errno);
 }
 
 static const char *const the_set = "the loop's epoll set";
@@ -406,11 +416,7 @@ void rl_wait_signal(RLRunLoopRef rl) {
     if (inherited(rl)) return;
     int fd = rl->wake_fd;
     if (fd < 0) return;
-    uint64_t one = 1;
-    ssize_t n;
-    while ((n = write(fd, &one, sizeof one)) < 0 && errno == EINTR) {}
-    /* EAGAIN: the counter is full, a wake-up is pending anyway. */
-    if (n < 0 && errno != EAGAIN) rl_fatal_errno("write", "the loop's wake eventfd", fd, errno);
+    rl_eventfd_signal(fd, "the loop's wake eventfd");
 }
 
 /* ---- the wait ------------------------------------------------------------ */

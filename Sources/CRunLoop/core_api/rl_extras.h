@@ -15,6 +15,22 @@
 #include "rl_object.h"
 #include "rl_time.h"
 
+/* A system call failed on one of the library's own kernel objects with an
+   errno that only a bug can cause (EBADF, EINVAL, EFAULT: the object was
+   closed or replaced behind the library's back, or the call is wrong):
+   prints the call, the object, its number and errno, and aborts. Resource
+   errors (ENOMEM, EMFILE...) never come here: see "Errors" in
+   docs/ARCHITECTURE.md. */
+_Noreturn void rl_fatal_errno(const char *call, const char *object, int fd, int error);
+
+/* Signals an eventfd the library owns (`object` names it for
+   rl_fatal_errno): retried on EINTR; a full counter (EAGAIN) is already
+   signalled; anything else is fatal. */
+void rl_eventfd_signal(int fd, const char *object);
+/* Resets an eventfd the library owns to zero: retried on EINTR; EAGAIN
+   (already zero) is fine; anything else is fatal. */
+void rl_eventfd_reset(int fd, const char *object);
+
 /* The calling thread's loop if it has one already; never makes one. */
 RLRunLoopRef rl_loop_current_if_made(void);
 

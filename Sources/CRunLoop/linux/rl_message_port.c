@@ -80,13 +80,11 @@ static void msg_free(message *m) {
 }
 
 static void efd_write(int fd) {
-    uint64_t one = 1;
-    while (write(fd, &one, sizeof one) < 0 && errno == EINTR) {}
+    rl_eventfd_signal(fd, "a message port's eventfd");
 }
 
 static void efd_drain(int fd) {
-    uint64_t v;
-    while (read(fd, &v, sizeof v) < 0 && errno == EINTR) {}
+    rl_eventfd_reset(fd, "a message port's eventfd");
 }
 
 /* False in a forked child: the eventfd and the queued messages are the
