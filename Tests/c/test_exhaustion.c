@@ -144,6 +144,38 @@ static void hang_monitor_create_without_fds_lives(void) {
     RLThreadRelease(th);
 }
 
+/* ---- no thread-specific key left ----------------------------------------- */
+
+/* The process used up its thread-specific keys (PTHREAD_KEYS_MAX) before
+   the library made its own, each holding a value on this thread. Before:
+   the key's creation failed unnoticed and the library read another key's
+   value as this thread's loop (a crash). Now no loop is current (NULL), and
+   one is made once a key is free. Runs on a second thread, so the main
+   loop (made without the key) is not what is asked for. */
+static void *get_current_without_keys(void *arg) {
+    (void)arg;
+    static pthread_key_t keys[4096];
+    int made = 0;
+    while (made < 4096 && pthread_key_create(&keys[made], NULL) == 0) {
+        pthread_setspecific(keys[made], (void *)(intptr_t)0x5a5a5a5a);
+        made++;
+    }
+    RL_ASSERT(made < 4096);
+    RL_ASSERT(RLRunLoopGetCurrent() == NULL);
+    pthread_key_delete(keys[--made]);
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RL_ASSERT(rl != NULL);
+    RL_ASSERT(RLRunLoopGetCurrent() == rl);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunFinished);
+    return NULL;
+}
+
+static void get_current_is_null_without_thread_keys_and_recovers(void) {
+    pthread_t th;
+    RL_ASSERT_EQ_INT(pthread_create(&th, NULL, get_current_without_keys, NULL), 0);
+    pthread_join(th, NULL);
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(get_current_is_null_without_fds_and_recovers),
@@ -151,6 +183,7 @@ int main(int argc, char **argv) {
         RL_TEST(perform_and_wait_from_a_thread_without_a_loop),
         RL_TEST(thread_start_fails_without_fds_and_recovers),
         RL_TEST(hang_monitor_create_without_fds_lives),
+        RL_TEST(get_current_is_null_without_thread_keys_and_recovers),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }

@@ -13,7 +13,8 @@
 #include "rl_main_queue.h"
 
 static pthread_key_t   current_loop_key;
-static pthread_once_t  current_loop_key_once = PTHREAD_ONCE_INIT;
+static atomic_bool     current_loop_key_made;
+static pthread_mutex_t current_loop_key_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic(RLRunLoopRef) main_loop;
 static pthread_t       main_thread;
 static bool            main_thread_known;
@@ -90,8 +91,17 @@ static void tear_down_loop(void *value) {
     if (!rl->is_main) RLRelease(rl);   /* the main loop lives as long as the process */
 }
 
-static void make_current_loop_key(void) {
-    pthread_key_create(&current_loop_key, tear_down_loop);
+/* False while the process has no thread-specific key left for the library
+   (EAGAIN, or ENOMEM): no loop can be current then, and the key is tried
+   again at the next call. */
+static bool have_current_loop_key(void) {
+    if (atomic_load_explicit(&current_loop_key_made, memory_order_acquire)) return true;
+    pthread_mutex_lock(&current_loop_key_lock);
+    bool made = atomic_load_explicit(&current_loop_key_made, memory_order_relaxed) ||
+                pthread_key_create(&current_loop_key, tear_down_loop) == 0;
+    atomic_store_explicit(&current_loop_key_made, made, memory_order_release);
+    pthread_mutex_unlock(&current_loop_key_lock);
+    return made;
 }
 
 /* The main loop is made on first use; a failure (no memory or descriptors)
@@ -114,12 +124,12 @@ RLRunLoopRef RLRunLoopGetMain(void) {
 }
 
 RLRunLoopRef rl_loop_current_if_made(void) {
-    pthread_once(&current_loop_key_once, make_current_loop_key);
-    return pthread_getspecific(current_loop_key);
+    return have_current_loop_key() ? pthread_getspecific(current_loop_key) : NULL;
 }
 
 RLRunLoopRef RLRunLoopGetCurrent(void) {
-    RLRunLoopRef rl = rl_loop_current_if_made();
+    if (!have_current_loop_key()) return NULL;   /* retried next call */
+    RLRunLoopRef rl = pthread_getspecific(current_loop_key);
     if (rl) return rl;
     bool is_main = main_thread_known ? pthread_equal(pthread_self(), main_thread) : rl_on_process_main_thread();
     if (is_main) {

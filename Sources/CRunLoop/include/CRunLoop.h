@@ -127,8 +127,8 @@ typedef enum {
    thread). Another thread that may use it after this thread exits must
    RLRetain it first; the object then outlives the thread, and adds, queued
    work and runs on it are ignored once the thread has exited.
-   NULL when the loop cannot be made (out of memory or file descriptors; CF
-   would crash): every function here accepts a NULL loop, and the run
+   NULL when the loop cannot be made (out of memory, file descriptors or,
+   before the first loop, thread-specific keys; CF would crash): every function here accepts a NULL loop, and the run
    functions then return kRLRunLoopRunFinished at once. A later call tries
    again. */
 RLRunLoopRef       RLRunLoopGetCurrent(void);
