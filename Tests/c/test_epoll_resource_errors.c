@@ -8,33 +8,42 @@
  * library's.
  */
 #include <CRunLoop.h>
+#include <CRunLoopEmbed.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/epoll.h>
 #include "rltest.h"
 
 #define ANY_TIMERFD (-2)
+#define ANY_EPOLL_SET (-3)
 
 static atomic_int fail_adds;          /* how many ADDs of fail_fd still fail */
 static atomic_int fail_fd = -1;       /* a number, or ANY_TIMERFD */
 static atomic_int fail_errno;
 
-static bool is_timerfd(int fd) {
+static bool is_kind(int fd, const char *kind) {
     char path[64], link[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     ssize_t n = readlink(path, link, sizeof link - 1);
     if (n < 0) return false;
     link[n] = '\0';
-    return strcmp(link, "anon_inode:[timerfd]") == 0;
+    return strcmp(link, kind) == 0;
+}
+
+static bool matches(int want, int fd) {
+    if (want == ANY_TIMERFD) return is_kind(fd, "anon_inode:[timerfd]");
+    if (want == ANY_EPOLL_SET) return is_kind(fd, "anon_inode:[eventpoll]");
+    return want == fd;
 }
 
 static bool injected_failure(int op, int fd) {
     if (op != EPOLL_CTL_ADD || atomic_load(&fail_adds) <= 0) return false;
     int want = atomic_load(&fail_fd);
-    if (want == ANY_TIMERFD ? !is_timerfd(fd) : want != fd) return false;
+    if (!matches(want, fd)) return false;
     return atomic_fetch_sub(&fail_adds, 1) > 0;
 }
 
@@ -141,11 +150,54 @@ static void timerfd_that_cannot_join_the_set_is_retried(void) {
     RLRelease(keep);
 }
 
+/* The loop's wait set could not join the embedding descriptor (ENOMEM).
+   Before: nothing tried again, so the host's descriptor never became
+   readable, and a host sleeping on it with Prepare's timeout (-1: no timer)
+   slept through the work another thread sent. Now Prepare joins it again
+   (and, while it cannot, caps the host's timeout). */
+typedef struct {
+    RLRunLoopRef rl;
+    RLRunLoopSourceRef source;
+} waker;
+
+static void *signal_when_host_sleeps(void *arg) {
+    waker *w = arg;
+    rl_test_wait_sleeping(w->rl, 10);
+    RLRunLoopSourceSignal(w->source);
+    RLRunLoopWakeUp(w->rl);
+    return NULL;
+}
+
+static void embedding_set_that_could_not_be_joined_is_retried(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    waker w = {rl, rl_test_keep_mode(rl, kRLRunLoopDefaultMode)};
+    fail_next_adds_of(ANY_EPOLL_SET, ENOMEM, 1);
+    int fd = RLRunLoopEmbedGetFD(rl);
+    RL_ASSERT(fd >= 0);
+    RL_ASSERT_EQ_INT(atomic_load(&fail_adds), 0);
+    int timeout = 0;
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, kRLRunLoopDefaultMode, &timeout));
+    pthread_t th;
+    pthread_create(&th, NULL, signal_when_host_sleeps, &w);
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int ready = 0;
+    for (double end = rl_test_now() + 5; !ready && rl_test_now() < end;) {
+        ready = poll(&p, 1, timeout < 0 || timeout > 5000 ? 5000 : timeout);
+        if (!ready) RLRunLoopEmbedPrepare(rl, kRLRunLoopDefaultMode, &timeout);
+    }
+    RL_ASSERT_EQ_INT(ready, 1);
+    pthread_join(th, NULL);
+    RLRunLoopEmbedCancel(rl);
+    RLRunLoopSourceInvalidate(w.source);
+    RLRelease(w.source);
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(source_added_while_the_set_is_full_is_not_added),
         RL_TEST(registration_lost_in_a_rebuild_is_retried),
         RL_TEST(timerfd_that_cannot_join_the_set_is_retried),
+        RL_TEST(embedding_set_that_could_not_be_joined_is_retried),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }

@@ -102,6 +102,7 @@ bool RLRunLoopEmbedPrepare(RLRunLoopRef rl, RLRunLoopMode mode, int *timeout_ms)
         return false;
     }
     rl_wait_prepare(rl, m);   /* arms m's sources; remakes what must be */
+    rl_embed_attach(rl);      /* if it could not join before */
     rl->embed_mode = m;
     rl->embed_waiting = true;
     int64_t deadline = timers_deadline(m);
@@ -128,7 +129,9 @@ bool RLRunLoopEmbedPrepare(RLRunLoopRef rl, RLRunLoopMode mode, int *timeout_ms)
         }
     }
     int timeout = work ? 0 : timeout_ms_until(deadline, now);
-    if (rl->epoll_fd < 0 && (timeout < 0 || timeout > 10)) timeout = 10;   /* no set to sleep on */
+    /* No set to sleep on, or none in the host's descriptor: poll. */
+    bool in_host_fd = rl->embed_fd < 0 || rl->embed_attached;
+    if ((rl->epoll_fd < 0 || !in_host_fd) && (timeout < 0 || timeout > 10)) timeout = 10;
     rl_loop_unlock(rl);
     if (timeout_ms) *timeout_ms = timeout;
     return work;

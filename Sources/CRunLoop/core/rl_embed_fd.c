@@ -4,9 +4,10 @@
  * made, closed, remade or inherited by a forked child, so the host's
  * descriptor keeps watching whichever wait set the loop has; the modes ask
  * whether a host sleeps on it. Loop locked; nothing here calls back into the
- * core.
+ * core (a broken set ends in rl_fatal.c, a leaf).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/epoll.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 
 void rl_embed_init(RLRunLoopRef rl) {
     rl->embed_fd = -1;
+    rl->embed_attached = false;
     rl->embed_mode = NULL;
     rl->embed_waiting = false;
 }
@@ -23,20 +25,35 @@ void rl_embed_close(RLRunLoopRef rl) {
     rl->embed_fd = -1;
 }
 
+/* The wait set is about to be closed: errors do not matter (closing it
+   removes it from the embedding set anyway, unless a fork shares it). */
 void rl_embed_detach(RLRunLoopRef rl) {
     if (rl->embed_fd >= 0 && rl->epoll_fd >= 0) epoll_ctl(rl->embed_fd, EPOLL_CTL_DEL, rl->epoll_fd, NULL);
+    rl->embed_attached = false;
 }
 
+/* Out of memory or room, the wait set stays out of the embedding set and
+   Prepare tries again (capping the host's timeout meanwhile). Any other
+   failure means one of the two sets is broken. */
 void rl_embed_attach(RLRunLoopRef rl) {
-    if (rl->embed_fd < 0 || rl->epoll_fd < 0) return;
+    if (rl->embed_fd < 0 || rl->epoll_fd < 0 || rl->embed_attached) return;
     struct epoll_event ev = {.events = EPOLLIN, .data.fd = rl->epoll_fd};
-    epoll_ctl(rl->embed_fd, EPOLL_CTL_ADD, rl->epoll_fd, &ev);
+    if (epoll_ctl(rl->embed_fd, EPOLL_CTL_ADD, rl->epoll_fd, &ev) == 0 || errno == EEXIST) {
+        rl->embed_attached = true;
+        return;
+    }
+    int error = errno;
+    if (error == ENOMEM || error == ENOSPC) return;
+    if (fcntl(rl->embed_fd, F_GETFD) < 0 || error == EINVAL)
+        rl_fatal_errno("epoll_ctl(ADD)", "the loop's embedding set", rl->embed_fd, error);
+    rl_fatal_errno("epoll_ctl(ADD)", "the loop's epoll set", rl->epoll_fd, error);
 }
 
 /* In a forked child, before the wait set is remade: a new embedding set,
    moved to the inherited number (dup3 closes the child's reference to the
    parent's set without touching it). */
 void rl_embed_after_fork(RLRunLoopRef rl) {
+    rl->embed_attached = false;   /* the new set is empty */
     if (rl->embed_fd < 0) return;
     int fresh = epoll_create1(EPOLL_CLOEXEC);
     if (fresh < 0 || dup3(fresh, rl->embed_fd, O_CLOEXEC) < 0) {

@@ -240,6 +240,7 @@ struct __RLRunLoop {
     rl_ptr_array     signalled;          /* links taken from the inbox, kept while their source is signalled */
     size_t           signal_links;       /* links of this loop: `signalled` has room for all of them */
     int              embed_fd;           /* the embedding descriptor (rl_embed.c); -1 until asked for */
+    bool             embed_attached;     /* epoll_fd is in embed_fd (not: out of memory; retried) */
     rl_mode         *embed_mode;         /* the mode a host last prepared for */
     bool             embed_waiting;      /* a host sleeps on embed_fd for embed_mode */
 };

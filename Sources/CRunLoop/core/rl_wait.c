@@ -97,32 +97,7 @@ static inline uint64_t token_of(const rl_v1_reg *r, long index) {
     return ((uint64_t)r->generation << 32) | (uint64_t)index;
 }
 
-/* ---- errors -------------------------------------------------------------- */
-
-_Noreturn void rl_fatal_errno(const char *call, const char *object, int fd, int error) {
-    char reason[128];
-    const char *text = strerror_r(error, reason, sizeof reason);   /* GNU: may return its own */
-    fprintf(stderr,
-            "CRunLoop: fatal: %s on %s (fd %d) failed: %s (errno %d). "
-            "The library's own descriptor was closed or replaced behind its back.\n",
-            call, object, fd, text, error);
-    fflush(stderr);
-    abort();
-}
-
-void rl_eventfd_signal(int fd, const char *object) {
-    uint64_t one = 1;
-    ssize_t n;
-    while ((n = write(fd, &one, sizeof one)) < 0 && errno == EINTR) {}
-    if (n < 0 && errno != EAGAIN) rl_fatal_errno("write", object, fd, errno);
-}
-
-void rl_eventfd_reset(int fd, const char *object) {
-    uint64_t value;
-    ssize_t n;
-    while ((n = read(fd, &value, sizeof value)) < 0 && errno == EINTR) {}
-    if (n < 0 && errno != EAGAIN) rl_fatal_errno("read", object, fd, errno);
-}
+/* ---- errors (the policy: rl_fatal.c) ------------------------------------ */
 
 static const char *const the_set = "the loop's epoll set";
 

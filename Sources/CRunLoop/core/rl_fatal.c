@@ -1,0 +1,43 @@
+/*
+ * rl_fatal.c: the library's error policy in code (docs/ARCHITECTURE.md,
+ * "Errors"). A system call failing on one of the library's own kernel
+ * objects with an errno only a bug can cause (EBADF, EINVAL, EFAULT: the
+ * object was closed or replaced behind its back, or the call is wrong)
+ * ends the process with one line that names the call, the object, its
+ * number and errno: carrying on would spin, lose wake-ups or drop timers.
+ * Resource errors never come here; each caller documents how it does
+ * without. A leaf: calls nothing else of the library.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "rl_internal.h"
+
+_Noreturn void rl_fatal_errno(const char *call, const char *object, int fd, int error) {
+    char reason[128];
+    const char *text = strerror_r(error, reason, sizeof reason);   /* GNU: may return its own */
+    fprintf(stderr,
+            "CRunLoop: fatal: %s on %s (fd %d) failed: %s (errno %d). "
+            "The library's own descriptor was closed or replaced behind its back.\n",
+            call, object, fd, text, error);
+    fflush(stderr);
+    abort();
+}
+
+void rl_eventfd_signal(int fd, const char *object) {
+    uint64_t one = 1;
+    ssize_t n;
+    while ((n = write(fd, &one, sizeof one)) < 0 && errno == EINTR) {}
+    if (n < 0 && errno != EAGAIN) rl_fatal_errno("write", object, fd, errno);
+}
+
+void rl_eventfd_reset(int fd, const char *object) {
+    uint64_t value;
+    ssize_t n;
+    while ((n = read(fd, &value, sizeof value)) < 0 && errno == EINTR) {}
+    if (n < 0 && errno != EAGAIN) rl_fatal_errno("read", object, fd, errno);
+}
