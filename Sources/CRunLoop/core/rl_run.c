@@ -6,7 +6,8 @@
  * polls, BeforeWaiting, the sleep, AfterWaiting; then the timers, version-1
  * sources and wake-ups that ended the sleep; blocks; the exit checks.
  * Invariants: the loop's lock is held everywhere here except inside the wait
- * and the callouts; `current_run` always names the innermost active run.
+ * (rl_wait.c) and the callouts; `current_run` always names the innermost
+ * active run.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -33,131 +34,22 @@ static void set_deadline(rl_run *run, RLTimeInterval seconds) {
     }
 }
 
-static bool has_wake_event(const struct epoll_event *events, int n) {
-    for (int i = 0; i < n; i++)
-        if (events[i].data.u64 == RL_EVENT_WAKE) return true;
-    return false;
-}
-
-/* Only the wake eventfd's edge, and no wake-up pending: an edge written for
-   a sleep that already ended for another reason (the waker saw `sleeping`
-   just before the loop woke). The wake-up it carried was for that sleep. */
-static bool only_stale_wake(RLRunLoopRef rl, const struct epoll_event *events, int n) {
-    for (int i = 0; i < n; i++)
-        if (events[i].data.u64 != RL_EVENT_WAKE && events[i].data.u64 != RL_EVENT_DISARMED) return false;
-    return !atomic_load(&rl->wake_pending);
-}
-
-/* epoll_wait's timeout for `deadline`, rounded up (never early). */
-static int timeout_ms_until(int64_t deadline) {
-    if (deadline == RL_NEVER) return -1;
-    int64_t left = deadline - rl_mono_now();
-    if (left <= 0) return 0;
-    int64_t ms = (left + 999999) / 1000000;
-    return ms > 1000000000 ? 1000000000 : (int)ms;
-}
-
-/* The sleep (or the poll) itself, unlocked. `deadline` is RL_NEVER when the
-   timerfd ends it. Neither a signal (EINTR) nor a stale wake-up ends it: CF's
-   wait is not interrupted by signals, so it is resumed for what is left. */
-static int sleep_until_event(RLRunLoopRef rl, wait_result *out, bool poll, int64_t deadline) {
-    for (;;) {
-        int timeout = poll ? 0 : timeout_ms_until(deadline);
-        int n = rl_wait_events(rl, out->events, MAX_EVENTS, timeout);
-        if (n > 0 && !poll && only_stale_wake(rl, out->events, n)) continue;
-        if (n >= 0) return n;   /* else EINTR: any other failure was fatal */
-    }
-}
-
-/* Adaptive spinning: a loop whose last sleep was ended by a wake-up within
-   a few microseconds (a conversation with another thread) first waits a
-   little awake, with `sleeping` off, so the answer costs neither thread a
-   system call nor a context switch. Loops that sleep longer never spin, so
-   an idle or timer-driven loop costs nothing more; a single CPU never spins. */
-#define SPIN_IF_LAST_SLEEP_NS  50000
-#define SPIN_FOR_NS            20000
-
-static bool spin_for_wake_up(RLRunLoopRef rl, int64_t deadline) {
-    int64_t start = rl_mono_now();
-    int64_t until = start + SPIN_FOR_NS < deadline ? start + SPIN_FOR_NS : deadline;
-    for (unsigned i = 1;; i++) {
-        if (atomic_load_explicit(&rl->wake_pending, memory_order_acquire)) return true;
-        if ((i & 63) == 0 && rl_mono_now() >= until) return false;
-        rl_cpu_relax();
-    }
-}
-
-/* A spin that is not answered (the other thread did not get a CPU: an
-   oversubscribed machine, or threads sharing one CPU) burned its time for
-   nothing and took that CPU from the threads that needed it. Each failure
-   doubles the number of short sleeps taken without spinning before the next
-   try (up to SPIN_BACKOFF_MAX); an answered spin resets it. */
-#define SPIN_BACKOFF_MAX 1024
-
-static bool should_spin(RLRunLoopRef rl) {
-    if (!rl->multiprocessor || rl->last_sleep_ns >= SPIN_IF_LAST_SLEEP_NS) return false;
-    if (rl->spin_skips_left > 0) {
-        rl->spin_skips_left--;
-        return false;
-    }
-    return true;
-}
-
-static void note_spin_result(RLRunLoopRef rl, bool answered) {
-    if (answered) {
-        rl->spin_backoff = 0;
-        return;
-    }
-    rl->spin_backoff = rl->spin_backoff ? rl->spin_backoff * 2 : 1;
-    if (rl->spin_backoff > SPIN_BACKOFF_MAX) rl->spin_backoff = SPIN_BACKOFF_MAX;
-    rl->spin_skips_left = rl->spin_backoff;
-}
-
 /* __CFRunLoopServiceMachPort: sleeps (or polls) on the loop's epoll set, with
-   the mode's version-1 sources armed.
-   Returns with `sleeping` off and pending wake-ups consumed (CF's
-   SetIgnoreWakeUps: the next pass re-scans everything anyway). */
+   the mode's version-1 sources armed, until the mode's next deadline (the
+   handshake with wakers, the spin and the sleep are rl_wait.c's). */
 static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, wait_result *out) {
     /* A deadline that already passed (a loop behind a dense run of timers)
        needs no timer programming and no sleep: poll, and fire it next. */
     int64_t deadline = rl_mode_next_deadline(m);
     if (!poll && deadline <= rl_mono_now()) poll = true;
-    if (!poll && should_spin(rl)) {
-        rl_loop_unlock(rl);
-        bool woken = spin_for_wake_up(rl, deadline);
-        rl_loop_relock(rl);
-        note_spin_result(rl, woken);
-        /* Woken: poll the fds once, then run the pass. Not woken: the
-           conversation is over; sleep, and do not spin again until a sleep
-           is short once more. Other threads may have changed the timers
-           while the lock was free. */
-        if (woken) poll = true;
-        else rl->last_sleep_ns = RL_NEVER;
+    rl_spin_result spin = poll ? RL_SPIN_SKIPPED : rl_wait_spin(rl, deadline);
+    if (spin != RL_SPIN_SKIPPED) {
+        /* Answered: poll the fds once, then run the pass. Either way other
+           threads may have changed the timers while the lock was free. */
+        if (spin == RL_SPIN_ANSWERED) poll = true;
         deadline = rl_mode_next_deadline(m);
     }
-    rl_wait_prepare(rl, m);
-    if (rl->ready_regs) poll = true;   /* a source is always ready (poll()'s answer for its fd) */
-    int64_t timeout_deadline = RL_NEVER;   /* the timerfd ends the sleep */
-    if (!poll) {
-        if (!rl_mode_arm(m, deadline)) timeout_deadline = deadline;
-        atomic_store(&rl->sleeping, true);
-        if (atomic_load(&rl->wake_pending)) {
-            poll = true;
-            atomic_store(&rl->sleeping, false);
-        }
-    }
-    rl_loop_unlock(rl);
-    int64_t slept_at = poll ? 0 : rl_mono_now();
-    int n = sleep_until_event(rl, out, poll, timeout_deadline);
-    int64_t woke_at = poll ? 0 : rl_mono_now();
-    rl_loop_relock(rl);
-    atomic_store(&rl->sleeping, false);
-    bool woken = atomic_exchange(&rl->wake_pending, false) && has_wake_event(out->events, n);
-    if (!poll) rl->last_sleep_ns = woken ? woke_at - slept_at : RL_NEVER;
-    n = rl_wait_add_ready(rl, m, out->events, n, MAX_EVENTS);
-    out->count = n;
-    for (int i = 0; i < n; i++)
-        if (out->events[i].data.u64 == RL_EVENT_TIMER) rl->armed_ns = RL_NEVER;   /* it expired */
+    out->count = rl_wait_sleep(rl, m, poll, deadline, out->events, MAX_EVENTS);
 }
 
 /* The version-1 sources that ended the sleep. With returnAfterSourceHandled

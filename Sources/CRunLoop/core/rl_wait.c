@@ -1,5 +1,8 @@
 /*
- * rl_wait.c: the loop's wait set, Mach ports' stand-ins.
+ * rl_wait.c: the loop's wait set, Mach ports' stand-ins, and the whole
+ * sleep/wake handshake: RLRunLoopWakeUp and RLRunLoopIsWaiting, the spin
+ * before a sleep, and the sleep itself, the library's only blocking
+ * epoll_wait (the end of this file). The run computes the deadline.
  *
  * One epoll set per loop (not per mode) holds:
  * - the wake eventfd, edge-triggered: each write is one edge, so the loop
@@ -593,4 +596,125 @@ void RLRunLoopWakeUp(RLRunLoopRef rl) {
 
 bool RLRunLoopIsWaiting(RLRunLoopRef rl) {
     return rl && atomic_load(&rl->sleeping);
+}
+
+/* ---- the loop's sleep (its thread, locked on entry and exit) -------------- */
+
+static bool has_wake_event(const struct epoll_event *events, int n) {
+    for (int i = 0; i < n; i++)
+        if (events[i].data.u64 == RL_EVENT_WAKE) return true;
+    return false;
+}
+
+/* Only the wake eventfd's edge, and no wake-up pending: an edge written for
+   a sleep that already ended for another reason (the waker saw `sleeping`
+   just before the loop woke). The wake-up it carried was for that sleep. */
+static bool only_stale_wake(RLRunLoopRef rl, const struct epoll_event *events, int n) {
+    for (int i = 0; i < n; i++)
+        if (events[i].data.u64 != RL_EVENT_WAKE && events[i].data.u64 != RL_EVENT_DISARMED) return false;
+    return !atomic_load(&rl->wake_pending);
+}
+
+/* epoll_wait's timeout for `deadline`, rounded up (never early). */
+static int timeout_ms_until(int64_t deadline) {
+    if (deadline == RL_NEVER) return -1;
+    int64_t left = deadline - rl_mono_now();
+    if (left <= 0) return 0;
+    int64_t ms = (left + 999999) / 1000000;
+    return ms > 1000000000 ? 1000000000 : (int)ms;
+}
+
+/* The sleep (or the poll) itself, unlocked. `deadline` is RL_NEVER when the
+   timerfd ends it. Neither a signal (EINTR) nor a stale wake-up ends it: CF's
+   wait is not interrupted by signals, so it is resumed for what is left. */
+static int sleep_until_event(RLRunLoopRef rl, struct epoll_event *events, int max, bool poll, int64_t deadline) {
+    for (;;) {
+        int timeout = poll ? 0 : timeout_ms_until(deadline);
+        int n = rl_wait_events(rl, events, max, timeout);
+        if (n > 0 && !poll && only_stale_wake(rl, events, n)) continue;
+        if (n >= 0) return n;   /* else EINTR: any other failure was fatal */
+    }
+}
+
+/* Adaptive spinning: a loop whose last sleep was ended by a wake-up within
+   a few microseconds (a conversation with another thread) first waits a
+   little awake, with `sleeping` off, so the answer costs neither thread a
+   system call nor a context switch. Loops that sleep longer never spin, so
+   an idle or timer-driven loop costs nothing more; a single CPU never spins. */
+#define SPIN_IF_LAST_SLEEP_NS  50000
+#define SPIN_FOR_NS            20000
+
+static bool spin_for_wake_up(RLRunLoopRef rl, int64_t deadline) {
+    int64_t start = rl_mono_now();
+    int64_t until = start + SPIN_FOR_NS < deadline ? start + SPIN_FOR_NS : deadline;
+    for (unsigned i = 1;; i++) {
+        if (atomic_load_explicit(&rl->wake_pending, memory_order_acquire)) return true;
+        if ((i & 63) == 0 && rl_mono_now() >= until) return false;
+        rl_cpu_relax();
+    }
+}
+
+/* A spin that is not answered (the other thread did not get a CPU: an
+   oversubscribed machine, or threads sharing one CPU) burned its time for
+   nothing and took that CPU from the threads that needed it. Each failure
+   doubles the number of short sleeps taken without spinning before the next
+   try (up to SPIN_BACKOFF_MAX); an answered spin resets it. */
+#define SPIN_BACKOFF_MAX 1024
+
+static bool should_spin(RLRunLoopRef rl) {
+    if (!rl->multiprocessor || rl->last_sleep_ns >= SPIN_IF_LAST_SLEEP_NS) return false;
+    if (rl->spin_skips_left > 0) {
+        rl->spin_skips_left--;
+        return false;
+    }
+    return true;
+}
+
+static void note_spin_result(RLRunLoopRef rl, bool answered) {
+    if (answered) {
+        rl->spin_backoff = 0;
+        return;
+    }
+    rl->spin_backoff = rl->spin_backoff ? rl->spin_backoff * 2 : 1;
+    if (rl->spin_backoff > SPIN_BACKOFF_MAX) rl->spin_backoff = SPIN_BACKOFF_MAX;
+    rl->spin_skips_left = rl->spin_backoff;
+}
+
+rl_spin_result rl_wait_spin(RLRunLoopRef rl, int64_t deadline) {
+    if (!should_spin(rl)) return RL_SPIN_SKIPPED;
+    rl_loop_unlock(rl);
+    bool woken = spin_for_wake_up(rl, deadline);
+    rl_loop_relock(rl);
+    note_spin_result(rl, woken);
+    if (woken) return RL_SPIN_ANSWERED;
+    /* The conversation is over: sleep, and do not spin again until a sleep
+       is short once more. */
+    rl->last_sleep_ns = RL_NEVER;
+    return RL_SPIN_UNANSWERED;
+}
+
+int rl_wait_sleep(RLRunLoopRef rl, rl_mode *m, bool poll, int64_t deadline, struct epoll_event *events, int max) {
+    rl_wait_prepare(rl, m);
+    if (rl->ready_regs) poll = true;   /* a source is always ready (poll()'s answer for its fd) */
+    int64_t timeout_deadline = RL_NEVER;   /* the timerfd ends the sleep */
+    if (!poll) {
+        if (!rl_wait_arm_timer(rl, deadline)) timeout_deadline = deadline;
+        atomic_store(&rl->sleeping, true);
+        if (atomic_load(&rl->wake_pending)) {
+            poll = true;
+            atomic_store(&rl->sleeping, false);
+        }
+    }
+    rl_loop_unlock(rl);
+    int64_t slept_at = poll ? 0 : rl_mono_now();
+    int n = sleep_until_event(rl, events, max, poll, timeout_deadline);
+    int64_t woke_at = poll ? 0 : rl_mono_now();
+    rl_loop_relock(rl);
+    atomic_store(&rl->sleeping, false);
+    bool woken = atomic_exchange(&rl->wake_pending, false) && has_wake_event(events, n);
+    if (!poll) rl->last_sleep_ns = woken ? woke_at - slept_at : RL_NEVER;
+    n = rl_wait_add_ready(rl, m, events, n, max);
+    for (int i = 0; i < n; i++)
+        if (events[i].data.u64 == RL_EVENT_TIMER) rl->armed_ns = RL_NEVER;   /* it expired */
+    return n;
 }
