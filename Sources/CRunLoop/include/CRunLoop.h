@@ -282,7 +282,9 @@ RLIndex RLRunLoopSourceGetOrder(RLRunLoopSourceRef source);           /* 0 for N
 void    RLRunLoopSourceInvalidate(RLRunLoopSourceRef source);
 bool    RLRunLoopSourceIsValid(RLRunLoopSourceRef source);            /* false for NULL */
 /* Marks a version-0 source ready to perform; it does not wake the loop.
-   Ignored for NULL, invalid or version-1 sources. */
+   Any thread; it never allocates. A pass looks at the signalled sources
+   only, so its cost does not grow with the sources added (CF checks every
+   source of the mode). Ignored for NULL, invalid or version-1 sources. */
 void    RLRunLoopSourceSignal(RLRunLoopSourceRef source);
 /* Copies the source's context (a RLRunLoopSourceContext1 for version 1; the
    caller passes storage large enough for it). NULL arguments: ignored. */
