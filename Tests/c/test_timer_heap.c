@@ -7,8 +7,37 @@
  * broken sift or position table fails at the step that broke it. Deadlines
  * come from a small range, so ties (ordered by sequence) are common.
  */
+#include <errno.h>
+#include <stdatomic.h>
 #include "../../Sources/CRunLoop/core/rl_timer_heap.h"
 #include "rltest.h"
+
+/* realloc, replaced so a test can refuse growth (not under a sanitizer,
+   which owns the allocator; under valgrind the replacement is not called,
+   and the test says it skipped). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define HEAP_INTERPOSE 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define HEAP_INTERPOSE 0
+#endif
+#endif
+#ifndef HEAP_INTERPOSE
+#define HEAP_INTERPOSE 1
+#endif
+static _Atomic int refuse_growth;
+static _Atomic long refused;
+#if HEAP_INTERPOSE
+extern void *__libc_realloc(void *p, size_t size);
+void *realloc(void *p, size_t size) {
+    if (size && atomic_load(&refuse_growth)) {
+        atomic_fetch_add(&refused, 1);
+        errno = ENOMEM;
+        return NULL;
+    }
+    return __libc_realloc(p, size);
+}
+#endif
 
 #define MAX_LIVE 600
 
@@ -220,6 +249,53 @@ static void handles_are_reused_and_stay_distinct(void) {
     rl_heap_free(&h);
 }
 
+/* Out of memory for more keys, collecting keeps the earliest due entries
+   that fit, in order, and says the list is partial; the heap is untouched. */
+static void collecting_without_memory_keeps_the_earliest_in_order(void) {
+    enum { N = 300, ROOM = 16 };
+    rl_timer_heap h = {0};
+    rl_heap_key_buffer keys = {0};
+    static int items[N];
+    model_item all[N];
+    uint64_t rng = 12345;
+    for (int i = 0; i < N; i++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        all[i] = (model_item){i, (int64_t)(rng >> 58), (uint64_t)i + 1, 0};   /* deadlines 0..63: ties */
+        all[i].handle = rl_heap_insert(&h, &items[i], all[i].deadline, all[i].sequence);
+        RL_ASSERT_NE_INT(all[i].handle, RL_HEAP_NO_HANDLE);
+    }
+    RL_ASSERT(rl_heap_key_buffer_reserve(&keys, ROOM));
+    atomic_store(&refuse_growth, 1);
+    bool complete = rl_heap_collect_due(&h, 40, &keys);
+    atomic_store(&refuse_growth, 0);
+    if (atomic_load(&refused) == 0) {
+        printf("  (skipped: realloc is not ours here, growth cannot be refused)\n");
+        rl_heap_key_buffer_free(&keys);
+        rl_heap_free(&h);
+        return;
+    }
+    RL_ASSERT(!complete);
+    RL_ASSERT_EQ_INT(keys.count, ROOM);
+    /* The model: the due entries sorted by key, the first ROOM of them. */
+    for (int i = 1; i < N; i++)
+        for (int j = i; j > 0 && model_before(&all[j], &all[j - 1]); j--) {
+            model_item t = all[j];
+            all[j] = all[j - 1];
+            all[j - 1] = t;
+        }
+    for (int i = 0; i < ROOM; i++) {
+        RL_ASSERT(all[i].deadline <= 40);
+        RL_ASSERT_EQ_INT(keys.items[i].handle, all[i].handle);
+        RL_ASSERT_EQ_INT(keys.items[i].sequence, all[i].sequence);
+    }
+    rl_heap_verify(&h);
+    RL_ASSERT_EQ_INT(rl_heap_count(&h), N);
+    RL_ASSERT(rl_heap_collect_due(&h, 40, &keys));   /* with memory: all of them */
+    RL_ASSERT_GE_INT(keys.count, ROOM + 1);
+    rl_heap_key_buffer_free(&keys);
+    rl_heap_free(&h);
+}
+
 /* The verifier itself: each kind of damage is reported. */
 static void the_verifier_reports_a_broken_heap(void) {
     rl_timer_heap h = {0};
@@ -265,6 +341,7 @@ int main(int argc, char **argv) {
         RL_TEST(many_ties_come_out_in_sequence_order),
         RL_TEST(distinct_deadlines_over_a_wide_range),
         RL_TEST(handles_are_reused_and_stay_distinct),
+        RL_TEST(collecting_without_memory_keeps_the_earliest_in_order),
         RL_TEST(the_verifier_reports_a_broken_heap),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
