@@ -129,9 +129,10 @@ bool RLRunLoopEmbedPrepare(RLRunLoopRef rl, RLRunLoopMode mode, int *timeout_ms)
         }
     }
     int timeout = work ? 0 : timeout_ms_until(deadline, now);
-    /* No set to sleep on, or none in the host's descriptor: poll. */
+    /* No set to sleep on, none in the host's descriptor, or no wake
+       eventfd to end the sleep: poll. */
     bool in_host_fd = rl->embed_fd < 0 || rl->embed_attached;
-    if ((rl->epoll_fd < 0 || !in_host_fd) && (timeout < 0 || timeout > 10)) timeout = 10;
+    if ((rl->epoll_fd < 0 || !in_host_fd || rl->wake_fd < 0) && (timeout < 0 || timeout > 10)) timeout = 10;
     rl_loop_unlock(rl);
     if (timeout_ms) *timeout_ms = timeout;
     return work;

@@ -410,6 +410,9 @@ static int sleep_without_a_set(RLRunLoopRef rl, int timeout_ms) {
 
 int rl_wait_events(RLRunLoopRef rl, struct epoll_event *events, int max, int timeout_ms) {
     if (rl->epoll_fd < 0) return sleep_without_a_set(rl, timeout_ms);
+    /* Without a wake eventfd (none could be made) no wake-up can end the
+       sleep: sleep in slices, and try to make one before the next. */
+    if (rl->wake_fd < 0 && (timeout_ms < 0 || timeout_ms > 10)) timeout_ms = 10;
     int n = epoll_wait(rl->epoll_fd, events, max, timeout_ms);
     if (n < 0 && errno != EINTR) rl_fatal_errno("epoll_wait", the_set, rl->epoll_fd, errno);
     return n;

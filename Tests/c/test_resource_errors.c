@@ -1,11 +1,12 @@
 /*
- * test_epoll_resource_errors.c: epoll_ctl running out of memory or room
- * (ENOMEM, ENOSPC: the per-user limit of watched descriptors) while the loop
- * registers a descriptor. Those are resource errors: the loop must never
- * abort for them, and must never leave a descriptor unwatched for good. This
- * program defines its own epoll_ctl, which the library (linked statically)
- * calls: it fails chosen ADDs once and forwards everything else to the C
- * library's.
+ * test_resource_errors.c: kernel calls running out of memory or room where
+ * no natural exhaustion reaches them: epoll_ctl (ENOMEM, ENOSPC: the
+ * per-user limit of watched descriptors) while the loop registers a
+ * descriptor, eventfd (EMFILE) while a forked child remakes its loop. Those
+ * are resource errors: the loop must never abort for them, and never be
+ * left broken for good. This program defines its own epoll_ctl and eventfd,
+ * which the library (linked statically) calls: they fail chosen calls and
+ * forward everything else to the C library's.
  */
 #include <CRunLoop.h>
 #include <CRunLoopEmbed.h>
@@ -16,6 +17,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include "rltest.h"
 
 #define ANY_TIMERFD (-2)
@@ -55,6 +57,18 @@ int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event) {
         return -1;
     }
     return real(epfd, op, fd, event);
+}
+
+static atomic_int fail_eventfds;   /* how many eventfd() calls still fail */
+
+int eventfd(unsigned int initval, int flags) {
+    static int (*real)(unsigned int, int);
+    if (!real) *(void **)&real = dlsym(RTLD_NEXT, "eventfd");
+    if (atomic_load(&fail_eventfds) > 0 && atomic_fetch_sub(&fail_eventfds, 1) > 0) {
+        errno = EMFILE;
+        return -1;
+    }
+    return real(initval, flags);
 }
 
 static void fail_next_adds_of(int fd, int error, int times) {
@@ -192,12 +206,47 @@ static void embedding_set_that_could_not_be_joined_is_retried(void) {
     RLRelease(w.source);
 }
 
+/* A forked child's loop could not remake its wake eventfd (twice: when it
+   first remade its objects, and again before its first sleep). Before: it
+   slept on a set with no wake-up in it, so a stop from another thread went
+   unheard until the run timed out. Now, without a wake eventfd, it sleeps
+   in short slices (and keeps trying to make one). */
+static void *stop_when_sleeping(void *arg) {
+    RLRunLoopRef rl = arg;
+    rl_test_wait_sleeping(rl, 10);
+    RLRunLoopStop(rl);
+    return NULL;
+}
+
+static void child_without_a_wake_eventfd_still_hears_a_stop(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    pid_t pid = fork();
+    RL_ASSERT(pid >= 0);
+    if (pid == 0) {
+        atomic_store(&fail_eventfds, 2);
+        pthread_t th;
+        pthread_create(&th, NULL, stop_when_sleeping, rl);
+        RLRunLoopRunResult result = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, false);
+        pthread_join(th, NULL);
+        _exit(result == kRLRunLoopRunStopped && atomic_load(&fail_eventfds) == 0 ? 0 : 10 + (int)result);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) {}
+    RL_ASSERT(WIFEXITED(status));
+    RL_ASSERT_EQ_INT(WEXITSTATUS(status), 0);
+    RLRunLoopSourceInvalidate(keep);
+    RLRelease(keep);
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(source_added_while_the_set_is_full_is_not_added),
         RL_TEST(registration_lost_in_a_rebuild_is_retried),
         RL_TEST(timerfd_that_cannot_join_the_set_is_retried),
         RL_TEST(embedding_set_that_could_not_be_joined_is_retried),
+        RL_TEST(child_without_a_wake_eventfd_still_hears_a_stop),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }
