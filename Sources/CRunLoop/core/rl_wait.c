@@ -357,9 +357,24 @@ void rl_wait_set_close(RLRunLoopRef rl) {
 
 /* ---- timer --------------------------------------------------------------- */
 
+/* A run that returns after each handled source and is entered again asks
+   for its timeout from a fresh "now" each time, so the deadline creeps later
+   by a few microseconds per entry. An expiry already armed a little earlier
+   than the new deadline, and far enough ahead that the difference is small
+   beside the time left, is kept: it can only end a sleep early (the pass
+   then finds nothing due and arms the real deadline), and it saves a system
+   call per entry. */
+static bool armed_expiry_will_do(RLRunLoopRef rl, int64_t deadline) {
+    if (rl->timer_fd < 0 || rl->armed_ns == RL_NEVER || deadline == RL_NEVER || deadline < rl->armed_ns)
+        return false;
+    int64_t now = rl_mono_now();
+    return rl->armed_ns > now && deadline - rl->armed_ns <= (rl->armed_ns - now) / 16;
+}
+
 bool rl_wait_arm_timer(RLRunLoopRef rl, int64_t deadline) {
     own_kernel_objects(rl);
     if (deadline == rl->armed_ns) return rl->timer_fd >= 0 || deadline == RL_NEVER;
+    if (armed_expiry_will_do(rl, deadline)) return true;
     if (rl->timer_fd < 0) {
         if (deadline == RL_NEVER) return true;
         if (rl->epoll_fd < 0) return false;

@@ -1,0 +1,142 @@
+/*
+ * test_timer_arming.c: how often the loop programs its timerfd. A run that
+ * returns after each handled source and is entered again (Foundation's
+ * `run(mode:before:)` in a loop) asks for a deadline a little later each
+ * time; that must not cost a timerfd_settime per entry. And the deadlines
+ * still hold: an earlier one is armed at once, a kept earlier expiry only
+ * wakes the loop early, never late.
+ *
+ * timerfd_settime is replaced in this program (it counts, then makes the
+ * system call itself), so every call the core makes is seen.
+ */
+#define _GNU_SOURCE
+#include <CRunLoop.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+#include "rltest.h"
+
+static atomic_long settime_calls;
+
+int timerfd_settime(int fd, int flags, const struct itimerspec *value, struct itimerspec *old) {
+    atomic_fetch_add(&settime_calls, 1);
+    return (int)syscall(SYS_timerfd_settime, fd, flags, value, old);
+}
+
+typedef struct {
+    int fds[2];
+    long handled;
+} pipe_source;
+
+static int pipe_read_end(void *info) { return ((pipe_source *)info)->fds[0]; }
+
+static void drain_pipe(void *info) {
+    pipe_source *p = info;
+    char buf[64];
+    while (read(p->fds[0], buf, sizeof buf) > 0) {}
+    p->handled++;
+}
+
+static void make_readable(pipe_source *p) {
+    RL_ASSERT_EQ_INT(write(p->fds[1], "x", 1), 1);
+}
+
+static RLRunLoopSourceRef add_pipe_source(pipe_source *p) {
+    RL_ASSERT_EQ_INT(pipe2(p->fds, O_NONBLOCK | O_CLOEXEC), 0);
+    RLRunLoopSourceRef s = rl_test_source1(0, pipe_read_end, drain_pipe, p);
+    RLRunLoopAddSource(RLRunLoopGetCurrent(), s, kRLRunLoopDefaultMode);
+    return s;
+}
+
+static void remove_pipe_source(RLRunLoopSourceRef s, pipe_source *p) {
+    RLRunLoopSourceInvalidate(s);
+    RLRelease(s);
+    close(p->fds[0]);
+    close(p->fds[1]);
+}
+
+/* 1000 entries of a 10 s run, each returning after the source it handled. */
+static void reentered_run_does_not_reprogram_the_timer_each_time(void) {
+    pipe_source p = {0};
+    RLRunLoopSourceRef s = add_pipe_source(&p);
+    const long entries = 1000;
+    long before = atomic_load(&settime_calls);
+    for (long i = 0; i < entries; i++) {
+        make_readable(&p);
+        RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10.0, true), kRLRunLoopRunHandledSource);
+    }
+    long calls = atomic_load(&settime_calls) - before;
+    RL_ASSERT_EQ_INT(p.handled, entries);
+    /* One arming, plus one each time the kept expiry falls too far behind
+       (a run of this length on a loaded machine: a few at most). */
+    RL_ASSERT_LE_INT(calls, 20);
+    remove_pipe_source(s, &p);
+}
+
+/* After long runs armed far ahead, a short run still ends on its deadline. */
+static void earlier_deadline_is_armed_at_once(void) {
+    pipe_source p = {0};
+    RLRunLoopSourceRef s = add_pipe_source(&p);
+    for (int i = 0; i < 10; i++) {
+        make_readable(&p);
+        RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10.0, true), kRLRunLoopRunHandledSource);
+    }
+    double t0 = rl_test_now();
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, true), kRLRunLoopRunTimedOut);
+    double took = rl_test_now() - t0;
+    RL_ASSERT_GE_DBL(took, 0.05);
+    RL_ASSERT_LE_DBL(took, 5.0);
+    remove_pipe_source(s, &p);
+}
+
+/* A kept expiry earlier than the run's deadline wakes the loop early; the
+   run goes back to sleep and still ends at its own deadline, not before. */
+static void kept_earlier_expiry_does_not_end_a_run_early(void) {
+    pipe_source p = {0};
+    RLRunLoopSourceRef s = add_pipe_source(&p);
+    make_readable(&p);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.3, true), kRLRunLoopRunHandledSource);
+    double t0 = rl_test_now();
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.301, true), kRLRunLoopRunTimedOut);
+    double took = rl_test_now() - t0;
+    RL_ASSERT_GE_DBL(took, 0.301);
+    RL_ASSERT_LE_DBL(took, 10.0);
+    remove_pipe_source(s, &p);
+}
+
+/* A timer added while the loop is armed far ahead fires on time. */
+static void fire(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    *(double *)info = rl_test_now();
+}
+
+static void timer_after_long_runs_fires_on_time(void) {
+    pipe_source p = {0};
+    RLRunLoopSourceRef s = add_pipe_source(&p);
+    for (int i = 0; i < 10; i++) {
+        make_readable(&p);
+        RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10.0, true), kRLRunLoopRunHandledSource);
+    }
+    double fired = 0;
+    double t0 = rl_test_now();
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0, fire, &fired);
+    RLRunLoopAddTimer(RLRunLoopGetCurrent(), t, kRLRunLoopDefaultMode);
+    while (fired == 0 && rl_test_now() - t0 < 10) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10.0, true);
+    RL_ASSERT_GE_DBL(fired - t0, 0.05);
+    RL_ASSERT_LE_DBL(fired - t0, 5.0);
+    RLRunLoopTimerInvalidate(t);
+    RLRelease(t);
+    remove_pipe_source(s, &p);
+}
+
+int main(int argc, char **argv) {
+    static const rl_test tests[] = {
+        RL_TEST(reentered_run_does_not_reprogram_the_timer_each_time),
+        RL_TEST(earlier_deadline_is_armed_at_once),
+        RL_TEST(kept_earlier_expiry_does_not_end_a_run_early),
+        RL_TEST(timer_after_long_runs_fires_on_time),
+    };
+    return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
+}
