@@ -9,7 +9,6 @@
  * timerfd_settime is replaced in this program (it counts, then makes the
  * system call itself), so every call the core makes is seen.
  */
-#define _GNU_SOURCE
 #include <CRunLoop.h>
 #include <fcntl.h>
 #include <stdatomic.h>
