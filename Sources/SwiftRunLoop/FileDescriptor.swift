@@ -179,7 +179,7 @@ final class FileDescriptorBox: CallbackBox, @unchecked Sendable {
 
     private var handler: Handler?
     private weak var wrapper: RunLoop.FileDescriptor?
-    private var listeners: [Int: Listener] = [:]
+    private var listeners = [Int: Listener]()  // not a literal: an empty literal is a call
     private var nextListenerID = 0
 
     init(_ handler: @escaping Handler) {

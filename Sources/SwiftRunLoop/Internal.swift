@@ -69,7 +69,7 @@ class CallbackBox: @unchecked Sendable {
     /// Critical sections are a few loads and stores, never a callout.
     final var lock: Lock {
         let address = UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
-        return boxLocks[Int((address >> 4) % UInt(boxLocks.count))]
+        return boxLocks[Int((address >> 4) & UInt(boxLockCount - 1))]
     }
 
     /// Drops the closure (and anything it captured). Called with no lock held.
@@ -89,7 +89,10 @@ class CallbackBox: @unchecked Sendable {
 }
 
 /// The lock pool of `CallbackBox.lock`.
-private let boxLocks: [Lock] = (0..<64).map { _ in Lock() }
+private let boxLocks: [Lock] = (0..<boxLockCount).map { _ in Lock() }
+
+/// A power of two, so picking a box's lock is a mask, not a division.
+private let boxLockCount = 64
 
 /// A box for one closure taking `Argument`: what a source, observer or
 /// signal source's C info points at.

@@ -84,7 +84,7 @@ public final class Timer: @unchecked Sendable {
     public init(fire date: Date, interval: TimeInterval, repeats: Bool, userInfo: (any Sendable)?,
                 block: @escaping @Sendable (Timer) -> Void) {
         let interval = repeats ? (interval > 0 ? interval : 0.0001) : 0
-        let box = TimerBox(block, userInfo: userInfo)
+        let box = TimerBox(block, userInfo: consume userInfo)
         var context = RLRunLoopTimerContext(version: 0, info: box.info, retain: callbackBoxRetain,
                                             release: callbackBoxRelease, copyDescription: nil)
         let ref = withExtendedLifetime(box) {
@@ -265,10 +265,10 @@ final class TimerBox: CallbackBox, @unchecked Sendable {
     private weak var wrapper: Timer?
     /// Tasks waiting in `Timer.nextFire()`, resumed after the next fire, or
     /// with `nil` when the block is dropped (invalidation).
-    private var waiters: [Int: CheckedContinuation<Date?, Never>] = [:]
+    private var waiters = [Int: CheckedContinuation<Date?, Never>]()  // not a literal: an empty literal is a call
     private var nextWaiterID = 0
 
-    init(_ block: @escaping @Sendable (Timer) -> Void, userInfo: (any Sendable)?) {
+    init(_ block: @escaping @Sendable (Timer) -> Void, userInfo: consuming (any Sendable)?) {
         self.block = block
         self.userInfo = userInfo
     }
