@@ -25,7 +25,8 @@ file() {
 build() {
     for c in $(cd "$tree/src" && find . -name '*.c' | sed 's#^\./##'); do
         mkdir -p "$(dirname "$tree/obj/$c")"
-        "$CC" -std=c11 -w -I"$tree/src/include" -I"$tree/src/core_api" -c "$tree/src/$c" -o "$tree/obj/${c%.c}.o" || exit 1
+        "$CC" -std=c11 -w -I"$tree/src/include" -I"$tree/src/core_api" \
+              -c "$tree/src/$c" -o "$tree/obj/${c%.c}.o" || exit 1
     done
 }
 # expect pass|fail TEXT... : runs the check (with allowed.txt if the tree has
