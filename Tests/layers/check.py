@@ -21,7 +21,7 @@ It fails (exit 1) and names the files when:
   - an allowed edge no longer exists (remove it from ALLOW: the list only
     shrinks);
   - a file includes a header private to another layer (core/'s headers are
-    the core's own; the extras see include/ and core_api/ only);
+    the core's own; the extras see include/ and, of core_api/, rl_extras.h);
   - a lower layer calls into a higher one (the core into an extra), or an
     extra into another extra;
   - a source file sits outside the layer folders (the build would skip it).
@@ -35,6 +35,8 @@ import sys
 LAYERS = {"core": 0, "linux": 1, "threads": 1, "monitor": 1}
 # Header-only folders every file may include (public API, what the core lends).
 SHARED_HEADERS = ["include", "core_api"]
+# The one header of core_api/ the extras include: it lists what they may use.
+EXTRAS_HEADER = "core_api/rl_extras.h"
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 COMMENT_RE = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
@@ -223,6 +225,8 @@ def layer_errors(include_edges, call_edges):
         if lb in LAYERS and lb != la:
             errors.append(f"layer rule: {a} includes {b}, a header private to {lb}/ "
                           f"(other layers see {', '.join(f + '/' for f in SHARED_HEADERS)} only)")
+        elif la in LAYERS and LAYERS[la] > 0 and lb == "core_api" and b != EXTRAS_HEADER:
+            errors.append(f"layer rule: {a} includes {b}; an extra includes {EXTRAS_HEADER} only")
     for (a, b), syms in sorted(call_edges.items()):
         la, lb = layer_of(a), layer_of(b)
         if la == lb or la not in LAYERS or lb not in LAYERS:

@@ -50,11 +50,11 @@ expect() {
 
 name=layered_library_passes
 new_tree $name
-file core_api/api.h 'int low(void);'
+file core_api/rl_extras.h 'int low(void);'
 file core/low.c 'int low(void) { return 1; }'
-file core/high.c '#include "api.h"
+file core/high.c '#include "rl_extras.h"
 int high(void) { return low() + 1; }'
-file linux/extra.c '#include "api.h"
+file linux/extra.c '#include "rl_extras.h"
 int extra(void) { return low(); }'
 file threads/thread.c 'int high(void);
 int thread_main(void) { return high(); }'
@@ -103,6 +103,15 @@ file core/low.c 'int low(void) { return 1; }'
 file linux/extra.c '#include "../core/rl_private.h"
 int extra(void) { return low(); }'
 build; expect fail "layer rule: linux/extra.c includes core/rl_private.h"
+
+name=extra_including_core_api_beyond_rl_extras_fails
+new_tree $name
+file core_api/rl_extras.h '#include "rl_object.h"'
+file core_api/rl_object.h 'int low(void);'
+file core/low.c 'int low(void) { return 1; }'
+file linux/extra.c '#include "rl_object.h"
+int extra(void) { return low(); }'
+build; expect fail "layer rule: linux/extra.c includes core_api/rl_object.h; an extra includes core_api/rl_extras.h only"
 
 name=core_calling_an_extra_fails
 new_tree $name

@@ -34,7 +34,7 @@
 #define _GNU_SOURCE
 #endif
 #include "CRunLoop.h"
-#include "rl_object.h"
+#include "rl_extras.h"
 
 #include <errno.h>
 #include <fcntl.h>

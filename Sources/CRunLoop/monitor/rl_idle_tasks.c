@@ -28,7 +28,7 @@
 #include <string.h>
 #include <time.h>
 #include "CRunLoop.h"
-#include "rl_object.h"
+#include "rl_extras.h"
 
 #define MAX_SLICE_NS 10000000000LL
 

@@ -34,7 +34,7 @@
 #include <string.h>
 
 #include "CRunLoop.h"
-#include "rl_object.h"
+#include "rl_extras.h"
 
 enum { NEW, STARTING, READY, EXITED, FAILED };
 
