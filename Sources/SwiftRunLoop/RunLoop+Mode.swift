@@ -41,9 +41,13 @@ extension RunLoop {
         /// runs *in* `.common` itself: running it returns at once.
         public static let common = Mode("kCFRunLoopCommonModes")
 
-        /// Calls `body` with the mode's name as a C string.
+        /// Calls `body` with the mode's name as a C string. The two constants
+        /// are passed as the C core's own, which it recognises by address
+        /// (no name lookup by string comparison on every call).
         func withCName<R>(_ body: (RLRunLoopMode) throws -> R) rethrows -> R {
-            try rawValue.withCString(body)
+            if rawValue == Mode.default.rawValue { return try body(kRLRunLoopDefaultMode) }
+            if rawValue == Mode.common.rawValue { return try body(kRLRunLoopCommonModes) }
+            return try rawValue.withCString(body)
         }
     }
 
