@@ -346,6 +346,23 @@ static inline RLRunLoopSourceRef rl_test_fd_source(rl_test_fd_info *info) {
 
 static inline void rl_test_nothing(void *info) { (void)info; }
 
+/* An info that counts the references its context callbacks hold, and their
+   retains and releases. */
+typedef struct {
+    int refs, retains, releases;
+} rl_test_counted;
+
+static inline const void *rl_test_counted_retain(const void *info) {
+    ((rl_test_counted *)info)->refs++;
+    ((rl_test_counted *)info)->retains++;
+    return info;
+}
+
+static inline void rl_test_counted_release(const void *info) {
+    ((rl_test_counted *)info)->refs--;
+    ((rl_test_counted *)info)->releases++;
+}
+
 static inline void rl_test_count_wake(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
     (void)o; (void)a;
     (*(int *)info)++;

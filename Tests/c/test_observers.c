@@ -196,18 +196,11 @@ static void adding_an_observer_to_a_second_run_loop_is_ignored(void) {
 
 /* ---- getters, context, info lifetime ---- */
 
-typedef struct { int refs, retains, releases; } counted;
-static counted g_info;
-static const void *info_retain(const void *info) {
-    ((counted *)info)->refs++;
-    ((counted *)info)->retains++;
-    return info;
-}
-static void info_release(const void *info) { ((counted *)info)->refs--; ((counted *)info)->releases++; }
+static rl_test_counted g_info;
 static char *info_desc(const void *info) { (void)info; return strdup("obs-info"); }
 
 static void getters_and_context(void) {
-    RLRunLoopObserverContext c = { 0, &g_info, info_retain, info_release, info_desc };
+    RLRunLoopObserverContext c = { 0, &g_info, rl_test_counted_retain, rl_test_counted_release, info_desc };
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopEntry | kRLRunLoopExit, true, 42, log_activity, &c);
     RL_ASSERT(o != NULL);
     RL_ASSERT_EQ_INT(RLRunLoopObserverGetActivities(o), kRLRunLoopEntry | kRLRunLoopExit);
@@ -218,8 +211,8 @@ static void getters_and_context(void) {
     memset(&got, 0, sizeof got);
     RLRunLoopObserverGetContext(o, &got);
     RL_ASSERT(got.info == &g_info);
-    RL_ASSERT(got.retain == info_retain);
-    RL_ASSERT(got.release == info_release);
+    RL_ASSERT(got.retain == rl_test_counted_retain);
+    RL_ASSERT(got.release == rl_test_counted_release);
     RL_ASSERT(got.copyDescription == info_desc);
     RL_ASSERT_EQ_INT(g_info.refs, 1);
     RLRelease(o);
@@ -237,7 +230,7 @@ static void getters_and_context(void) {
 
 static void invalidate_releases_the_info(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopObserverContext c = { 0, &g_info, info_retain, info_release, NULL };
+    RLRunLoopObserverContext c = { 0, &g_info, rl_test_counted_retain, rl_test_counted_release, NULL };
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopEntry, true, 0, log_activity, &c);
     RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(g_info.refs, 1);

@@ -401,21 +401,14 @@ static void getters_return_what_was_given(void) {
 
 /* ---- info retain/release ---- */
 
-typedef struct { int refs, retains, releases; } counted;
-static counted g_info;
-static const void *info_retain(const void *info) {
-    ((counted *)info)->refs++;
-    ((counted *)info)->retains++;
-    return info;
-}
-static void info_release(const void *info) { ((counted *)info)->refs--; ((counted *)info)->releases++; }
+static rl_test_counted g_info;
 
 static RLRunLoopSourceRef counted_source(void) {
     RLRunLoopSourceContext c;
     memset(&c, 0, sizeof c);
     c.info = &g_info;
-    c.retain = info_retain;
-    c.release = info_release;
+    c.retain = rl_test_counted_retain;
+    c.release = rl_test_counted_release;
     c.perform = count_perform;
     return RLRunLoopSourceCreate(0, &c);
 }

@@ -520,17 +520,10 @@ static void repeating_timer_can_invalidate_itself_in_its_callout(void) {
     RLRelease(t);
 }
 
-typedef struct { int refs, retains, releases; } counted;
-static counted g_info;
-static const void *info_retain(const void *info) {
-    ((counted *)info)->refs++;
-    ((counted *)info)->retains++;
-    return info;
-}
-static void info_release(const void *info) { ((counted *)info)->refs--; ((counted *)info)->releases++; }
+static rl_test_counted g_info;
 
 static void invalidate_releases_the_info_and_getters_work(void) {
-    RLRunLoopTimerContext c = { 0, &g_info, info_retain, info_release, NULL };
+    RLRunLoopTimerContext c = { 0, &g_info, rl_test_counted_retain, rl_test_counted_release, NULL };
     RLAbsoluteTime fire = RLAbsoluteTimeGetCurrent() + 100;
     RLRunLoopTimerRef t = RLRunLoopTimerCreate(fire, 2.5, 0, 9, count_timer, &c);
     RL_ASSERT(t != NULL);
@@ -542,7 +535,7 @@ static void invalidate_releases_the_info_and_getters_work(void) {
     RLRunLoopTimerContext got;
     memset(&got, 0, sizeof got);
     RLRunLoopTimerGetContext(t, &got);
-    RL_ASSERT(got.info == &g_info && got.retain == info_retain && got.release == info_release);
+    RL_ASSERT(got.info == &g_info && got.retain == rl_test_counted_retain && got.release == rl_test_counted_release);
     RLRunLoopAddTimer(RLRunLoopGetCurrent(), t, kRLRunLoopDefaultMode);
     RLRunLoopTimerInvalidate(t);
     RL_ASSERT(!RLRunLoopTimerIsValid(t));
