@@ -256,17 +256,22 @@ static void move_to_other_loop(RLRunLoopTimerRef t, void *info) {
     }
 }
 
+/* r->here is rl; r->to the loop of a new thread "other", asleep. */
+static void start_the_other_loop(move_rec *r, RLRunLoopRef rl) {
+    r->here = rl;
+    r->thread = RLThreadCreate("other");
+    RL_ASSERT(RLThreadStart(r->thread));
+    r->to = RLThreadGetRunLoop(r->thread);
+    RL_ASSERT(rl_test_wait_sleeping(r->to, 5));
+}
+
 /* Moved to another loop by its own callout, a 10 Hz timer keeps firing there
    on time (the other loop re-arms for it). */
 static void timer_moved_to_another_loop_in_its_callout_fires_there_on_time(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     static move_rec r;
-    r.here = rl;
-    r.thread = RLThreadCreate("other");
-    RL_ASSERT(RLThreadStart(r.thread));
-    r.to = RLThreadGetRunLoop(r.thread);
-    RL_ASSERT(rl_test_wait_sleeping(r.to, 5));
+    start_the_other_loop(&r, rl);
     RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0.1, move_to_other_loop, &r);
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, false), kRLRunLoopRunStopped);
@@ -306,11 +311,7 @@ static void one_shot_moved_to_another_loop_by_its_callout_is_invalidated_there(v
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     static move_rec r;
-    r.here = rl;
-    r.thread = RLThreadCreate("other");
-    RL_ASSERT(RLThreadStart(r.thread));
-    r.to = RLThreadGetRunLoop(r.thread);
-    RL_ASSERT(rl_test_wait_sleeping(r.to, 5));
+    start_the_other_loop(&r, rl);
     RLRunLoopTimerContext ctx = {0, &r, NULL, count_moved_one_shot_release, NULL};
     RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 0, 0, 0, move_one_shot_to_other_loop, &ctx);
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
