@@ -363,18 +363,25 @@ static inline void rl_test_counted_release(const void *info) {
     ((rl_test_counted *)info)->releases++;
 }
 
-static inline void rl_test_count_wake(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)a;
+static inline void rl_test_count_call(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o;
+    (void)a;
     (*(int *)info)++;
 }
 
-/* An observer of `mode` of rl counting in *count the times the loop woke from
-   a sleep; the caller releases it. */
-static inline RLRunLoopObserverRef rl_test_wake_counter(RLRunLoopRef rl, RLRunLoopMode mode, int *count) {
+/* An observer of `activities` in `mode` of rl counting its calls in *count;
+   the caller releases it. */
+static inline RLRunLoopObserverRef rl_test_counting_observer(RLRunLoopRef rl, RLRunLoopMode mode,
+                                                             RLOptionFlags activities, int *count) {
     RLRunLoopObserverContext ctx = { 0, count, NULL, NULL, NULL };
-    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAfterWaiting, true, 0, rl_test_count_wake, &ctx);
+    RLRunLoopObserverRef o = RLRunLoopObserverCreate(activities, true, 0, rl_test_count_call, &ctx);
     RLRunLoopAddObserver(rl, o, mode);
     return o;
+}
+
+/* One counting the times the loop woke from a sleep. */
+static inline RLRunLoopObserverRef rl_test_wake_counter(RLRunLoopRef rl, RLRunLoopMode mode, int *count) {
+    return rl_test_counting_observer(rl, mode, kRLRunLoopAfterWaiting, count);
 }
 
 /* Adds a never-signalled version-0 source to `mode` of `rl` so that the mode

@@ -280,12 +280,6 @@ static RLRunLoopSourceRef bad_fd_source(void) {
 }
 
 static int g_waits;
-static void count_wait(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o;
-    (void)a;
-    (void)info;
-    g_waits++;
-}
 
 static void invalid_fds_stay_in_the_mode_unwatched(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
@@ -294,8 +288,7 @@ static void invalid_fds_stay_in_the_mode_unwatched(void) {
     close(p[0]);
     close(p[1]);
     int fds[] = { -1, -100, p[0], 1000000, 0x7fffffff };
-    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting, true, 0, count_wait, NULL);
-    RLRunLoopAddObserver(rl, o, kRLRunLoopCommonModes);
+    RLRunLoopObserverRef o = rl_test_counting_observer(rl, kRLRunLoopCommonModes, kRLRunLoopBeforeWaiting, &g_waits);
     for (int i = 0; i < 5; i++) {
         g_bad_fd = fds[i];
         RLRunLoopSourceRef s = bad_fd_source();

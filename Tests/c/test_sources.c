@@ -15,12 +15,6 @@ static int g_count;
 static void log_perform(void *info) { rl_test_log_add(&g_log, (long)(intptr_t)info); }
 static void count_perform(void *info) { (void)info; g_count++; }
 static int g_waits;
-static void count_wait(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o;
-    (void)a;
-    (void)info;
-    g_waits++;
-}
 
 static void sources_perform_by_order_then_insertion(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
@@ -80,8 +74,7 @@ static void self_signalled_source_runs_again_without_sleeping(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     g_src = rl_test_source0(0, resignal_until_five_then_stop, NULL);
     RLRunLoopAddSource(rl, g_src, kRLRunLoopDefaultMode);
-    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting, true, 0, count_wait, NULL);
-    RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
+    RLRunLoopObserverRef o = rl_test_counting_observer(rl, kRLRunLoopDefaultMode, kRLRunLoopBeforeWaiting, &g_waits);
     RLRunLoopSourceSignal(g_src);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunStopped);
     RL_ASSERT_EQ_INT(g_count, 5);
@@ -327,8 +320,7 @@ static void idle_fd_source_does_not_spin(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef s = source_on_a_new_pipe(p);
     RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
-    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting, true, 0, count_wait, NULL);
-    RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
+    RLRunLoopObserverRef o = rl_test_counting_observer(rl, kRLRunLoopDefaultMode, kRLRunLoopBeforeWaiting, &g_waits);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.2, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(g_count, 0);
     RL_ASSERT_LE_INT(g_waits, 2);
