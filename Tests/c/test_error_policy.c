@@ -167,6 +167,15 @@ static void replaced_message_port_eventfd_aborts_naming_write(void) {
 
 /* ---- a user's descriptors are not the loop's ----------------------------- */
 
+/* An RLFileDescriptor on fd (left open at invalidation) counting its
+   callouts in *calls, and its run-loop source in *source. */
+static RLFileDescriptorRef counting_fd(int fd, int *calls, RLRunLoopSourceRef *source) {
+    RLFileDescriptorContext ctx = {0, calls, NULL, NULL, NULL};
+    RLFileDescriptorRef f = RLFileDescriptorCreate(fd, false, count_callback, &ctx);
+    *source = RLFileDescriptorCreateRunLoopSource(f, 0);
+    return f;
+}
+
 /* A closed user descriptor fails epoll_ctl with EBADF too: that is the
    user's mistake, reported as poll() would (always ready), never fatal. */
 static void closed_user_descriptor_is_not_fatal(void) {
@@ -174,9 +183,8 @@ static void closed_user_descriptor_is_not_fatal(void) {
     int p[2];
     RL_ASSERT_EQ_INT(pipe(p), 0);
     int calls = 0;
-    RLFileDescriptorContext ctx = {0, &calls, NULL, NULL, NULL};
-    RLFileDescriptorRef f = RLFileDescriptorCreate(p[0], false, count_callback, &ctx);
-    RLRunLoopSourceRef s = RLFileDescriptorCreateRunLoopSource(f, 0);
+    RLRunLoopSourceRef s;
+    RLFileDescriptorRef f = counting_fd(p[0], &calls, &s);
     RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
     close(p[0]);
     close(p[1]);
@@ -196,9 +204,8 @@ static void removing_a_closed_user_descriptor_is_not_fatal(void) {
     int p[2];
     RL_ASSERT_EQ_INT(pipe(p), 0);
     int calls = 0;
-    RLFileDescriptorContext ctx = {0, &calls, NULL, NULL, NULL};
-    RLFileDescriptorRef f = RLFileDescriptorCreate(p[0], false, count_callback, &ctx);
-    RLRunLoopSourceRef s = RLFileDescriptorCreateRunLoopSource(f, 0);
+    RLRunLoopSourceRef s;
+    RLFileDescriptorRef f = counting_fd(p[0], &calls, &s);
     RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
     RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
     close(p[0]);
