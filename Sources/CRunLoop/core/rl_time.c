@@ -51,12 +51,27 @@ int64_t rl_seconds_to_ns(double seconds) {
     return round_to_int64(seconds * 1e9);
 }
 
-/* real - mono, never above the true offset: the wall clock read first, the
-   monotonic one after it. Too small an offset makes deadlines late by the
-   gap between the readings, never early. */
+/* real - mono, never above the true offset: the wall clock is read between
+   two monotonic readings and paired with the later one. Too small an offset
+   makes deadlines late by the gap between the readings, never early; and
+   since the cached offset moves down at once, one reading taken across a
+   preemption (milliseconds on a loaded machine) would shift every later
+   deadline by that much and reorder timers converted before and after it.
+   So the reading with the narrowest bracket out of a few is kept. */
+#define OFFSET_SAMPLES     4
+#define OFFSET_TIGHT_NS    20000
 static int64_t sample_clock_offset(void) {
-    int64_t real = real_now_2001_ns();
-    return real - rl_mono_now();
+    int64_t best = 0, best_gap = INT64_MAX;
+    for (int i = 0; i < OFFSET_SAMPLES && best_gap > OFFSET_TIGHT_NS; i++) {
+        int64_t before = rl_mono_now();
+        int64_t real = real_now_2001_ns();
+        int64_t after = rl_mono_now();
+        if (after - before < best_gap) {
+            best_gap = after - before;
+            best = real - after;
+        }
+    }
+    return best;
 }
 
 /* The cached offset moves down at once (otherwise timers could fire early)
