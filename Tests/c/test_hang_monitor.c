@@ -126,6 +126,9 @@ static void long_stall_is_reported_repeatedly_with_growing_duration(void) {
     double k = slow();
     RLHangMonitorRef m = make_monitor(0.1 * k);
     run_with_stall(kRLRunLoopDefaultMode, 0.02, 0.6 * k, 0.02);
+    /* The watchdog may be reporting still: invalidating waits for it, so the
+       counts and what the callback saw are read at the same point. */
+    RLHangMonitorInvalidate(m);
     uint64_t stalls = RLHangMonitorGetStallCount(m);
     uint64_t reports = RLHangMonitorGetReportCount(m);
     RLHangMonitorRelease(m);
@@ -187,6 +190,7 @@ static void healthy_loop_reports_nothing(void) {
     RLRunLoopSourceInvalidate(s);
     RLRelease(t);
     RLRelease(s);
+    RLHangMonitorInvalidate(m);
     uint64_t reports = RLHangMonitorGetReportCount(m);
     RLHangMonitorRelease(m);
     RL_ASSERT_GE_INT(passes, 10);
