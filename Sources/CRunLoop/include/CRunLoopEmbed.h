@@ -41,7 +41,7 @@
 #ifndef CRUNLOOP_EMBED_H
 #define CRUNLOOP_EMBED_H
 
-#include "CRunLoop.h"
+#include "CRunLoopCore.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "CRunLoopCore.h"
 
 #ifdef __cplusplus
 extern "C" {

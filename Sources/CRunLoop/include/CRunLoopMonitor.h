@@ -19,7 +19,7 @@
 #ifndef CRUNLOOP_MONITOR_H
 #define CRUNLOOP_MONITOR_H
 
-#include "CRunLoop.h"
+#include "CRunLoopCore.h"
 
 #ifdef __cplusplus
 extern "C" {

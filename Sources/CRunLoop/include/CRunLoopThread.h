@@ -27,6 +27,8 @@
 #ifndef CRUNLOOP_THREAD_H
 #define CRUNLOOP_THREAD_H
 
+#include "CRunLoopCore.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
