@@ -65,8 +65,9 @@ var package = Package(
 if haveGLib {
     package.products.append(.library(name: "SwiftRunLoopGLib", targets: ["SwiftRunLoopGLib"]))
     package.targets += [
-        .systemLibrary(name: "CGLib", path: "Sources/CGLib", pkgConfig: "glib-2.0",
-                       providers: [.apt(["libglib2.0-dev"])]),
+        .systemLibrary(
+            name: "CGLib", path: "Sources/CGLib", pkgConfig: "glib-2.0",
+            providers: [.apt(["libglib2.0-dev"])]),
         .target(
             name: "CRunLoopGLib",
             dependencies: ["CRunLoop", "CGLib"],

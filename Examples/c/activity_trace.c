@@ -14,13 +14,13 @@
 
 static const char *name_of(RLRunLoopActivity a) {
     switch (a) {
-    case kRLRunLoopEntry:         return "kCFRunLoopEntry          (entering the loop)";
-    case kRLRunLoopBeforeTimers:  return "kCFRunLoopBeforeTimers   (about to handle timers)";
+    case kRLRunLoopEntry: return "kCFRunLoopEntry          (entering the loop)";
+    case kRLRunLoopBeforeTimers: return "kCFRunLoopBeforeTimers   (about to handle timers)";
     case kRLRunLoopBeforeSources: return "kCFRunLoopBeforeSources  (about to handle sources)";
     case kRLRunLoopBeforeWaiting: return "kCFRunLoopBeforeWaiting  (about to sleep)";
-    case kRLRunLoopAfterWaiting:  return "kCFRunLoopAfterWaiting   (just woke up)";
-    case kRLRunLoopExit:          return "kCFRunLoopExit           (leaving the loop)";
-    default:                      return "?";
+    case kRLRunLoopAfterWaiting: return "kCFRunLoopAfterWaiting   (just woke up)";
+    case kRLRunLoopExit: return "kCFRunLoopExit           (leaving the loop)";
+    default: return "?";
     }
 }
 

@@ -71,7 +71,7 @@ int main(int argc, char **argv) {
     RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
     RLHangMonitorRef m = RLHangMonitorCreate(rl, 1.0, NULL, NULL);
 
-    round_ns_per_pass(s, passes / 10 + 1);     /* warm up */
+    round_ns_per_pass(s, passes / 10 + 1); /* warm up */
     double without[64], with[64], empty[64];
     for (int r = 0; r < rounds; r++) {
         without[r] = round_ns_per_pass(s, passes);
@@ -89,15 +89,15 @@ int main(int argc, char **argv) {
         RLRelease(late);
     }
     double a = median(without, rounds), b = median(with, rounds), e = median(empty, rounds);
-    printf("== hang monitor overhead: %ld polling passes x %d rounds, a source0 signalled each pass ==\n",
-           passes, rounds);
+    printf("== hang monitor overhead: %ld polling passes x %d rounds, a source0 signalled each pass ==\n", passes,
+           rounds);
     printf("  without monitor: %7.1f ns/pass\n", a);
     printf("  empty observers: %7.1f ns/pass (the core's cost of calling out to 2 observers)\n", e);
     printf("  with monitor:    %7.1f ns/pass\n", b);
-    printf("  overhead:        %7.1f ns/pass (%.1f%%), %.1f ns per activity (4 per pass); reports: %llu\n",
-           b - a, (b - a) / a * 100, (b - a) / 4, (unsigned long long)RLHangMonitorGetReportCount(m));
-    printf("  the monitor's own work (clock read, atomic store): %.1f ns/pass, %.1f ns per activity\n\n",
-           b - e, (b - e) / 4);
+    printf("  overhead:        %7.1f ns/pass (%.1f%%), %.1f ns per activity (4 per pass); reports: %llu\n", b - a,
+           (b - a) / a * 100, (b - a) / 4, (unsigned long long)RLHangMonitorGetReportCount(m));
+    printf("  the monitor's own work (clock read, atomic store): %.1f ns/pass, %.1f ns per activity\n\n", b - e,
+           (b - e) / 4);
     RLHangMonitorRelease(m);
     RLRunLoopSourceInvalidate(s);
     RLRelease(s);

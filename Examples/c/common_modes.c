@@ -42,7 +42,7 @@ int main(void) {
     RLRunLoopAddTimer(rl, t2, kRLRunLoopDefaultMode);
 
     run_for(kRLRunLoopDefaultMode, 0.22);
-    run_for(tracking, 0.3);                 /* "dragging": only the common-modes timer fires */
+    run_for(tracking, 0.3); /* "dragging": only the common-modes timer fires */
     run_for(kRLRunLoopDefaultMode, 0.2);
     printf("common-modes timer fired %d times, default-mode timer %d times\n\n", common.fired, plain.fired);
 

@@ -57,7 +57,7 @@ int main(void) {
     while (!worker_loop) pthread_cond_wait(&ready, &lock);
     pthread_mutex_unlock(&lock);
     for (int i = 0; i < 3; i++) {
-        while (!RLRunLoopIsWaiting(worker_loop)) usleep(1000);   /* it sleeps: nothing to do */
+        while (!RLRunLoopIsWaiting(worker_loop)) usleep(1000); /* it sleeps: nothing to do */
         RLRunLoopSourceSignal(source);
         if (i == 0) print_signalled("main, after Signal   ");
         printf("  main: signalled the source and woke the worker (RLRunLoopWakeUp)\n");

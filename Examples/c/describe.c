@@ -31,7 +31,7 @@ static void observer_cb(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info)
 
 static void describe_now(RLRunLoopTimerRef t, void *info) {
     (void)t;
-    RLRunLoopSourceSignal(info);            /* shows as signalled = Yes */
+    RLRunLoopSourceSignal(info); /* shows as signalled = Yes */
     char *d = RLCopyDescription(RLRunLoopGetCurrent());
     printf("%s\n\n", d);
     free(d);
@@ -59,9 +59,9 @@ int main(void) {
         RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting | kRLRunLoopExit, true, 2000000, observer_cb, NULL);
     RLRunLoopAddObserver(rl, commit, kRLRunLoopCommonModes);
     RLHangMonitorRef monitor = RLHangMonitorCreate(rl, 0.25, NULL, NULL);
-    RLHangMonitorStart(monitor);             /* its two observers per mode show too */
+    RLHangMonitorStart(monitor); /* its two observers per mode show too */
     RLRunLoopTimerRef t1 = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + 0.01, 0, 0, 0, describe_now,
-                                                 &(RLRunLoopTimerContext){0, events, NULL, NULL, NULL});
+                                                &(RLRunLoopTimerContext){0, events, NULL, NULL, NULL});
     RLRunLoopTimerRef t2 = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + 60, 1, 0, 0, later, NULL);
     RLRunLoopAddTimer(rl, t1, kRLRunLoopDefaultMode);
     RLRunLoopAddTimer(rl, t2, kRLRunLoopCommonModes);

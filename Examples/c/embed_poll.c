@@ -41,7 +41,7 @@ static void *helper(void *arg) {
     RLRunLoopSourceSignal(a->source);
     RLRunLoopWakeUp(a->rl);
     nanosleep(&ts, NULL);
-    (void)!write(a->pipe_out, "!", 1);   /* the host's own event */
+    (void)!write(a->pipe_out, "!", 1); /* the host's own event */
     return NULL;
 }
 

@@ -20,7 +20,8 @@ static void read_done(GObject *stream, GAsyncResult *result, gpointer data) {
 }
 
 static void feed_pipe(RLRunLoopTimerRef timer, void *info) {
-    (void)timer; (void)info;
+    (void)timer;
+    (void)info;
     printf("our timer writes to the pipe\n");
     if (write(write_end, "hello from our timer", 20) != 20) perror("write");
 }

@@ -28,7 +28,7 @@ int main(void) {
     RLRunLoopAddTimer(RLRunLoopGetCurrent(), timer, kRLRunLoopCommonModes);
 
     GSource *source = RLGLibSourceCreate(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode);
-    g_source_attach(source, NULL);          /* the thread's GLib context */
+    g_source_attach(source, NULL); /* the thread's GLib context */
     g_timeout_add(150, glib_timeout, NULL);
     main_loop = g_main_loop_new(NULL, FALSE);
     g_main_loop_run(main_loop);

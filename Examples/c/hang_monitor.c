@@ -17,7 +17,7 @@
 
 static void sleep_seconds(double s) {
     struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    while (nanosleep(&ts, &ts) != 0) {}   /* the monitor's signal interrupts it: sleep the rest */
+    while (nanosleep(&ts, &ts) != 0) {} /* the monitor's signal interrupts it: sleep the rest */
 }
 
 /* An expensive function the stack should show. */
@@ -41,7 +41,7 @@ static void on_stall(RLHangMonitorRef m, const RLHangReport *r, void *info) {
     printf("  watchdog: STALL %llu report %u: awake %.0f ms (threshold %.0f ms) in mode %s after %s\n",
            (unsigned long long)r->stallNumber, r->reportNumber, r->duration * 1e3, r->threshold * 1e3, r->mode,
            RLRunLoopActivityGetName(r->activity));
-    if (r->reportNumber > 1) return;    /* the stack once per stall */
+    if (r->reportNumber > 1) return; /* the stack once per stall */
     for (int i = 0; i < r->frameCount && i < 9; i++) {
         const char *f = strrchr(r->frames[i], '/');
         printf("      #%d %s\n", i, f ? f + 1 : r->frames[i]);

@@ -22,7 +22,7 @@ static double start;
 static void load_image(void *info) {
     long n = (long)info;
     double t0 = now_ms();
-    while (now_ms() - t0 < 15) {}            /* 15 ms of "decoding" */
+    while (now_ms() - t0 < 15) {} /* 15 ms of "decoding" */
     printf("  %6.1f ms  idle task: loaded image %2ld\n", now_ms() - start, n);
 }
 

@@ -47,7 +47,7 @@ static void readable(CFFileDescriptorRef f, CFOptionFlags callBackTypes, void *i
         printf("  read \"%s\" from the pipe (%s)\n", line, in_default_mode ? "default mode" : "another mode");
     }
     if (demo->lines_read >= 3) CFRunLoopStop(CFRunLoopGetCurrent());
-    else CFFileDescriptorEnableCallBacks(f, kCFFileDescriptorReadCallBack);   /* one-shot: re-arm */
+    else CFFileDescriptorEnableCallBacks(f, kCFFileDescriptorReadCallBack); /* one-shot: re-arm */
 }
 
 static void count_sleeps(CFRunLoopObserverRef observer, CFRunLoopActivity activity, void *info) {
@@ -70,25 +70,25 @@ int main(void) {
     CFRunLoopAddSource(rl, source, kCFRunLoopDefaultMode);
 
     CFRunLoopTimerContext timer_context = {0, &demo, NULL, NULL, NULL};
-    CFRunLoopTimerRef timer = CFRunLoopTimerCreate(kCFAllocatorDefault, CFAbsoluteTimeGetCurrent() + 0.05, 0.05, 0, 0,
-                                                   tick, &timer_context);
+    CFRunLoopTimerRef timer =
+        CFRunLoopTimerCreate(kCFAllocatorDefault, CFAbsoluteTimeGetCurrent() + 0.05, 0.05, 0, 0, tick, &timer_context);
     CFRunLoopTimerSetTolerance(timer, 0.005);
     CFRunLoopAddTimer(rl, timer, kCFRunLoopCommonModes);
 
     CFRunLoopObserverContext observer_context = {0, &demo, NULL, NULL, NULL};
-    CFRunLoopObserverRef observer = CFRunLoopObserverCreate(kCFAllocatorDefault,
-                                                            kCFRunLoopBeforeWaiting | kCFRunLoopAfterWaiting, true, 0,
-                                                            count_sleeps, &observer_context);
+    CFRunLoopObserverRef observer =
+        CFRunLoopObserverCreate(kCFAllocatorDefault, kCFRunLoopBeforeWaiting | kCFRunLoopAfterWaiting, true, 0,
+                                count_sleeps, &observer_context);
     CFRunLoopAddObserver(rl, observer, kCFRunLoopDefaultMode);
 
     printf("macos_style: a CF timer feeds a pipe that a CFFileDescriptor reads\n");
-    CFRunLoopRun();   /* until the descriptor's callback stops it */
+    CFRunLoopRun(); /* until the descriptor's callback stops it */
     printf("  stopped after %d lines; the loop slept %d times and woke %d times\n", demo.lines_read, demo.sleeps,
            demo.wakes);
 
     CFRunLoopObserverInvalidate(observer);
     CFRunLoopTimerInvalidate(timer);
-    CFFileDescriptorInvalidate(f);   /* closes fds[0] */
+    CFFileDescriptorInvalidate(f); /* closes fds[0] */
     CFRelease(observer);
     CFRelease(timer);
     CFRelease(source);

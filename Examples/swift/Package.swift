@@ -7,10 +7,13 @@ let package = Package(
     name: "SwiftRunLoopExamples",
     dependencies: [.package(name: "SwiftRunLoop", path: "../..")],
     targets: [
-        .executableTarget(name: "ActivityTrace", dependencies: [.product(name: "SwiftRunLoop", package: "SwiftRunLoop")]),
+        .executableTarget(
+            name: "ActivityTrace", dependencies: [.product(name: "SwiftRunLoop", package: "SwiftRunLoop")]),
         .executableTarget(name: "CommonModes", dependencies: [.product(name: "SwiftRunLoop", package: "SwiftRunLoop")]),
-        .executableTarget(name: "HangMonitorDemo", dependencies: [.product(name: "SwiftRunLoop", package: "SwiftRunLoop")]),
-        .executableTarget(name: "IdleTasksDemo", dependencies: [.product(name: "SwiftRunLoop", package: "SwiftRunLoop")]),
+        .executableTarget(
+            name: "HangMonitorDemo", dependencies: [.product(name: "SwiftRunLoop", package: "SwiftRunLoop")]),
+        .executableTarget(
+            name: "IdleTasksDemo", dependencies: [.product(name: "SwiftRunLoop", package: "SwiftRunLoop")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -23,7 +23,7 @@
    source's info; freed by the source's release. */
 typedef struct {
     int fd;
-    dev_t dev;          /* which file `fd` named when the watch was made */
+    dev_t dev; /* which file `fd` named when the watch was made */
     ino_t ino;
     RLOptionFlags want; /* union of the GLib events asked for, this iteration */
     bool seen;          /* queried in this iteration */
@@ -37,26 +37,30 @@ struct __RLGLibContext {
     char *mode;
     RLRunLoopObserverRef observer;
     RLRunLoopTimerRef timer;
-    RLRunLoopSourceRef dispatcher;   /* version 0, signalled by the timer */
-    GPollFD *fds;           /* what the last query asked to poll */
+    RLRunLoopSourceRef dispatcher; /* version 0, signalled by the timer */
+    GPollFD *fds;                  /* what the last query asked to poll */
     gint nfds, fds_capacity;
     gint max_priority;
-    bool prepared;          /* prepared and queried; check not done yet */
+    bool prepared; /* prepared and queried; check not done yet */
     rlg_watch **watches;
     size_t nwatches, watches_capacity;
-    int busy;               /* our callouts in progress (nested runs nest them) */
+    int busy; /* our callouts in progress (nested runs nest them) */
     bool detached;
 };
 
 /* The timer's date when GLib has no timeout: far enough never to fire, near
    enough not to be clamped. */
-#define RLG_FAR_AWAY 3.0e8
-#define RLG_OBSERVER_ORDER 0x7FFFFFF0L   /* after the application's observers */
+#define RLG_FAR_AWAY       3.0e8
+#define RLG_OBSERVER_ORDER 0x7FFFFFF0L /* after the application's observers */
 
 /* ---- watches ------------------------------------------------------------- */
 
-static int rlg_watch_fd(void *info) { return ((rlg_watch *)info)->fd; }
-static void rlg_watch_free(const void *info) { free((void *)info); }
+static int rlg_watch_fd(void *info) {
+    return ((rlg_watch *)info)->fd;
+}
+static void rlg_watch_free(const void *info) {
+    free((void *)info);
+}
 static void rlg_iterate(struct __RLGLibContext *g);
 static void rlg_watch_fired(void *info) {
     rlg_watch *w = info;
@@ -72,14 +76,19 @@ static RLOptionFlags rlg_events_from_glib(gushort events) {
 
 static void rlg_file_identity(int fd, dev_t *dev, ino_t *ino) {
     struct stat st;
-    if (fstat(fd, &st) == 0) { *dev = st.st_dev; *ino = st.st_ino; }
-    else { *dev = 0; *ino = 0; }
+    if (fstat(fd, &st) == 0) {
+        *dev = st.st_dev;
+        *ino = st.st_ino;
+    } else {
+        *dev = 0;
+        *ino = 0;
+    }
 }
 
 static void rlg_watch_destroy(rlg_watch *w) {
     RLRunLoopSourceRef s = w->source;
-    RLRunLoopSourceInvalidate(s);   /* removes it from every mode */
-    RLRelease(s);                   /* its release frees w */
+    RLRunLoopSourceInvalidate(s); /* removes it from every mode */
+    RLRelease(s);                 /* its release frees w */
 }
 
 static rlg_watch *rlg_watch_create(struct __RLGLibContext *g, int fd, dev_t dev, ino_t ino) {
@@ -102,7 +111,10 @@ static rlg_watch *rlg_watch_create(struct __RLGLibContext *g, int fd, dev_t dev,
     ctx.getFileDescriptor = rlg_watch_fd;
     ctx.perform = rlg_watch_fired;
     w->source = RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&ctx);
-    if (!w->source) { free(w); return NULL; }
+    if (!w->source) {
+        free(w);
+        return NULL;
+    }
     RLRunLoopSourceSetWatchedEvents(w->source, 0);
     RLRunLoopAddSource(g->rl, w->source, g->mode);
     g->watches[g->nwatches++] = w;
@@ -114,16 +126,23 @@ static rlg_watch *rlg_watch_create(struct __RLGLibContext *g, int fd, dev_t dev,
    or dropped only when the set changes; a number that now names another
    file gets a new source. */
 static void rlg_sync_watches(struct __RLGLibContext *g) {
-    for (size_t i = 0; i < g->nwatches; i++) { g->watches[i]->seen = false; g->watches[i]->want = 0; }
+    for (size_t i = 0; i < g->nwatches; i++) {
+        g->watches[i]->seen = false;
+        g->watches[i]->want = 0;
+    }
     for (gint i = 0; i < g->nfds; i++) {
         int fd = g->fds[i].fd;
         if (fd < 0) continue;
         rlg_watch *w = NULL;
         size_t at = 0;
         for (size_t j = 0; j < g->nwatches && !w; j++)
-            if (g->watches[j]->fd == fd) { w = g->watches[j]; at = j; }
+            if (g->watches[j]->fd == fd) {
+                w = g->watches[j];
+                at = j;
+            }
         if (!w || !w->seen) {
-            dev_t dev; ino_t ino;
+            dev_t dev;
+            ino_t ino;
             rlg_file_identity(fd, &dev, &ino);
             if (w && (w->dev != dev || w->ino != ino)) {
                 /* The number was closed and reused: the old source no longer
@@ -133,7 +152,7 @@ static void rlg_sync_watches(struct __RLGLibContext *g) {
                 w = NULL;
             }
             if (!w) w = rlg_watch_create(g, fd, dev, ino);
-            if (!w) continue;         /* out of memory: GLib will see it next time */
+            if (!w) continue; /* out of memory: GLib will see it next time */
         }
         w->seen = true;
         w->want |= rlg_events_from_glib(g->fds[i].events);
@@ -141,8 +160,11 @@ static void rlg_sync_watches(struct __RLGLibContext *g) {
     size_t kept = 0;
     for (size_t i = 0; i < g->nwatches; i++) {
         rlg_watch *w = g->watches[i];
-        if (!w->seen) { rlg_watch_destroy(w); continue; }
-        RLRunLoopSourceSetWatchedEvents(w->source, w->want);   /* no system call when unchanged */
+        if (!w->seen) {
+            rlg_watch_destroy(w);
+            continue;
+        }
+        RLRunLoopSourceSetWatchedEvents(w->source, w->want); /* no system call when unchanged */
         g->watches[kept++] = w;
     }
     g->nwatches = kept;
@@ -171,7 +193,10 @@ static void rlg_prepare(struct __RLGLibContext *g) {
     g_main_context_prepare(g->context, &g->max_priority);
     for (;;) {
         gint n = g_main_context_query(g->context, g->max_priority, &timeout, g->fds, g->fds_capacity);
-        if (n <= g->fds_capacity) { g->nfds = n; break; }
+        if (n <= g->fds_capacity) {
+            g->nfds = n;
+            break;
+        }
         g->fds = g_renew(GPollFD, g->fds, n);
         g->fds_capacity = n;
     }
@@ -201,10 +226,9 @@ static void rlg_iterate(struct __RLGLibContext *g) {
     if (g->detached) return;
     g->busy++;
     if (g->prepared) {
-        g->prepared = false;     /* a nested run inside dispatch prepares afresh */
+        g->prepared = false; /* a nested run inside dispatch prepares afresh */
         rlg_poll_now(g);
-        if (g_main_context_check(g->context, g->max_priority, g->fds, g->nfds))
-            g_main_context_dispatch(g->context);
+        if (g_main_context_check(g->context, g->max_priority, g->fds, g->nfds)) g_main_context_dispatch(g->context);
     }
     if (!g->detached && !g->prepared) rlg_prepare(g);
     if (--g->busy == 0 && g->detached) rlg_free(g);
@@ -252,12 +276,11 @@ RLGLibContextRef RLGLibContextAttach(GMainContext *context, RLRunLoopRef rl, RLR
     g->context = g_main_context_ref(context);
     g->rl = rl;
     g->mode = mode_copy;
-    RLRunLoopObserverContext octx = { 0, g, NULL, NULL, NULL };
-    g->observer = RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting | kRLRunLoopBeforeSources, true,
-                                          RLG_OBSERVER_ORDER, rlg_observe, &octx);
-    RLRunLoopTimerContext tctx = { 0, g, NULL, NULL, NULL };
-    g->timer = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + RLG_FAR_AWAY, RLG_FAR_AWAY, 0, 0,
-                                    rlg_timeout, &tctx);
+    RLRunLoopObserverContext octx = {0, g, NULL, NULL, NULL};
+    g->observer = RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting | kRLRunLoopBeforeSources, true, RLG_OBSERVER_ORDER,
+                                          rlg_observe, &octx);
+    RLRunLoopTimerContext tctx = {0, g, NULL, NULL, NULL};
+    g->timer = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + RLG_FAR_AWAY, RLG_FAR_AWAY, 0, 0, rlg_timeout, &tctx);
     RLRunLoopSourceContext sctx;
     memset(&sctx, 0, sizeof sctx);
     sctx.info = g;

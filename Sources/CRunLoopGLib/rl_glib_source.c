@@ -13,8 +13,8 @@ typedef struct {
     GSource base;
     RLRunLoopRef rl;
     char *mode;
-    gpointer tag;   /* the embedding descriptor, in GLib's poll set */
-    bool polled;    /* tag asks for G_IO_IN (modifying it wakes GLib: only on change) */
+    gpointer tag; /* the embedding descriptor, in GLib's poll set */
+    bool polled;  /* tag asks for G_IO_IN (modifying it wakes GLib: only on change) */
 } rlg_source;
 
 /* GLib asks before it sleeps: aim the descriptor at our mode, and sleep no
@@ -45,7 +45,8 @@ static gboolean rlg_source_check(GSource *base) {
 
 /* One pass that never blocks: everything due in the mode runs. */
 static gboolean rlg_source_dispatch(GSource *base, GSourceFunc callback, gpointer data) {
-    (void)callback; (void)data;
+    (void)callback;
+    (void)data;
     rlg_source *s = (rlg_source *)base;
     RLRunLoopRunInMode(s->mode, 0, false);
     return G_SOURCE_CONTINUE;
@@ -53,7 +54,7 @@ static gboolean rlg_source_dispatch(GSource *base, GSourceFunc callback, gpointe
 
 static void rlg_source_finalize(GSource *base) {
     rlg_source *s = (rlg_source *)base;
-    RLRunLoopEmbedCancel(s->rl);   /* does nothing off the loop's thread */
+    RLRunLoopEmbedCancel(s->rl); /* does nothing off the loop's thread */
     RLRelease(s->rl);
     free(s->mode);
 }
@@ -69,7 +70,10 @@ GSource *RLGLibSourceCreate(RLRunLoopRef rl, RLRunLoopMode mode) {
     if (!rl || !mode || !*mode || strcmp(mode, kRLRunLoopCommonModes) == 0) return NULL;
     int fd = RLRunLoopEmbedGetFD(rl);
     char *mode_copy = strdup(mode);
-    if (fd < 0 || !mode_copy) { free(mode_copy); return NULL; }
+    if (fd < 0 || !mode_copy) {
+        free(mode_copy);
+        return NULL;
+    }
     GSource *base = g_source_new(&rlg_source_funcs, sizeof(rlg_source));
     rlg_source *s = (rlg_source *)base;
     s->rl = (RLRunLoopRef)RLRetain(rl);

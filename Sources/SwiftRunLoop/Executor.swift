@@ -74,8 +74,9 @@ public final class RunLoopSerialExecutor: SerialExecutor, TaskExecutor, Sendable
 
     /// A job that could not run: it is reported, never silently dropped.
     fileprivate func jobDropped() -> Never {
-        preconditionFailure("RunLoopSerialExecutor: a job for \(label) was dropped because that thread has "
-            + "stopped (its run loop runs nothing more); an actor pinned to it was used after it stopped")
+        preconditionFailure(
+            "RunLoopSerialExecutor: a job for \(label) was dropped because that thread has "
+                + "stopped (its run loop runs nothing more); an actor pinned to it was used after it stopped")
     }
 
     /// The executor as the runtime sees it, with complex equality so that
@@ -125,8 +126,9 @@ private final class JobItem: PerformItem, @unchecked Sendable {
     override func run() {
         guard !started else { return }
         started = true
-        job.runSynchronously(isolatedTo: executor.asUnownedSerialExecutor(),
-                             taskExecutor: executor.asUnownedTaskExecutor())
+        job.runSynchronously(
+            isolatedTo: executor.asUnownedSerialExecutor(),
+            taskExecutor: executor.asUnownedTaskExecutor())
     }
 
     deinit {

@@ -54,11 +54,14 @@ extension RunLoop {
         ///     the types it is ready for (those types are then disabled).
         /// - Returns: `nil` when `fileDescriptor` is not open, or when out of
         ///   descriptors or memory (the descriptor is then not closed).
-        public init?(fileDescriptor: Int32, closeOnInvalidate: Bool = false,
-                     handler: @escaping @Sendable (RunLoop.FileDescriptor, CallBackTypes) -> Void) {
+        public init?(
+            fileDescriptor: Int32, closeOnInvalidate: Bool = false,
+            handler: @escaping @Sendable (RunLoop.FileDescriptor, CallBackTypes) -> Void
+        ) {
             let box = FileDescriptorBox(handler)
-            var context = RLFileDescriptorContext(version: 0, info: box.info, retain: callbackBoxRetain,
-                                                  release: callbackBoxRelease, copyDescription: nil)
+            var context = RLFileDescriptorContext(
+                version: 0, info: box.info, retain: callbackBoxRetain,
+                release: callbackBoxRelease, copyDescription: nil)
             let ref = withExtendedLifetime(box) {
                 RLFileDescriptorCreate(fileDescriptor, closeOnInvalidate, fileDescriptorTrampoline, &context)
             }
@@ -216,8 +219,10 @@ final class FileDescriptorBox: CallbackBox, @unchecked Sendable {
         for listener in listeners { listener.fire(types) }
     }
 
-    func addListener(_ fire: @escaping @Sendable (RunLoop.FileDescriptor.CallBackTypes) -> Void,
-                     onEnd end: @escaping @Sendable () -> Void) -> Int? {
+    func addListener(
+        _ fire: @escaping @Sendable (RunLoop.FileDescriptor.CallBackTypes) -> Void,
+        onEnd end: @escaping @Sendable () -> Void
+    ) -> Int? {
         lock.withLock {
             guard handler != nil else { return nil }
             nextListenerID += 1

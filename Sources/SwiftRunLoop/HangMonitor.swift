@@ -84,8 +84,9 @@ extension RunLoop {
         /// - Returns: `nil` when `threshold` is not a positive number.
         public init?(runLoop: RunLoop, threshold: TimeInterval, handler: (@Sendable (Report) -> Void)? = nil) {
             let handlerBox = HandlerBox<Report>(handler ?? writeToStandardError)
-            var context = RLHangMonitorContext(version: 0, info: handlerBox.info, retain: callbackBoxRetain,
-                                               release: callbackBoxRelease, copyDescription: nil)
+            var context = RLHangMonitorContext(
+                version: 0, info: handlerBox.info, retain: callbackBoxRetain,
+                release: callbackBoxRelease, copyDescription: nil)
             let made = withExtendedLifetime(handlerBox) {
                 RLHangMonitorCreate(runLoop.ref, threshold, hangTrampoline, &context)
             }
@@ -162,14 +163,16 @@ private let hangTrampoline: RLHangMonitorCallBack = { _, report, info in
     }
     let mode = report.mode.map { String(cString: $0) } ?? ""
     let activity = RunLoop.Activity(rawValue: UInt(report.activity.rawValue))
-    var description = "RLHangMonitor: stalled \(milliseconds(report.duration)) ms (threshold "
+    var description =
+        "RLHangMonitor: stalled \(milliseconds(report.duration)) ms (threshold "
         + "\(milliseconds(report.threshold)) ms, stall \(report.stallNumber), report \(report.reportNumber))\n"
     description += "  in mode \"\(mode)\" after \(String(cString: RLRunLoopActivityGetName(report.activity))); stack:\n"
     for (index, frame) in frames.enumerated() { description += "  #\(index) \(frame)\n" }
-    let value = RunLoop.HangMonitor.Report(duration: report.duration, threshold: report.threshold, activity: activity,
-                                           mode: RunLoop.Mode(mode), stallNumber: Int(report.stallNumber),
-                                           reportNumber: Int(report.reportNumber), frames: frames,
-                                           description: description)
+    let value = RunLoop.HangMonitor.Report(
+        duration: report.duration, threshold: report.threshold, activity: activity,
+        mode: RunLoop.Mode(mode), stallNumber: Int(report.stallNumber),
+        reportNumber: Int(report.reportNumber), frames: frames,
+        description: description)
     withExtendedLifetime(box) { box.call(value) }
 }
 

@@ -44,7 +44,9 @@ extension RunLoop {
         ///     At most 10 seconds.
         public init(runLoop: RunLoop, mode: RunLoop.Mode = .default, slice: TimeInterval = 0) {
             let mode = mode.rawValue.isEmpty ? RunLoop.Mode.default : mode
-            self.ref = mode.withCName { RLIdleQueueCreate(runLoop.ref, $0, slice) ?? outOfResources("RunLoop.IdleQueue") }
+            self.ref = mode.withCName {
+                RLIdleQueueCreate(runLoop.ref, $0, slice) ?? outOfResources("RunLoop.IdleQueue")
+            }
         }
 
         deinit {

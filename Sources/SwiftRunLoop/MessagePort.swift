@@ -77,8 +77,9 @@ public final class MessagePort: Sendable {
     /// - Returns: `nil` for a negative capacity or when out of resources.
     public init?(capacity: Int = 0, handler: @escaping @Sendable (Message) -> Void) {
         let box = HandlerBox<Message>(handler)
-        var context = RLMessagePortContext(version: 0, info: box.info, retain: callbackBoxRetain,
-                                           release: callbackBoxRelease, copyDescription: nil)
+        var context = RLMessagePortContext(
+            version: 0, info: box.info, retain: callbackBoxRetain,
+            release: callbackBoxRelease, copyDescription: nil)
         let ref = withExtendedLifetime(box) { RLMessagePortCreate(messagePortTrampoline, &context, capacity) }
         guard let ref else { return nil }
         self.object = CObject(adopting: ref)

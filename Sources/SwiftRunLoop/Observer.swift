@@ -34,13 +34,17 @@ extension RunLoop {
         ///   - order: Where it is called among the observers of an activity.
         ///   - handler: Called on the run loop's thread with the one activity
         ///     that is happening.
-        public init(activities: Activity, repeats: Bool = true, order: Int = 0,
-                    handler: @escaping @Sendable (Activity) -> Void) {
+        public init(
+            activities: Activity, repeats: Bool = true, order: Int = 0,
+            handler: @escaping @Sendable (Activity) -> Void
+        ) {
             let box = HandlerBox<Activity>(handler)
-            var context = RLRunLoopObserverContext(version: 0, info: box.info, retain: callbackBoxRetain,
-                                                   release: callbackBoxRelease, copyDescription: nil)
+            var context = RLRunLoopObserverContext(
+                version: 0, info: box.info, retain: callbackBoxRetain,
+                release: callbackBoxRelease, copyDescription: nil)
             let ref = withExtendedLifetime(box) {
-                RLRunLoopObserverCreate(RLOptionFlags(activities.rawValue), repeats, order, observerTrampoline, &context)
+                RLRunLoopObserverCreate(
+                    RLOptionFlags(activities.rawValue), repeats, order, observerTrampoline, &context)
                     ?? outOfResources("RunLoop.Observer")
             }
             self.object = CObject(adopting: ref)

@@ -83,15 +83,18 @@ extension RunLoop {
     ///   - block: The closure, run on the loop's thread.
     /// - Returns: How the request stands when the call returns.
     @discardableResult
-    public func perform(inModes modes: [RunLoop.Mode] = [.common], waitUntilDone: Bool,
-                        timeout: Duration? = nil, target: AnyObject? = nil,
-                        _ block: @escaping @Sendable () -> Void) -> PerformStatus {
+    public func perform(
+        inModes modes: [RunLoop.Mode] = [.common], waitUntilDone: Bool,
+        timeout: Duration? = nil, target: AnyObject? = nil,
+        _ block: @escaping @Sendable () -> Void
+    ) -> PerformStatus {
         let box = PerformBox(block, target: target)
         let info = Unmanaged.passRetained(box).toOpaque()
         let seconds = timeout.map(\.seconds) ?? .infinity
         let status = withCModes(modes) { names, count in
-            RLRunLoopPerformRequest(ref, names, count, box.key, performBoxRun, info, performBoxRelease,
-                                    waitUntilDone, seconds)
+            RLRunLoopPerformRequest(
+                ref, names, count, box.key, performBoxRun, info, performBoxRelease,
+                waitUntilDone, seconds)
         }
         return PerformStatus(status)
     }
@@ -119,13 +122,16 @@ extension RunLoop {
     ///   ``PerformStatus/invalid`` when a mode name was empty, and
     ///   ``PerformStatus/dropped`` when the loop's thread had exited.
     @discardableResult
-    public func perform(after delay: TimeInterval, inModes modes: [RunLoop.Mode] = [.default],
-                        target: AnyObject? = nil, _ block: @escaping @Sendable () -> Void) -> PerformRequest {
+    public func perform(
+        after delay: TimeInterval, inModes modes: [RunLoop.Mode] = [.default],
+        target: AnyObject? = nil, _ block: @escaping @Sendable () -> Void
+    ) -> PerformRequest {
         let box = PerformBox(block, target: target)
         let info = Unmanaged.passRetained(box).toOpaque()
         let request = withCModes(modes) { names, count in
-            RLRunLoopPerformRequestAfterDelay(ref, delay, names, count, box.key, performBoxRun, info,
-                                              performBoxRelease)
+            RLRunLoopPerformRequestAfterDelay(
+                ref, delay, names, count, box.key, performBoxRun, info,
+                performBoxRelease)
         }
         return PerformRequest(adopting: request)
     }

@@ -19,8 +19,10 @@ extension RunLoop {
     ///   - interval: Seconds between fires (0 or less: 0.1 ms, as for ``Timer``).
     ///   - tolerance: See ``Timer/tolerance``.
     ///   - mode: The mode the timer is scheduled in; the common modes by default.
-    public func ticks(every interval: TimeInterval, tolerance: TimeInterval = 0,
-                      forMode mode: RunLoop.Mode = .common) -> AsyncStream<Date> {
+    public func ticks(
+        every interval: TimeInterval, tolerance: TimeInterval = 0,
+        forMode mode: RunLoop.Mode = .common
+    ) -> AsyncStream<Date> {
         AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
             let timer = Timer(timeInterval: interval, repeats: true) { _ in
                 continuation.yield(Date())

@@ -50,10 +50,14 @@ extension RunLoop {
     public static func runMain<Result: Sendable>(
         _ body: @escaping @MainActor @Sendable () async throws -> Result
     ) throws -> Result {
-        precondition(main.isCurrent, "RunLoop.runMain must be called on the process's main thread "
-            + "(from top-level code or a synchronous static main()), not from another thread")
-        precondition(main.currentMode == nil, "RunLoop.runMain must not be called while the main run loop runs "
-            + "(from one of its callouts or from main-actor code): call it once, from the program's entry point")
+        precondition(
+            main.isCurrent,
+            "RunLoop.runMain must be called on the process's main thread "
+                + "(from top-level code or a synchronous static main()), not from another thread")
+        precondition(
+            main.currentMode == nil,
+            "RunLoop.runMain must not be called while the main run loop runs "
+                + "(from one of its callouts or from main-actor code): call it once, from the program's entry point")
         let outcome = Locked<Swift.Result<Result, any Error>?>(nil)
         // Keeps the default mode from being empty while the task is suspended.
         let keepAlive = Source {}
@@ -77,7 +81,8 @@ extension RunLoop {
     func isCurrentOrReport() -> Bool {
         if isCurrent { return true }
         if ref == RunLoop.main.ref, !reportedMainRunOffThread.exchange(true, ordering: .relaxed) {
-            let message = "SwiftRunLoop: RunLoop.main was run from a thread that is not the main thread; "
+            let message =
+                "SwiftRunLoop: RunLoop.main was run from a thread that is not the main thread; "
                 + "it returned without running (the main loop runs only on the main thread). In an async "
                 + "main, code after the first await runs on another thread: use RunLoop.runMain { ... } "
                 + "or a @main type conforming to RunLoopMain.\n"

@@ -577,8 +577,10 @@ private final class BlockCells: @unchecked Sendable {
 
     @inline(__always)
     private func lock() {
-        while !locked.compareExchange(expected: false, desired: true, successOrdering: .acquiring,
-                                      failureOrdering: .relaxed).exchanged {
+        while !locked.compareExchange(
+            expected: false, desired: true, successOrdering: .acquiring,
+            failureOrdering: .relaxed
+        ).exchanged {
             waitForUnlock()
         }
     }

@@ -27,8 +27,9 @@ extension RunLoop.Source {
     ///   descriptors.
     public convenience init?(signal: Int32, order: Int = 0, handler: @escaping @Sendable (_ count: UInt32) -> Void) {
         let box = HandlerBox<UInt32>(handler)
-        var context = RLSignalSourceContext(version: 0, info: box.info, retain: callbackBoxRetain,
-                                            release: callbackBoxRelease, copyDescription: nil)
+        var context = RLSignalSourceContext(
+            version: 0, info: box.info, retain: callbackBoxRetain,
+            release: callbackBoxRelease, copyDescription: nil)
         let ref = withExtendedLifetime(box) { RLSignalSourceCreate(signal, order, signalTrampoline, &context) }
         guard let ref else { return nil }
         self.init(adopting: ref, box: box)

@@ -53,7 +53,9 @@ extension RunLoop {
                 version: 0, info: box.info, retain: callbackBoxRetain, release: callbackBoxRelease,
                 copyDescription: nil, equal: nil, hash: nil, schedule: nil, cancel: nil,
                 perform: sourceTrampoline)
-            let ref = withExtendedLifetime(box) { RLRunLoopSourceCreate(order, &context) ?? outOfResources("RunLoop.Source") }
+            let ref = withExtendedLifetime(box) {
+                RLRunLoopSourceCreate(order, &context) ?? outOfResources("RunLoop.Source")
+            }
             self.object = CObject(adopting: ref)
             self.box = box
         }

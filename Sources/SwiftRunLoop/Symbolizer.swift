@@ -35,8 +35,10 @@ func readableFrame(_ frame: String, address: UnsafeRawPointer?) -> String {
 
 /// The Swift runtime's demangler (exported by libswiftCore).
 @_silgen_name("swift_demangle")
-private func swiftDemangle(_ mangled: UnsafePointer<CChar>, _ length: Int, _ output: UnsafeMutablePointer<CChar>?,
-                           _ outputSize: UnsafeMutablePointer<Int>?, _ flags: UInt32) -> UnsafeMutablePointer<CChar>?
+private func swiftDemangle(
+    _ mangled: UnsafePointer<CChar>, _ length: Int, _ output: UnsafeMutablePointer<CChar>?,
+    _ outputSize: UnsafeMutablePointer<Int>?, _ flags: UInt32
+) -> UnsafeMutablePointer<CChar>?
 
 /// The demangled form of a Swift symbol; other names unchanged.
 func demangle(_ symbol: String) -> String {
@@ -51,16 +53,21 @@ func demangle(_ symbol: String) -> String {
 /// static symbol table of the file mapped there.
 private func symbolize(_ address: UnsafeRawPointer) -> (String, Int)? {
     // Dl_info: dli_fname, dli_fbase, dli_sname, dli_saddr.
-    var info: (UnsafePointer<CChar>?, UnsafeRawPointer?, UnsafePointer<CChar>?, UnsafeRawPointer?) = (nil, nil, nil, nil)
+    var info: (UnsafePointer<CChar>?, UnsafeRawPointer?, UnsafePointer<CChar>?, UnsafeRawPointer?) = (
+        nil, nil, nil, nil
+    )
     guard withUnsafeMutableBytes(of: &info, { dladdr(address, $0.baseAddress!) }) != 0,
-          let path = info.0, let base = info.1 else { return nil }
-    guard let table = symbolTables.withLock({ tables -> SymbolTable? in
-        let key = String(cString: path)
-        if let known = tables[key] { return known }
-        let loaded = SymbolTable(path: key)
-        tables[key] = loaded
-        return loaded
-    }) else { return nil }
+        let path = info.0, let base = info.1
+    else { return nil }
+    guard
+        let table = symbolTables.withLock({ tables -> SymbolTable? in
+            let key = String(cString: path)
+            if let known = tables[key] { return known }
+            let loaded = SymbolTable(path: key)
+            tables[key] = loaded
+            return loaded
+        })
+    else { return nil }
     let value = UInt(bitPattern: address)
     let key = table.isPositionIndependent ? value &- UInt(bitPattern: base) : value
     return table.lookup(UInt64(key))
@@ -97,25 +104,29 @@ private final class SymbolTable: Sendable {
         }
         // ELF64, little-endian only (x86_64, aarch64).
         guard file[0] == 0x7f, file[1] == 0x45, file[2] == 0x4c, file[3] == 0x46, file[4] == 2, file[5] == 1,
-              let type = load(16, as: UInt16.self), let sectionsAt = load(0x28, as: UInt64.self),
-              let sectionSize = load(0x3a, as: UInt16.self), let sectionCount = load(0x3c, as: UInt16.self),
-              sectionSize >= 64 else { return nil }
+            let type = load(16, as: UInt16.self), let sectionsAt = load(0x28, as: UInt64.self),
+            let sectionSize = load(0x3a, as: UInt16.self), let sectionCount = load(0x3c, as: UInt16.self),
+            sectionSize >= 64
+        else { return nil }
         isPositionIndependent = type == 3  // ET_DYN
         var found: [(start: UInt64, size: UInt64, name: String)] = []
         for index in 0..<Int(sectionCount) {
             let header = Int(sectionsAt) + index * Int(sectionSize)
             guard load(header + 4, as: UInt32.self) == 2,  // SHT_SYMTAB
-                  let offset = load(header + 24, as: UInt64.self), let length = load(header + 32, as: UInt64.self),
-                  let link = load(header + 40, as: UInt32.self) else { continue }
+                let offset = load(header + 24, as: UInt64.self), let length = load(header + 32, as: UInt64.self),
+                let link = load(header + 40, as: UInt32.self)
+            else { continue }
             let stringsHeader = Int(sectionsAt) + Int(link) * Int(sectionSize)
             guard let stringsAt = load(stringsHeader + 24, as: UInt64.self),
-                  let stringsLength = load(stringsHeader + 32, as: UInt64.self),
-                  Int(stringsAt) + Int(stringsLength) <= size else { continue }
+                let stringsLength = load(stringsHeader + 32, as: UInt64.self),
+                Int(stringsAt) + Int(stringsLength) <= size
+            else { continue }
             for symbol in stride(from: Int(offset), to: Int(offset + length) - 23, by: 24) {
                 guard let info = load(symbol + 4, as: UInt8.self), info & 0xf == 2,  // STT_FUNC
-                      let nameAt = load(symbol, as: UInt32.self), nameAt < stringsLength,
-                      let value = load(symbol + 8, as: UInt64.self), value != 0,
-                      let length = load(symbol + 16, as: UInt64.self) else { continue }
+                    let nameAt = load(symbol, as: UInt32.self), nameAt < stringsLength,
+                    let value = load(symbol + 8, as: UInt64.self), value != 0,
+                    let length = load(symbol + 16, as: UInt64.self)
+                else { continue }
                 let start = Int(stringsAt) + Int(nameAt)
                 let end = file[start..<Int(stringsAt + stringsLength)].firstIndex(of: 0) ?? start
                 found.append((value, length, String(decoding: file[start..<end], as: UTF8.self)))

@@ -59,8 +59,10 @@ public final class Timer: @unchecked Sendable {
     ///   - repeats: Whether the timer fires again after its first fire.
     ///   - block: Called on the run loop's thread each time the timer fires,
     ///     with the timer.
-    public convenience init(fire date: Date, interval: TimeInterval, repeats: Bool,
-                            block: @escaping @Sendable (Timer) -> Void) {
+    public convenience init(
+        fire date: Date, interval: TimeInterval, repeats: Bool,
+        block: @escaping @Sendable (Timer) -> Void
+    ) {
         self.init(fire: date, interval: interval, repeats: repeats, userInfo: nil, block: block)
     }
 
@@ -81,14 +83,18 @@ public final class Timer: @unchecked Sendable {
     ///   - userInfo: Any value to keep with the timer (``userInfo``).
     ///   - block: Called on the run loop's thread each time the timer fires,
     ///     with the timer.
-    public init(fire date: Date, interval: TimeInterval, repeats: Bool, userInfo: (any Sendable)?,
-                block: @escaping @Sendable (Timer) -> Void) {
+    public init(
+        fire date: Date, interval: TimeInterval, repeats: Bool, userInfo: (any Sendable)?,
+        block: @escaping @Sendable (Timer) -> Void
+    ) {
         let interval = repeats ? (interval > 0 ? interval : 0.0001) : 0
         let box = TimerBox(block, userInfo: consume userInfo)
-        var context = RLRunLoopTimerContext(version: 0, info: box.info, retain: callbackBoxRetain,
-                                            release: callbackBoxRelease, copyDescription: nil)
+        var context = RLRunLoopTimerContext(
+            version: 0, info: box.info, retain: callbackBoxRetain,
+            release: callbackBoxRelease, copyDescription: nil)
         let ref = withExtendedLifetime(box) {
-            RLRunLoopTimerCreate(date.absoluteTime, interval, 0, 0, timerTrampoline, &context) ?? outOfResources("Timer")
+            RLRunLoopTimerCreate(date.absoluteTime, interval, 0, 0, timerTrampoline, &context)
+                ?? outOfResources("Timer")
         }
         self.ref = ref
         self.box = box
@@ -121,11 +127,14 @@ public final class Timer: @unchecked Sendable {
     ///   - repeats: Whether the timer fires again after its first fire.
     ///   - userInfo: Any value to keep with the timer (``userInfo``).
     ///   - block: Called on the run loop's thread each time the timer fires.
-    public convenience init(timeInterval: TimeInterval, repeats: Bool, userInfo: (any Sendable)?,
-                            block: @escaping @Sendable (Timer) -> Void) {
+    public convenience init(
+        timeInterval: TimeInterval, repeats: Bool, userInfo: (any Sendable)?,
+        block: @escaping @Sendable (Timer) -> Void
+    ) {
         let delay = timeInterval > 0 ? timeInterval : 0
-        self.init(fire: Date(timeIntervalSinceNow: delay), interval: timeInterval, repeats: repeats,
-                  userInfo: userInfo, block: block)
+        self.init(
+            fire: Date(timeIntervalSinceNow: delay), interval: timeInterval, repeats: repeats,
+            userInfo: userInfo, block: block)
     }
 
     /// Makes a timer that first fires `interval` seconds from now and
@@ -139,8 +148,10 @@ public final class Timer: @unchecked Sendable {
     ///   - repeats: Whether the timer fires again after its first fire.
     ///   - block: Called on the current thread's loop each time the timer fires.
     @discardableResult
-    public class func scheduledTimer(withTimeInterval interval: TimeInterval, repeats: Bool,
-                                     block: @escaping @Sendable (Timer) -> Void) -> Timer {
+    public class func scheduledTimer(
+        withTimeInterval interval: TimeInterval, repeats: Bool,
+        block: @escaping @Sendable (Timer) -> Void
+    ) -> Timer {
         scheduledTimer(withTimeInterval: interval, repeats: repeats, userInfo: nil, block: block)
     }
 
@@ -157,9 +168,11 @@ public final class Timer: @unchecked Sendable {
     ///   - userInfo: Any value to keep with the timer (``userInfo``).
     ///   - block: Called on the current thread's loop each time the timer fires.
     @discardableResult
-    public class func scheduledTimer(withTimeInterval interval: TimeInterval, repeats: Bool,
-                                     userInfo: (any Sendable)?,
-                                     block: @escaping @Sendable (Timer) -> Void) -> Timer {
+    public class func scheduledTimer(
+        withTimeInterval interval: TimeInterval, repeats: Bool,
+        userInfo: (any Sendable)?,
+        block: @escaping @Sendable (Timer) -> Void
+    ) -> Timer {
         let timer = Timer(timeInterval: interval, repeats: repeats, userInfo: userInfo, block: block)
         RunLoop.current.add(timer, forMode: .default)
         return timer

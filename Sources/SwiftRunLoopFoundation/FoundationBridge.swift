@@ -138,13 +138,15 @@ final class ThreadBridge {
         cfSource = withUnsafeMutablePointer(to: &context) {
             $0.withMemoryRebound(to: CFRunLoopSourceContext.self, capacity: 1) { CFRunLoopSourceCreate(nil, 0, $0) }
         }
-        var observerContext = CFRunLoopObserverContext(version: 0, info: info, retain: nil, release: nil,
-                                                       copyDescription: nil)
-        cfObserver = CFRunLoopObserverCreate(nil, CFRunLoopActivity.beforeWaiting.rawValue, true, Int.max,
-                                             { _, _, info in
-                                                 Unmanaged<ThreadBridge>.fromOpaque(info!).takeUnretainedValue()
-                                                     .prepareForFoundationSleep()
-                                             }, &observerContext)
+        var observerContext = CFRunLoopObserverContext(
+            version: 0, info: info, retain: nil, release: nil,
+            copyDescription: nil)
+        cfObserver = CFRunLoopObserverCreate(
+            nil, CFRunLoopActivity.beforeWaiting.rawValue, true, Int.max,
+            { _, _, info in
+                Unmanaged<ThreadBridge>.fromOpaque(info!).takeUnretainedValue()
+                    .prepareForFoundationSleep()
+            }, &observerContext)
         CFRunLoopAddSource(cfLoop, cfSource, kCFRunLoopCommonModes)
         CFRunLoopAddObserver(cfLoop, cfObserver, kCFRunLoopCommonModes)
     }
@@ -183,13 +185,15 @@ final class ThreadBridge {
     // MARK: Ours hosts Foundation's
 
     private func installInOurs() {
-        var context = RLRunLoopObserverContext(version: 0, info: Unmanaged.passUnretained(self).toOpaque(),
-                                               retain: nil, release: nil, copyDescription: nil)
-        ourObserver = RLRunLoopObserverCreate(RLOptionFlags(kRLRunLoopBeforeWaiting.rawValue), true, Int.max,
-                                              { _, _, info in
-                                                  Unmanaged<ThreadBridge>.fromOpaque(info!).takeUnretainedValue()
-                                                      .serviceFoundation()
-                                              }, &context)
+        var context = RLRunLoopObserverContext(
+            version: 0, info: Unmanaged.passUnretained(self).toOpaque(),
+            retain: nil, release: nil, copyDescription: nil)
+        ourObserver = RLRunLoopObserverCreate(
+            RLOptionFlags(kRLRunLoopBeforeWaiting.rawValue), true, Int.max,
+            { _, _, info in
+                Unmanaged<ThreadBridge>.fromOpaque(info!).takeUnretainedValue()
+                    .serviceFoundation()
+            }, &context)
         RLRunLoopAddObserver(loop, ourObserver, kRLRunLoopCommonModes)
     }
 
@@ -233,8 +237,9 @@ final class ThreadBridge {
             if RLRunLoopTimerGetNextFireDate(timer) != date { RLRunLoopTimerSetNextFireDate(timer, date) }
         } else {
             dropTimer()
-            var context = RLRunLoopTimerContext(version: 0, info: nil, retain: nil, release: nil,
-                                                copyDescription: nil)
+            var context = RLRunLoopTimerContext(
+                version: 0, info: nil, retain: nil, release: nil,
+                copyDescription: nil)
             // Its firing only ends our sleep; the BeforeWaiting that follows runs Foundation's timers.
             ourTimer = RLRunLoopTimerCreate(date, 0, 0, 0, { _, _ in }, &context)
             RLRunLoopAddTimer(loop, ourTimer, kRLRunLoopCommonModes)

@@ -43,18 +43,20 @@ private let timedOut = Atomic<Bool>(false)
 final class GLibMainThreadTests: XCTestCase {
     func test_main_actor_main_queue_and_main_timer_run_inside_g_main_loop_run() throws {
         try XCTSkipUnless(onMainThread(), "XCTest did not run this on the main thread")
-        let mainLoop = g_main_loop_new(nil, 0)   // GLib's global default context
-        let hosted = GLibHostedRunLoop()          // RunLoop.main, default mode
+        let mainLoop = g_main_loop_new(nil, 0)  // GLib's global default context
+        let hosted = GLibHostedRunLoop()  // RunLoop.main, default mode
         XCTAssertNotNil(hosted)
         let arrivals = Arrivals(mainLoop)
 
         // A generous bound, so a lost wake-up fails instead of hanging.
         timedOut.store(false, ordering: .relaxed)
-        let guardID = g_timeout_add(30_000, { loop in
-            timedOut.store(true, ordering: .relaxed)
-            g_main_loop_quit(OpaquePointer(loop))
-            return 0   // G_SOURCE_REMOVE
-        }, UnsafeMutableRawPointer(mainLoop))
+        let guardID = g_timeout_add(
+            30_000,
+            { loop in
+                timedOut.store(true, ordering: .relaxed)
+                g_main_loop_quit(OpaquePointer(loop))
+                return 0  // G_SOURCE_REMOVE
+            }, UnsafeMutableRawPointer(mainLoop))
 
         // Everything is sent from another thread while the main thread sleeps
         // in GLib's poll.

@@ -20,10 +20,12 @@ private final class Body: @unchecked Sendable {
 private func onOwnThread(_ body: @escaping @Sendable () -> Void) {
     var thread = pthread_t()
     let arg = Unmanaged.passRetained(Body(body)).toOpaque()
-    let rc = pthread_create(&thread, nil, { arg in
-        Unmanaged<Body>.fromOpaque(arg!).takeRetainedValue().run()
-        return nil
-    }, arg)
+    let rc = pthread_create(
+        &thread, nil,
+        { arg in
+            Unmanaged<Body>.fromOpaque(arg!).takeRetainedValue().run()
+            return nil
+        }, arg)
     #expect(rc == 0)
     pthread_join(thread, nil)
 }
@@ -57,10 +59,12 @@ private func onOwnThread(_ body: @escaping @Sendable () -> Void) {
             let attachment = GLibContextAttachment(context: context, mode: .default)
             #expect(attachment != nil)
             let source = g_timeout_source_new(10)
-            g_source_set_callback(source, { _ in
-                RunLoop.current.stop()
-                return 0   // G_SOURCE_REMOVE
-            }, nil, nil)
+            g_source_set_callback(
+                source,
+                { _ in
+                    RunLoop.current.stop()
+                    return 0  // G_SOURCE_REMOVE
+                }, nil, nil)
             g_source_attach(source, context)
             g_source_unref(source)
             let result = RunLoop.current.run(mode: .default, seconds: 10, returnAfterSourceHandled: false)

@@ -45,7 +45,7 @@ final class EmbeddingTests: XCTestCase {
             XCTAssertNil(wait.timeoutMilliseconds)
             XCTAssertFalse(hostPoll(fd, 200))
             // A block queued for the mode is work now.
-            loop.perform { }
+            loop.perform {}
             XCTAssertTrue(loop.prepareForEmbedding(in: .default).hasWork)
             XCTAssertTrue(hostPoll(fd, 0))
             loop.runEmbeddedPass(in: .default)

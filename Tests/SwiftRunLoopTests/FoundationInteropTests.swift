@@ -23,7 +23,11 @@ final class FoundationInteropTests: XCTestCase {
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
             Timer.scheduledTimer(withTimeInterval: 0.01, repeats: true) { timer in
-                if fired.withLock({ c -> Int in c += 1; return c }) == 2 { timer.invalidate() }
+                if fired.withLock({ c -> Int in
+                    c += 1; return c
+                }) == 2 {
+                    timer.invalidate()
+                }
             }
             RunLoop.current.run()  // ours: returns when the default mode is empty
             done.signal()

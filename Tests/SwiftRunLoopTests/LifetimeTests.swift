@@ -59,7 +59,9 @@ final class LifetimeTests: XCTestCase {
                 weakCanary = canary
                 weakTimer = Timer.scheduledTimer(withTimeInterval: 0.01, repeats: true) { timer in
                     _ = canary
-                    let n = count.withLock { c -> Int in c += 1; return c }
+                    let n = count.withLock { c -> Int in
+                        c += 1; return c
+                    }
                     if n == 3 { timer.invalidate() }
                 }
             }
@@ -116,7 +118,9 @@ final class LifetimeTests: XCTestCase {
                 // broken by invalidation, as with Foundation.
                 let holder = Shared<UncheckedSendable<Timer>?>(nil)
                 let timer = Timer(timeInterval: 0.01, repeats: true) { _ in
-                    let n = count.withLock { c -> Int in c += 1; return c }
+                    let n = count.withLock { c -> Int in
+                        c += 1; return c
+                    }
                     if n == 2 { holder.current?.value.invalidate() }
                 }
                 holder.withLock { $0 = UncheckedSendable(timer) }
@@ -155,7 +159,9 @@ final class LifetimeTests: XCTestCase {
                 canaries.append(weak)
                 switch i % 3 {
                 case 0:
-                    let t = Timer(timeInterval: 0.001, repeats: i % 2 == 0) { t in _ = canary; t.invalidate() }
+                    let t = Timer(timeInterval: 0.001, repeats: i % 2 == 0) { t in
+                        _ = canary; t.invalidate()
+                    }
                     loop.add(t, forMode: .default)
                 case 1:
                     let s = RunLoop.Source { _ = canary }

@@ -18,12 +18,16 @@ final class LinuxExtrasTests: XCTestCase {
             let loop = RunLoop.current
             let received = Shared<[UInt8]>([])
             let types = Shared<[RunLoop.FileDescriptor.CallBackTypes]>([])
-            guard let fd = RunLoop.FileDescriptor(fileDescriptor: readEnd, closeOnInvalidate: true, handler: { fd, t in
-                types.withLock { $0.append(t) }
-                var byte: UInt8 = 0
-                if read(fd.fileDescriptor, &byte, 1) == 1 { received.withLock { $0.append(byte) } }
-                fd.enableCallBacks(.read)
-            }) else { return XCTFail("RunLoop.FileDescriptor(fileDescriptor:) failed") }
+            guard
+                let fd = RunLoop.FileDescriptor(
+                    fileDescriptor: readEnd, closeOnInvalidate: true,
+                    handler: { fd, t in
+                        types.withLock { $0.append(t) }
+                        var byte: UInt8 = 0
+                        if read(fd.fileDescriptor, &byte, 1) == 1 { received.withLock { $0.append(byte) } }
+                        fd.enableCallBacks(.read)
+                    })
+            else { return XCTFail("RunLoop.FileDescriptor(fileDescriptor:) failed") }
             XCTAssertEqual(fd.fileDescriptor, readEnd)
             loop.add(fd, forMode: .default)
             fd.enableCallBacks(.read)
@@ -77,20 +81,25 @@ final class LinuxExtrasTests: XCTestCase {
             weak var dropped: RunLoop.FileDescriptor?
             var b: UInt8 = 1
             do {
-                guard let fd = RunLoop.FileDescriptor(fileDescriptor: readEnd, closeOnInvalidate: true, handler: { fd, _ in
-                    seen.withLock { $0.append(ObjectIdentifier(fd)) }
-                    latest.withLock { $0 = fd }
-                    descriptors.withLock { $0.append(fd.fileDescriptor) }
-                    var byte: UInt8 = 0
-                    _ = read(fd.fileDescriptor, &byte, 1)
-                    fd.enableCallBacks(.read)
-                }) else { return XCTFail("RunLoop.FileDescriptor(fileDescriptor:) failed") }
+                guard
+                    let fd = RunLoop.FileDescriptor(
+                        fileDescriptor: readEnd, closeOnInvalidate: true,
+                        handler: { fd, _ in
+                            seen.withLock { $0.append(ObjectIdentifier(fd)) }
+                            latest.withLock { $0 = fd }
+                            descriptors.withLock { $0.append(fd.fileDescriptor) }
+                            var byte: UInt8 = 0
+                            _ = read(fd.fileDescriptor, &byte, 1)
+                            fd.enableCallBacks(.read)
+                        })
+                else { return XCTFail("RunLoop.FileDescriptor(fileDescriptor:) failed") }
                 dropped = fd
                 loop.add(fd, forMode: .default)
                 fd.enableCallBacks(.read)
                 for _ in 0..<3 {
                     _ = write(writeEnd, &b, 1)
-                    XCTAssertEqual(loop.run(mode: .default, seconds: 10, returnAfterSourceHandled: true), .handledSource)
+                    XCTAssertEqual(
+                        loop.run(mode: .default, seconds: 10, returnAfterSourceHandled: true), .handledSource)
                 }
                 let id = ObjectIdentifier(fd)
                 XCTAssertEqual(seen.current, [id, id, id])
@@ -118,11 +127,15 @@ final class LinuxExtrasTests: XCTestCase {
         let (readEnd, writeEnd) = (fds[0], fds[1])
         let thread = RunLoopThread(name: "test.fdorder")
         let order = Shared<[String]>([])
-        guard let fd = RunLoop.FileDescriptor(fileDescriptor: readEnd, closeOnInvalidate: true, handler: { fd, _ in
-            order.withLock { $0.append("handler") }
-            var b: UInt8 = 0
-            _ = read(fd.fileDescriptor, &b, 1)
-        }) else { return XCTFail("RunLoop.FileDescriptor(fileDescriptor:) failed") }
+        guard
+            let fd = RunLoop.FileDescriptor(
+                fileDescriptor: readEnd, closeOnInvalidate: true,
+                handler: { fd, _ in
+                    order.withLock { $0.append("handler") }
+                    var b: UInt8 = 0
+                    _ = read(fd.fileDescriptor, &b, 1)
+                })
+        else { return XCTFail("RunLoop.FileDescriptor(fileDescriptor:) failed") }
         fd.schedule(in: thread.runLoop, forMode: .default)
         var byte: UInt8 = 1
         _ = write(writeEnd, &byte, 1)

@@ -89,7 +89,7 @@ final class MainQueueTests: XCTestCase {
         try requireMainThread()
         _ = RunLoop.main.run(mode: .default, seconds: 0, returnAfterSourceHandled: false)
         let ran = Shared<Bool>(false)
-        let keepAlive = RunLoop.Source { }
+        let keepAlive = RunLoop.Source {}
         let privateMode = RunLoop.Mode("MainQueueTests.private")
         RunLoop.main.add(keepAlive, forMode: privateMode)
         DispatchQueue.main.async { ran.withLock { $0 = true } }

@@ -22,9 +22,13 @@ final class MonitorTests: XCTestCase {
         onThread {
             let loop = RunLoop.current
             let reports = Shared<[RunLoop.HangMonitor.Report]>([])
-            guard let monitor = RunLoop.HangMonitor(runLoop: loop, threshold: 0.1, handler: { report in
-                reports.withLock { $0.append(report) }
-            }) else { return XCTFail("no monitor") }
+            guard
+                let monitor = RunLoop.HangMonitor(
+                    runLoop: loop, threshold: 0.1,
+                    handler: { report in
+                        reports.withLock { $0.append(report) }
+                    })
+            else { return XCTFail("no monitor") }
             XCTAssertEqual(monitor.threshold, 0.1, accuracy: 1e-9)
             XCTAssertTrue(monitor.start())
             XCTAssertTrue(monitor.isRunning)
@@ -47,10 +51,12 @@ final class MonitorTests: XCTestCase {
             // demangled, with no linker flag: the function that stalls, and
             // the closure calling it.
             XCTAssertTrue(first.frames.contains { $0.contains("sleepRestarting in") }, first.description)
-            XCTAssertTrue(first.frames.contains { $0.contains("closure #") && $0.contains("SwiftRunLoopTests") },
-                          first.description)
-            XCTAssertFalse(first.frames.contains { $0.contains("(+0x") && $0.contains("SwiftRunLoopPackageTests") },
-                           first.description)
+            XCTAssertTrue(
+                first.frames.contains { $0.contains("closure #") && $0.contains("SwiftRunLoopTests") },
+                first.description)
+            XCTAssertFalse(
+                first.frames.contains { $0.contains("(+0x") && $0.contains("SwiftRunLoopPackageTests") },
+                first.description)
             XCTAssertTrue(first.description.contains("after kRLRunLoopAfterWaiting"))
             XCTAssertEqual(monitor.stallCount, 1)
             XCTAssertEqual(monitor.reportCount, seen.count)
@@ -61,9 +67,13 @@ final class MonitorTests: XCTestCase {
         onThread {
             let loop = RunLoop.current
             let count = Shared(0)
-            guard let monitor = RunLoop.HangMonitor(runLoop: loop, threshold: 0.3, handler: { _ in
-                count.withLock { $0 += 1 }
-            }) else { return XCTFail("no monitor") }
+            guard
+                let monitor = RunLoop.HangMonitor(
+                    runLoop: loop, threshold: 0.3,
+                    handler: { _ in
+                        count.withLock { $0 += 1 }
+                    })
+            else { return XCTFail("no monitor") }
             monitor.start()
             let ticks = Shared(0)
             let timer = Timer(timeInterval: 0.001, repeats: true) { _ in ticks.withLock { $0 += 1 } }
@@ -130,7 +140,9 @@ final class MonitorTests: XCTestCase {
             let sourceBox = Shared<RunLoop.Source?>(nil)
             let source = RunLoop.Source {
                 events.withLock { $0.append("source") }
-                let again = busy.withLock { value -> Bool in value -= 1; return value > 0 }
+                let again = busy.withLock { value -> Bool in
+                    value -= 1; return value > 0
+                }
                 if again { sourceBox.current?.signal() }
             }
             sourceBox.withLock { $0 = source }

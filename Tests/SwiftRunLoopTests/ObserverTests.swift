@@ -25,8 +25,9 @@ final class ObserverTests: XCTestCase {
             let timerMark = RunLoop.Activity(rawValue: 1 << 20)
             // Entry; a pass that sleeps until the timer; the timer fires; the
             // mode is then empty and the run exits.
-            XCTAssertEqual(Array(seen.current.prefix(5)),
-                           [.entry, .beforeTimers, .beforeSources, .beforeWaiting, .afterWaiting])
+            XCTAssertEqual(
+                Array(seen.current.prefix(5)),
+                [.entry, .beforeTimers, .beforeSources, .beforeWaiting, .afterWaiting])
             XCTAssertEqual(seen.current.last, .exit)
             XCTAssertEqual(seen.current.filter { $0 == .entry }.count, 1)
             let afterWaiting = seen.current.lastIndex(of: .afterWaiting)!

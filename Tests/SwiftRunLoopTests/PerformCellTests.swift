@@ -67,7 +67,9 @@ final class PerformCellTests: XCTestCase {
             for burst in [5000, 3, 5000, 1] {
                 for _ in 0..<burst {
                     let tracked = Tracked(released)
-                    loop.perform { _ = tracked; ran.withLock { $0 += 1 } }
+                    loop.perform {
+                        _ = tracked; ran.withLock { $0 += 1 }
+                    }
                 }
                 XCTAssertEqual(released.current, total)
                 total += burst
@@ -88,14 +90,18 @@ final class PerformCellTests: XCTestCase {
         let loop = loopOfThread.current!
         for _ in 0..<100 {
             let tracked = Tracked(released)
-            loop.perform { _ = tracked; ran.withLock { $0 += 1 } }
+            loop.perform {
+                _ = tracked; ran.withLock { $0 += 1 }
+            }
         }
         // Blocks queued on a thread that then exits without running them.
         onThread {
             let own = RunLoop.current
             for _ in 0..<1000 {
                 let tracked = Tracked(released)
-                own.perform { _ = tracked; ran.withLock { $0 += 1 } }
+                own.perform {
+                    _ = tracked; ran.withLock { $0 += 1 }
+                }
             }
         }
         XCTAssertEqual(ran.current, 0)

@@ -86,7 +86,9 @@ final class PerformRequestTests: XCTestCase {
             let loop = RunLoop.current
             let canary = Canary()
             let ran = Shared(false)
-            let request = loop.perform(after: 0.01) { [canary] in _ = canary; ran.withLock { $0 = true } }
+            let request = loop.perform(after: 0.01) { [canary] in
+                _ = canary; ran.withLock { $0 = true }
+            }
             XCTAssertTrue(request.cancel())
             XCTAssertEqual(request.status, .cancelled)
             XCTAssertFalse(request.cancel())

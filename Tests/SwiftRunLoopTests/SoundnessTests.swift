@@ -89,8 +89,9 @@ private func threadCount(named name: String) -> Int {
         guard tid.first?.isNumber == true, let file = fopen("/proc/self/task/\(tid)/comm", "r") else { continue }
         var buffer = [CChar](repeating: 0, count: 64)
         if fgets(&buffer, 64, file) != nil,
-           String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-               .trimmingSuffix("\n") == name {
+            String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                .trimmingSuffix("\n") == name
+        {
             count += 1
         }
         fclose(file)
@@ -170,7 +171,7 @@ final class AsyncMainTests: XCTestCase {
                 Timer.scheduledTimer(withTimeInterval: 0.01, repeats: false) { _ in continuation.resume() }
             }
             onMain.append(RunLoop.main.isCurrent)
-            await Task.detached { }.value
+            await Task.detached {}.value
             onMain.append(currentThreadID() == getpid())
             return onMain
         }
@@ -180,10 +181,12 @@ final class AsyncMainTests: XCTestCase {
     func test_run_main_rethrows() throws {
         try requireMainThread()
         struct Failure: Error {}
-        XCTAssertThrowsError(try RunLoop.runMain { () async throws -> Int in
-            try await Task.sleep(for: .milliseconds(1))
-            throw Failure()
-        }) { XCTAssertTrue($0 is Failure) }
+        XCTAssertThrowsError(
+            try RunLoop.runMain { () async throws -> Int in
+                try await Task.sleep(for: .milliseconds(1))
+                throw Failure()
+            }
+        ) { XCTAssertTrue($0 is Failure) }
     }
 
     @MainActor
@@ -212,9 +215,13 @@ final class OneVerbTests: XCTestCase {
             var fds: [Int32] = [0, 0]
             XCTAssertEqual(pipe(&fds), 0)
             let reads = Shared(0)
-            guard let fd = RunLoop.FileDescriptor(fileDescriptor: fds[0], closeOnInvalidate: true, handler: { _, _ in
-                reads.withLock { $0 += 1 }
-            }) else { return XCTFail("no descriptor") }
+            guard
+                let fd = RunLoop.FileDescriptor(
+                    fileDescriptor: fds[0], closeOnInvalidate: true,
+                    handler: { _, _ in
+                        reads.withLock { $0 += 1 }
+                    })
+            else { return XCTFail("no descriptor") }
             guard let port = MessagePort(handler: { _ in }) else { return XCTFail("no port") }
             let mode = RunLoop.Mode("test.oneverb")
             loop.add(fd, forMode: mode)

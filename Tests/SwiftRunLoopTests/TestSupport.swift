@@ -23,10 +23,12 @@ func onThread(_ body: @escaping @Sendable () -> Void) {
 func startThread(_ body: @escaping @Sendable () -> Void) -> () -> Void {
     var thread = pthread_t()
     let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
-    let rc = pthread_create(&thread, nil, { arg in
-        Unmanaged<ThreadBody>.fromOpaque(arg!).takeRetainedValue().body()
-        return nil
-    }, context)
+    let rc = pthread_create(
+        &thread, nil,
+        { arg in
+            Unmanaged<ThreadBody>.fromOpaque(arg!).takeRetainedValue().body()
+            return nil
+        }, context)
     precondition(rc == 0)
     return { pthread_join(thread, nil) }
 }
@@ -38,8 +40,10 @@ private final class ThreadBody {
 
 /// A value shared between threads, guarded by a mutex.
 /// A source in `mode` of `loop` that counts its performs in `count`.
-func addCountingSource(to loop: RunLoop, counting count: Shared<Int>,
-                       forMode mode: RunLoop.Mode = .default) -> RunLoop.Source {
+func addCountingSource(
+    to loop: RunLoop, counting count: Shared<Int>,
+    forMode mode: RunLoop.Mode = .default
+) -> RunLoop.Source {
     let source = RunLoop.Source { count.withLock { $0 += 1 } }
     loop.add(source, forMode: mode)
     return source

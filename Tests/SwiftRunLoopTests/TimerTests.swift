@@ -115,7 +115,9 @@ final class TimerTests: XCTestCase {
         onThread {
             let count = Shared(0)
             Timer.scheduledTimer(withTimeInterval: 0.05, repeats: true) { timer in
-                let n = count.withLock { c -> Int in c += 1; return c }
+                let n = count.withLock { c -> Int in
+                    c += 1; return c
+                }
                 if n == 3 { timer.invalidate() }
             }
             // run(until:) returns early once the mode is empty.
@@ -130,8 +132,9 @@ final class TimerTests: XCTestCase {
             let order = Shared<[Int]>([])
             let date = Date(timeIntervalSinceNow: 0.02)
             for i in 0..<10 {
-                loop.add(Timer(fire: date, interval: 0, repeats: false) { _ in order.withLock { $0.append(i) } },
-                         forMode: .default)
+                loop.add(
+                    Timer(fire: date, interval: 0, repeats: false) { _ in order.withLock { $0.append(i) } },
+                    forMode: .default)
             }
             loop.run(until: Date(timeIntervalSinceNow: 10))
             XCTAssertEqual(order.current, Array(0..<10))

@@ -33,12 +33,14 @@ static void glib_timeout_fires_in_our_loop(void) {
     RLRunLoopRunResult r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false);
     RL_ASSERT_EQ_INT(r, kRLRunLoopRunStopped);
     RL_ASSERT_EQ_INT(fired, 1);
-    RL_ASSERT_GE_DBL(rl_test_now() - start, 0.019);   /* never early */
+    RL_ASSERT_GE_DBL(rl_test_now() - start, 0.019); /* never early */
     RLGLibContextDetach(g);
 }
 
 /* A repeating GLib timeout keeps firing, interleaved with our own timer. */
-static void stop_our_loop(void) { RLRunLoopStop(RLRunLoopGetCurrent()); }
+static void stop_our_loop(void) {
+    RLRunLoopStop(RLRunLoopGetCurrent());
+}
 static void glib_and_our_timers_share_the_thread(void) {
     RLGLibContextRef g = RLGLibContextAttach(NULL, RLRunLoopGetCurrent(), kRLRunLoopCommonModes);
     RL_ASSERT(g != NULL);
@@ -115,7 +117,7 @@ static void gio_async_write_waits_for_room(void) {
     RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK), 0);
     char chunk[4096];
     memset(chunk, 'x', sizeof chunk);
-    while (write(p[1], chunk, sizeof chunk) > 0) {}   /* fill it */
+    while (write(p[1], chunk, sizeof chunk) > 0) {} /* fill it */
     RLGLibContextRef g = RLGLibContextAttach(NULL, RLRunLoopGetCurrent(), kRLRunLoopDefaultMode);
     GOutputStream *out = g_unix_output_stream_new(p[1], TRUE);
     static gssize wrote = -2;
@@ -161,7 +163,10 @@ static void source_attached_from_another_thread_wakes_the_loop(void) {
 static int idles;
 static gboolean idle_counter(gpointer data) {
     (void)data;
-    if (++idles == 100) { RLRunLoopStop(RLRunLoopGetCurrent()); return G_SOURCE_REMOVE; }
+    if (++idles == 100) {
+        RLRunLoopStop(RLRunLoopGetCurrent());
+        return G_SOURCE_REMOVE;
+    }
     return G_SOURCE_CONTINUE;
 }
 static void glib_idle_runs_repeatedly(void) {
@@ -220,7 +225,7 @@ static gboolean inner_timeout(gpointer data) {
 static gboolean outer_timeout(gpointer data) {
     (void)data;
     g_timeout_add(5, inner_timeout, NULL);
-    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false);   /* nested */
+    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false); /* nested */
     fired++;
     RLRunLoopStop(RLRunLoopGetCurrent());
     return G_SOURCE_REMOVE;
@@ -254,7 +259,8 @@ static void nested_glib_iteration_inside_a_glib_callback(void) {
    between two iterations: the new file is watched. */
 static int reuse_fd = -1, reuse_writer = -1;
 static gboolean reused_fd_ready(gint fd, GIOCondition cond, gpointer data) {
-    (void)cond; (void)data;
+    (void)cond;
+    (void)data;
     char c;
     if (read(fd, &c, 1) != 1) abort();
     fired++;
@@ -262,11 +268,12 @@ static gboolean reused_fd_ready(gint fd, GIOCondition cond, gpointer data) {
     return G_SOURCE_REMOVE;
 }
 static gboolean first_fd_ready(gint fd, GIOCondition cond, gpointer data) {
-    (void)cond; (void)data;
+    (void)cond;
+    (void)data;
     int p[2];
     if (pipe(p) != 0) abort();
     close(reuse_writer);
-    dup2(p[0], fd);              /* the same number now names the new pipe */
+    dup2(p[0], fd); /* the same number now names the new pipe */
     close(p[0]);
     reuse_writer = p[1];
     g_unix_fd_add(fd, G_IO_IN, reused_fd_ready, NULL);
@@ -314,17 +321,19 @@ static void only_in_the_attached_mode(void) {
 /* An idle attached context (GLib has nothing due) costs no wake-ups. */
 static int wakeups;
 static void count_wakeup(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)a; (void)info;
+    (void)o;
+    (void)a;
+    (void)info;
     wakeups++;
 }
 static void idle_context_costs_no_wakeups(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLGLibContextRef g = RLGLibContextAttach(NULL, rl, kRLRunLoopDefaultMode);
-    g_timeout_add_seconds(3600, just_count, NULL);   /* something far away */
+    g_timeout_add_seconds(3600, just_count, NULL); /* something far away */
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAfterWaiting, true, 0, count_wakeup, NULL);
     RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.5, false);
-    RL_ASSERT_LE_INT(wakeups, 1);   /* only the run's own time limit */
+    RL_ASSERT_LE_INT(wakeups, 1); /* only the run's own time limit */
     RLRunLoopObserverInvalidate(o);
     RLRelease(o);
     RLGLibContextDetach(g);
@@ -346,7 +355,7 @@ static void bad_input_is_refused(void) {
     RL_ASSERT(RLGLibContextAttach(NULL, rl, "") == NULL);
     pthread_t th;
     void *other = (void *)1;
-    pthread_create(&th, NULL, attach_elsewhere, rl);   /* not that thread's loop */
+    pthread_create(&th, NULL, attach_elsewhere, rl); /* not that thread's loop */
     pthread_join(th, &other);
     RL_ASSERT(other == NULL);
     RLGLibContextDetach(NULL);

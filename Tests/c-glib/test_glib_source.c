@@ -43,7 +43,8 @@ static void unhost(GSource *s) {
 }
 
 static void quit_on_timer(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
     fired++;
     g_main_loop_quit(main_loop);
 }
@@ -55,7 +56,7 @@ static void our_timer_fires_in_a_glib_main_loop(void) {
     RLRunLoopTimerRef t = rl_test_add_timer(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode, 0.02, 0, quit_on_timer, NULL);
     run_glib(10);
     RL_ASSERT_EQ_INT(fired, 1);
-    RL_ASSERT_GE_DBL(rl_test_now() - start, 0.019);   /* never early */
+    RL_ASSERT_GE_DBL(rl_test_now() - start, 0.019); /* never early */
     RLRelease(t);
     unhost(s);
 }
@@ -71,7 +72,9 @@ static void common_mode_timer_through_the_default_mode(void) {
 }
 
 /* GLib's own sources and our timers share the thread. */
-static void quit_main_loop(void) { g_main_loop_quit(main_loop); }
+static void quit_main_loop(void) {
+    g_main_loop_quit(main_loop);
+}
 static void glib_and_our_timers_share_the_thread(void) {
     GSource *s = host_our_loop(kRLRunLoopDefaultMode);
     guint id;
@@ -91,7 +94,7 @@ static void queued_work(void *info) {
 static pthread_t ran_on;
 static void *queue_later(void *arg) {
     RLRunLoopRef rl = arg;
-    rl_test_wait_sleeping(rl, 10);   /* true while GLib sleeps on our descriptor */
+    rl_test_wait_sleeping(rl, 10); /* true while GLib sleeps on our descriptor */
     RLRunLoopPerformFunction(rl, kRLRunLoopDefaultMode, queued_work, &ran_on);
     RLRunLoopWakeUp(rl);
     return NULL;
@@ -137,7 +140,10 @@ static void version0_source_signalled_from_another_thread(void) {
 
 /* A version-1 source (a pipe) becomes readable while GLib sleeps. */
 static int pipe_fds[2];
-static int pipe_fd(void *info) { (void)info; return pipe_fds[0]; }
+static int pipe_fd(void *info) {
+    (void)info;
+    return pipe_fds[0];
+}
 static void pipe_readable(void *info) {
     (void)info;
     char c;
@@ -170,14 +176,16 @@ static void version1_source_readable_while_glib_sleeps(void) {
 static GMainLoop *nested_loop;
 static int inner_fired;
 static void quit_nested(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
     inner_fired++;
     g_main_loop_quit(nested_loop);
 }
 static void run_nested_glib(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
-    RLRunLoopTimerRef inner = rl_test_add_timer(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode,
-            0.01, 0, quit_nested, NULL);
+    (void)t;
+    (void)info;
+    RLRunLoopTimerRef inner =
+        rl_test_add_timer(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode, 0.01, 0, quit_nested, NULL);
     nested_loop = g_main_loop_new(NULL, FALSE);
     g_main_loop_run(nested_loop);
     g_main_loop_unref(nested_loop);
@@ -187,8 +195,8 @@ static void run_nested_glib(RLRunLoopTimerRef t, void *info) {
 }
 static void nested_glib_loop_inside_our_callout(void) {
     GSource *s = host_our_loop(kRLRunLoopDefaultMode);
-    RLRunLoopTimerRef t = rl_test_add_timer(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode,
-            0.01, 0, run_nested_glib, NULL);
+    RLRunLoopTimerRef t =
+        rl_test_add_timer(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode, 0.01, 0, run_nested_glib, NULL);
     run_glib(10);
     RL_ASSERT_EQ_INT(inner_fired, 1);
     RL_ASSERT_EQ_INT(fired, 1);
@@ -204,7 +212,7 @@ static void other_modes_stay_quiet(void) {
     RLRunLoopTimerRef mine = rl_test_add_timer(RLRunLoopGetCurrent(), "hosted-mode", 0.1, 0, quit_on_timer, NULL);
     run_glib(10);
     RL_ASSERT_EQ_INT(fired, 1);
-    RL_ASSERT(RLRunLoopTimerIsValid(other));    /* the default mode's timer never fired */
+    RL_ASSERT(RLRunLoopTimerIsValid(other)); /* the default mode's timer never fired */
     RL_ASSERT(!RLRunLoopTimerIsValid(mine));
     RLRunLoopTimerInvalidate(other);
     RLRelease(other);
@@ -222,8 +230,8 @@ static gint counting_poll(GPollFD *fds, guint n, gint timeout) {
 }
 static void idle_hosted_loop_costs_no_wakeups(void) {
     GSource *s = host_our_loop(kRLRunLoopDefaultMode);
-    RLRunLoopTimerRef far = rl_test_add_timer(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode,
-            3600, 0, quit_on_timer, NULL);
+    RLRunLoopTimerRef far =
+        rl_test_add_timer(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode, 3600, 0, quit_on_timer, NULL);
     real_poll = g_main_context_get_poll_func(NULL);
     g_main_context_set_poll_func(NULL, counting_poll);
     run_glib(0.5);
@@ -241,8 +249,8 @@ static void idle_hosted_loop_costs_no_wakeups(void) {
 static void loop_runs_by_itself_after_the_source_is_destroyed(void) {
     GSource *s = host_our_loop(kRLRunLoopDefaultMode);
     unhost(s);
-    RLRunLoopTimerRef t = rl_test_add_timer(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode,
-            0.01, 0, rl_test_stop_current, NULL);
+    RLRunLoopTimerRef t =
+        rl_test_add_timer(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode, 0.01, 0, rl_test_stop_current, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunStopped);
     RLRelease(t);
 }
@@ -258,13 +266,18 @@ static struct {
 } dq;
 static bool load_dispatch(void) {
     static const char *const names[] = {
-        "libdispatch.so", "/opt/swift/usr/lib/swift/linux/libdispatch.so", "/usr/lib/swift/linux/libdispatch.so",
+        "libdispatch.so",
+        "/opt/swift/usr/lib/swift/linux/libdispatch.so",
+        "/usr/lib/swift/linux/libdispatch.so",
     };
     void *h = NULL;
     const char *env = getenv("RL_LIBDISPATCH");
     if (env) h = dlopen(env, RTLD_NOW);
     for (size_t i = 0; !h && i < sizeof names / sizeof names[0]; i++) h = dlopen(names[i], RTLD_NOW);
-    if (!h) { fprintf(stderr, "    (libdispatch not found; skipped)\n"); return false; }
+    if (!h) {
+        fprintf(stderr, "    (libdispatch not found; skipped)\n");
+        return false;
+    }
     *(void **)&dq.async_f = dlsym(h, "dispatch_async_f");
     dq.main_q = dlsym(h, "_dispatch_main_q");
     RL_ASSERT(dq.async_f && dq.main_q);
@@ -284,7 +297,7 @@ static void *enqueue_on_main_queue(void *arg) {
 }
 static void dispatch_main_queue_runs_in_a_glib_main_loop(void) {
     if (!load_dispatch()) return;
-    RL_ASSERT(RLRunLoopGetMain() == RLRunLoopGetCurrent());   /* this child's only thread */
+    RL_ASSERT(RLRunLoopGetMain() == RLRunLoopGetCurrent()); /* this child's only thread */
     GSource *s = host_our_loop(kRLRunLoopDefaultMode);
     pthread_t th;
     pthread_create(&th, NULL, enqueue_on_main_queue, RLRunLoopGetMain());
@@ -319,18 +332,18 @@ static void *iterate_foreign(void *arg) {
 }
 static void iterated_on_another_thread_does_nothing(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0, quit_on_timer, NULL);  /* due now */
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0, quit_on_timer, NULL); /* due now */
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
-    RL_ASSERT(RLRunLoopEmbedPrepare(rl, kRLRunLoopDefaultMode, NULL));   /* the descriptor is readable */
+    RL_ASSERT(RLRunLoopEmbedPrepare(rl, kRLRunLoopDefaultMode, NULL)); /* the descriptor is readable */
     foreign = g_main_context_new();
     GSource *s = RLGLibSourceCreate(rl, kRLRunLoopDefaultMode);
     g_source_attach(s, foreign);
     pthread_t th;
     pthread_create(&th, NULL, iterate_foreign, NULL);
     pthread_join(th, NULL);
-    RL_ASSERT_EQ_INT(foreign_timeout_fired, 1);   /* GLib slept until its own timeout */
+    RL_ASSERT_EQ_INT(foreign_timeout_fired, 1); /* GLib slept until its own timeout */
     RL_ASSERT_LE_INT(foreign_iterations, 3);
-    RL_ASSERT_EQ_INT(fired, 0);                   /* our timer never ran there */
+    RL_ASSERT_EQ_INT(fired, 0); /* our timer never ran there */
     RL_ASSERT(RLRunLoopTimerIsValid(t));
     g_source_destroy(s);
     g_source_unref(s);

@@ -10,16 +10,16 @@
 static void handlers_and_blocks_run(void) {
     __block int timer_fired = 0, entries = 0, performed = 0;
     CFRunLoopRef rl = CFRunLoopGetCurrent();
-    CFRunLoopTimerRef timer = CFRunLoopTimerCreateWithHandler(
-        kCFAllocatorDefault, CFAbsoluteTimeGetCurrent(), 0, 0, 0, ^(CFRunLoopTimerRef t) {
-            RL_ASSERT(CFRunLoopTimerIsValid(t));
-            timer_fired++;
-            CFRunLoopStop(CFRunLoopGetCurrent());
-        });
+    CFRunLoopTimerRef timer = CFRunLoopTimerCreateWithHandler(kCFAllocatorDefault, CFAbsoluteTimeGetCurrent(), 0, 0, 0,
+                                                              ^(CFRunLoopTimerRef t) {
+                                                                RL_ASSERT(CFRunLoopTimerIsValid(t));
+                                                                timer_fired++;
+                                                                CFRunLoopStop(CFRunLoopGetCurrent());
+                                                              });
     CFRunLoopObserverRef observer = CFRunLoopObserverCreateWithHandler(
         kCFAllocatorDefault, kCFRunLoopEntry, true, 0, ^(CFRunLoopObserverRef o, CFRunLoopActivity activity) {
-            (void)o;
-            if (activity == kCFRunLoopEntry) entries++;
+          (void)o;
+          if (activity == kCFRunLoopEntry) entries++;
         });
     CFRunLoopAddTimer(rl, timer, kCFRunLoopDefaultMode);
     CFRunLoopAddObserver(rl, observer, kCFRunLoopDefaultMode);

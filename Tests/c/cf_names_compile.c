@@ -53,10 +53,17 @@ int cf_names_compile(void) {
 
 #if __BLOCKS__
     __block int count = 0;
-    CFRunLoopTimerRef block_timer = CFRunLoopTimerCreateWithHandler(
-        NULL, CFAbsoluteTimeGetCurrent(), 0, 0, 0, ^(CFRunLoopTimerRef t) { (void)t; count++; });
+    CFRunLoopTimerRef block_timer =
+        CFRunLoopTimerCreateWithHandler(NULL, CFAbsoluteTimeGetCurrent(), 0, 0, 0, ^(CFRunLoopTimerRef t) {
+          (void)t;
+          count++;
+        });
     CFRunLoopObserverRef block_observer = CFRunLoopObserverCreateWithHandler(
-        NULL, kCFRunLoopEntry, false, 0, ^(CFRunLoopObserverRef o, CFRunLoopActivity a) { (void)o; (void)a; count++; });
+        NULL, kCFRunLoopEntry, false, 0, ^(CFRunLoopObserverRef o, CFRunLoopActivity a) {
+          (void)o;
+          (void)a;
+          count++;
+        });
     CFRunLoopPerformBlock(rl, kCFRunLoopDefaultMode, ^{ count++; });
     CFRelease(block_timer);
     CFRelease(block_observer);

@@ -36,46 +36,64 @@ typedef struct {
     void (*fn)(void);
 } rl_test;
 
-#define RL_TEST(fn) { #fn, fn }
+#define RL_TEST(fn)                                                                                                    \
+    { #fn, fn }
 #define RL_TEST_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-#define RL_FAIL_(...)                                                              \
-    do {                                                                           \
-        fprintf(stderr, "  %s:%d: ", __FILE__, __LINE__);                          \
-        fprintf(stderr, __VA_ARGS__);                                              \
-        fputc('\n', stderr);                                                       \
-        fflush(stderr);                                                            \
-        _exit(1);                                                                  \
+#define RL_FAIL_(...)                                                                                                  \
+    do {                                                                                                               \
+        fprintf(stderr, "  %s:%d: ", __FILE__, __LINE__);                                                              \
+        fprintf(stderr, __VA_ARGS__);                                                                                  \
+        fputc('\n', stderr);                                                                                           \
+        fflush(stderr);                                                                                                \
+        _exit(1);                                                                                                      \
     } while (0)
 
-#define RL_ASSERT(cond)                                                            \
-    do { if (!(cond)) RL_FAIL_("assertion failed: %s", #cond); } while (0)
-#define RL_ASSERT_EQ_INT(a, b)                                                     \
-    do { long long a_ = (long long)(a), b_ = (long long)(b);                       \
-         if (a_ != b_) RL_FAIL_("%s == %s: %lld != %lld", #a, #b, a_, b_); } while (0)
-#define RL_ASSERT_NE_INT(a, b)                                                     \
-    do { long long a_ = (long long)(a), b_ = (long long)(b);                       \
-         if (a_ == b_) RL_FAIL_("%s != %s: both %lld", #a, #b, a_); } while (0)
-#define RL_ASSERT_GE_INT(a, b)                                                     \
-    do { long long a_ = (long long)(a), b_ = (long long)(b);                       \
-         if (a_ < b_) RL_FAIL_("%s >= %s: %lld < %lld", #a, #b, a_, b_); } while (0)
-#define RL_ASSERT_LE_INT(a, b)                                                     \
-    do { long long a_ = (long long)(a), b_ = (long long)(b);                       \
-         if (a_ > b_) RL_FAIL_("%s <= %s: %lld > %lld", #a, #b, a_, b_); } while (0)
-#define RL_ASSERT_EQ_DBL(a, b)                                                     \
-    do { double a_ = (double)(a), b_ = (double)(b);                                \
-         if (!(a_ == b_)) RL_FAIL_("%s == %s: %.9f != %.9f", #a, #b, a_, b_); } while (0)
-#define RL_ASSERT_GE_DBL(a, b)                                                     \
-    do { double a_ = (double)(a), b_ = (double)(b);                                \
-         if (!(a_ >= b_)) RL_FAIL_("%s >= %s: %.9f < %.9f", #a, #b, a_, b_); } while (0)
-#define RL_ASSERT_LE_DBL(a, b)                                                     \
-    do { double a_ = (double)(a), b_ = (double)(b);                                \
-         if (!(a_ <= b_)) RL_FAIL_("%s <= %s: %.9f > %.9f", #a, #b, a_, b_); } while (0)
-#define RL_ASSERT_STR_EQ(a, b)                                                     \
-    do { const char *a_ = (a), *b_ = (b);                                          \
-         if (!a_ || !b_ || strcmp(a_, b_) != 0)                                    \
-             RL_FAIL_("%s == %s: \"%s\" != \"%s\"", #a, #b, a_ ? a_ : "(null)",    \
-                      b_ ? b_ : "(null)"); } while (0)
+#define RL_ASSERT(cond)                                                                                                \
+    do {                                                                                                               \
+        if (!(cond)) RL_FAIL_("assertion failed: %s", #cond);                                                          \
+    } while (0)
+#define RL_ASSERT_EQ_INT(a, b)                                                                                         \
+    do {                                                                                                               \
+        long long a_ = (long long)(a), b_ = (long long)(b);                                                            \
+        if (a_ != b_) RL_FAIL_("%s == %s: %lld != %lld", #a, #b, a_, b_);                                              \
+    } while (0)
+#define RL_ASSERT_NE_INT(a, b)                                                                                         \
+    do {                                                                                                               \
+        long long a_ = (long long)(a), b_ = (long long)(b);                                                            \
+        if (a_ == b_) RL_FAIL_("%s != %s: both %lld", #a, #b, a_);                                                     \
+    } while (0)
+#define RL_ASSERT_GE_INT(a, b)                                                                                         \
+    do {                                                                                                               \
+        long long a_ = (long long)(a), b_ = (long long)(b);                                                            \
+        if (a_ < b_) RL_FAIL_("%s >= %s: %lld < %lld", #a, #b, a_, b_);                                                \
+    } while (0)
+#define RL_ASSERT_LE_INT(a, b)                                                                                         \
+    do {                                                                                                               \
+        long long a_ = (long long)(a), b_ = (long long)(b);                                                            \
+        if (a_ > b_) RL_FAIL_("%s <= %s: %lld > %lld", #a, #b, a_, b_);                                                \
+    } while (0)
+#define RL_ASSERT_EQ_DBL(a, b)                                                                                         \
+    do {                                                                                                               \
+        double a_ = (double)(a), b_ = (double)(b);                                                                     \
+        if (!(a_ == b_)) RL_FAIL_("%s == %s: %.9f != %.9f", #a, #b, a_, b_);                                           \
+    } while (0)
+#define RL_ASSERT_GE_DBL(a, b)                                                                                         \
+    do {                                                                                                               \
+        double a_ = (double)(a), b_ = (double)(b);                                                                     \
+        if (!(a_ >= b_)) RL_FAIL_("%s >= %s: %.9f < %.9f", #a, #b, a_, b_);                                            \
+    } while (0)
+#define RL_ASSERT_LE_DBL(a, b)                                                                                         \
+    do {                                                                                                               \
+        double a_ = (double)(a), b_ = (double)(b);                                                                     \
+        if (!(a_ <= b_)) RL_FAIL_("%s <= %s: %.9f > %.9f", #a, #b, a_, b_);                                            \
+    } while (0)
+#define RL_ASSERT_STR_EQ(a, b)                                                                                         \
+    do {                                                                                                               \
+        const char *a_ = (a), *b_ = (b);                                                                               \
+        if (!a_ || !b_ || strcmp(a_, b_) != 0)                                                                         \
+            RL_FAIL_("%s == %s: \"%s\" != \"%s\"", #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)");                    \
+    } while (0)
 
 /* Monotonic seconds, for lower-bound timing checks only. */
 static inline double rl_test_now(void) {
@@ -136,8 +154,7 @@ static inline int rl_test_find_fd(const char *kind) {
 /* Runs fn in a child process that must abort (SIGABRT) after printing, on
    stderr, a message holding every string of the NULL-terminated `needles`;
    fails (printing what the child wrote) otherwise. */
-static inline void rl_test_expect_abort_(void (*fn)(void), const char *const *needles, const char *file,
-                                         int line) {
+static inline void rl_test_expect_abort_(void (*fn)(void), const char *const *needles, const char *file, int line) {
     int out[2];
     if (pipe(out) != 0) RL_FAIL_("pipe");
     fflush(stdout);
@@ -154,7 +171,7 @@ static inline void rl_test_expect_abort_(void (*fn)(void), const char *const *ne
     close(out[1]);
     char text[8192];
     size_t used = 0;
-    for (;;) {   /* to the end: a child that keeps writing must not block */
+    for (;;) { /* to the end: a child that keeps writing must not block */
         char spill[512];
         int full = used == sizeof text - 1;
         ssize_t n = full ? read(out[0], spill, sizeof spill) : read(out[0], text + used, sizeof text - 1 - used);
@@ -179,15 +196,20 @@ static inline void rl_test_expect_abort_(void (*fn)(void), const char *const *ne
     _exit(1);
 }
 
-#define RL_EXPECT_ABORT(fn, ...)                                                   \
-    do { const char *const needles_[] = { __VA_ARGS__, NULL };                    \
-         rl_test_expect_abort_((fn), needles_, __FILE__, __LINE__); } while (0)
+#define RL_EXPECT_ABORT(fn, ...)                                                                                       \
+    do {                                                                                                               \
+        const char *const needles_[] = {__VA_ARGS__, NULL};                                                            \
+        rl_test_expect_abort_((fn), needles_, __FILE__, __LINE__);                                                     \
+    } while (0)
 
 static inline int rl_test_run_one(const rl_test *t) {
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
-    if (pid < 0) { perror("fork"); return 0; }
+    if (pid < 0) {
+        perror("fork");
+        return 0;
+    }
     if (pid == 0) {
         alarm(rl_test_timeout());
         t->fn();
@@ -201,10 +223,8 @@ static inline int rl_test_run_one(const rl_test *t) {
         return 1;
     }
     if (WIFSIGNALED(status))
-        printf("FAIL %s (signal %d%s)\n", t->name, WTERMSIG(status),
-               WTERMSIG(status) == SIGALRM ? ", timed out" : "");
-    else
-        printf("FAIL %s (exit %d)\n", t->name, WEXITSTATUS(status));
+        printf("FAIL %s (signal %d%s)\n", t->name, WTERMSIG(status), WTERMSIG(status) == SIGALRM ? ", timed out" : "");
+    else printf("FAIL %s (exit %d)\n", t->name, WEXITSTATUS(status));
     return 0;
 }
 
@@ -214,12 +234,12 @@ static inline int rl_test_main(int argc, char **argv, const rl_test *tests, size
     setvbuf(stdout, NULL, _IOLBF, 0);
     for (size_t i = 0; i < count; i++) {
         if (filter && !strstr(tests[i].name, filter)) continue;
-        if (rl_test_run_one(&tests[i])) passed++; else failed++;
+        if (rl_test_run_one(&tests[i])) passed++;
+        else failed++;
     }
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
-
 
 /* ---------------------------------------------------------------------------
  * Run-loop helpers. Available when <CRunLoop.h> is included before "rltest.h".
@@ -249,13 +269,13 @@ static inline void rl_test_log_add(rl_test_log *log, long ev) {
 }
 
 /* Fails unless the log holds exactly the `n` events of `want`. */
-#define RL_ASSERT_LOG(log, ...)                                                    \
-    do { const long want_[] = { __VA_ARGS__ };                                    \
-         rl_test_log_expect_((log), want_, (int)(sizeof(want_) / sizeof(long)),  \
-                             __FILE__, __LINE__); } while (0)
+#define RL_ASSERT_LOG(log, ...)                                                                                        \
+    do {                                                                                                               \
+        const long want_[] = {__VA_ARGS__};                                                                            \
+        rl_test_log_expect_((log), want_, (int)(sizeof(want_) / sizeof(long)), __FILE__, __LINE__);                    \
+    } while (0)
 
-static inline void rl_test_log_expect_(const rl_test_log *log, const long *want, int n,
-                                       const char *file, int line) {
+static inline void rl_test_log_expect_(const rl_test_log *log, const long *want, int n, const char *file, int line) {
     int ok = log->n == n;
     for (int i = 0; ok && i < n; i++) ok = log->ev[i] == want[i];
     if (ok) return;
@@ -276,9 +296,8 @@ static inline void rl_test_log_activity(RLRunLoopObserverRef o, RLRunLoopActivit
 
 /* A repeating observer of `activities` that logs into `log`; the caller
    releases it. */
-static inline RLRunLoopObserverRef rl_test_log_observer(RLOptionFlags activities, RLIndex order,
-                                                        rl_test_log *log) {
-    RLRunLoopObserverContext ctx = { 0, log, NULL, NULL, NULL };
+static inline RLRunLoopObserverRef rl_test_log_observer(RLOptionFlags activities, RLIndex order, rl_test_log *log) {
+    RLRunLoopObserverContext ctx = {0, log, NULL, NULL, NULL};
     return RLRunLoopObserverCreate(activities, true, order, rl_test_log_activity, &ctx);
 }
 
@@ -307,8 +326,8 @@ static inline RLRunLoopSourceRef rl_test_source0(RLIndex order, void (*perform)(
 
 /* A version-1 source watching get_fd(info), calling perform(info); the caller
    releases it. */
-static inline RLRunLoopSourceRef rl_test_source1(RLIndex order, int (*get_fd)(void *),
-                                                 void (*perform)(void *), void *info) {
+static inline RLRunLoopSourceRef rl_test_source1(RLIndex order, int (*get_fd)(void *), void (*perform)(void *),
+                                                 void *info) {
     RLRunLoopSourceContext1 ctx;
     memset(&ctx, 0, sizeof ctx);
     ctx.version = 1;
@@ -344,7 +363,9 @@ static inline RLRunLoopSourceRef rl_test_fd_source(rl_test_fd_info *info) {
     return rl_test_source1(0, rl_test_fd_of, rl_test_fd_perform, info);
 }
 
-static inline void rl_test_nothing(void *info) { (void)info; }
+static inline void rl_test_nothing(void *info) {
+    (void)info;
+}
 
 /* An info that counts the references its context callbacks hold, and their
    retains and releases. */
@@ -373,7 +394,7 @@ static inline void rl_test_count_call(RLRunLoopObserverRef o, RLRunLoopActivity 
    the caller releases it. */
 static inline RLRunLoopObserverRef rl_test_counting_observer(RLRunLoopRef rl, RLRunLoopMode mode,
                                                              RLOptionFlags activities, int *count) {
-    RLRunLoopObserverContext ctx = { 0, count, NULL, NULL, NULL };
+    RLRunLoopObserverContext ctx = {0, count, NULL, NULL, NULL};
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(activities, true, 0, rl_test_count_call, &ctx);
     RLRunLoopAddObserver(rl, o, mode);
     return o;
@@ -395,15 +416,14 @@ static inline RLRunLoopSourceRef rl_test_keep_mode(RLRunLoopRef rl, RLRunLoopMod
 /* A timer calling callout with info; the caller releases it. */
 static inline RLRunLoopTimerRef rl_test_timer(RLAbsoluteTime fire, RLTimeInterval interval,
                                               RLRunLoopTimerCallBack callout, void *info) {
-    RLRunLoopTimerContext ctx = { 0, info, NULL, NULL, NULL };
+    RLRunLoopTimerContext ctx = {0, info, NULL, NULL, NULL};
     return RLRunLoopTimerCreate(fire, interval, 0, 0, callout, &ctx);
 }
 
 /* The same timer, due `delay` seconds from now, added to `mode` of rl; the
    caller releases it. */
 static inline RLRunLoopTimerRef rl_test_add_timer(RLRunLoopRef rl, RLRunLoopMode mode, double delay,
-                                                  RLTimeInterval interval, RLRunLoopTimerCallBack callout,
-                                                  void *info) {
+                                                  RLTimeInterval interval, RLRunLoopTimerCallBack callout, void *info) {
     RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + delay, interval, callout, info);
     RLRunLoopAddTimer(rl, t, mode);
     return t;
@@ -411,7 +431,8 @@ static inline RLRunLoopTimerRef rl_test_add_timer(RLRunLoopRef rl, RLRunLoopMode
 
 /* Timer callout that stops the current loop. */
 static inline void rl_test_stop_current(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
     RLRunLoopStop(RLRunLoopGetCurrent());
 }
 

@@ -9,8 +9,15 @@
 #include "rltest.h"
 
 static int g_count;
-static void count_perform(void *info) { (void)info; g_count++; }
-static void count_timer(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; g_count++; }
+static void count_perform(void *info) {
+    (void)info;
+    g_count++;
+}
+static void count_timer(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+    g_count++;
+}
 static void count_obs(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
     (void)o;
     (void)a;

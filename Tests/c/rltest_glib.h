@@ -17,7 +17,8 @@ static gboolean glib_tick(gpointer data) {
 }
 
 static void our_tick(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
     if (++our_ticks == 5) after_our_fifth_tick();
 }
 

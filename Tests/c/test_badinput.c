@@ -89,7 +89,7 @@ static void null_and_empty_mode_names_are_ignored(void) {
     RLRunLoopSourceRef s = rl_test_source0(0, count_perform, NULL);
     RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0, count_timer, NULL);
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAllActivities, true, 0, count_obs, NULL);
-    RLRunLoopMode bad[] = { NULL, "" };
+    RLRunLoopMode bad[] = {NULL, ""};
     for (int i = 0; i < 2; i++) {
         RLRunLoopAddSource(rl, s, bad[i]);
         RLRunLoopAddTimer(rl, t, bad[i]);
@@ -161,7 +161,7 @@ static void bad_intervals_are_clamped(void) {
     /* The clamped one-shots fire once; the huge-interval ones fire once and
        are not due again for 16 years. */
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopTimerRef all[] = { nan_i, neg_i, ninf_i, huge_i, inf_i };
+    RLRunLoopTimerRef all[] = {nan_i, neg_i, ninf_i, huge_i, inf_i};
     for (int i = 0; i < 5; i++) RLRunLoopAddTimer(rl, all[i], kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(g_count, 5);
@@ -179,7 +179,11 @@ static void bad_intervals_are_clamped(void) {
 /* A 1 µs repeating timer keeps firing without hanging the loop or starving
    a source. */
 static int g_fast;
-static void fast_timer(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; g_fast++; }
+static void fast_timer(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+    g_fast++;
+}
 
 static void tiny_interval_timer_does_not_hang_the_loop(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
@@ -220,7 +224,7 @@ static void bad_fire_dates_are_clamped(void) {
     RL_ASSERT_LE_DBL(RLRunLoopTimerGetNextFireDate(inf_d), 4039289856.0 + 1);
     RL_ASSERT_GE_DBL(RLRunLoopTimerGetNextFireDate(inf_d), 4039289856.0 - 86400 * 366);
     RL_ASSERT_LE_DBL(RLRunLoopTimerGetNextFireDate(huge_d), 4039289856.0 + 1);
-    RLRunLoopTimerRef all[] = { nan_d, ninf_d, past, inf_d, huge_d };
+    RLRunLoopTimerRef all[] = {nan_d, ninf_d, past, inf_d, huge_d};
     for (int i = 0; i < 5; i++) RLRunLoopAddTimer(rl, all[i], kRLRunLoopDefaultMode);
     /* The NaN and past ones fire now; the far ones do not. */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false), kRLRunLoopRunTimedOut);
@@ -234,7 +238,10 @@ static void bad_fire_dates_are_clamped(void) {
     RL_ASSERT_LE_DBL(RLRunLoopTimerGetNextFireDate(huge_d), 4039289856.0 + 1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(g_count, 4);
-    for (int i = 0; i < 5; i++) { RLRunLoopTimerInvalidate(all[i]); RLRelease(all[i]); }
+    for (int i = 0; i < 5; i++) {
+        RLRunLoopTimerInvalidate(all[i]);
+        RLRelease(all[i]);
+    }
     RLRelease(keep);
     assert_loop_still_works();
 }
@@ -273,7 +280,10 @@ static void bad_tolerances_are_clamped(void) {
 /* ---- file descriptors ---- */
 
 static int g_bad_fd;
-static int bad_fd(void *info) { (void)info; return g_bad_fd; }
+static int bad_fd(void *info) {
+    (void)info;
+    return g_bad_fd;
+}
 
 static RLRunLoopSourceRef bad_fd_source(void) {
     return rl_test_source1(0, bad_fd, count_perform, NULL);
@@ -287,7 +297,7 @@ static void invalid_fds_stay_in_the_mode_unwatched(void) {
     RL_ASSERT_EQ_INT(pipe2(p, O_CLOEXEC), 0);
     close(p[0]);
     close(p[1]);
-    int fds[] = { -1, -100, p[0], 1000000, 0x7fffffff };
+    int fds[] = {-1, -100, p[0], 1000000, 0x7fffffff};
     RLRunLoopObserverRef o = rl_test_counting_observer(rl, kRLRunLoopCommonModes, kRLRunLoopBeforeWaiting, &g_waits);
     for (int i = 0; i < 5; i++) {
         g_bad_fd = fds[i];
@@ -308,7 +318,10 @@ static void invalid_fds_stay_in_the_mode_unwatched(void) {
 }
 
 static int g_fd_p[2];
-static int pipe_fd(void *info) { (void)info; return g_fd_p[0]; }
+static int pipe_fd(void *info) {
+    (void)info;
+    return g_fd_p[0];
+}
 static void drain(void *info) {
     (void)info;
     char b[16];
@@ -408,7 +421,7 @@ static void objects_released_while_scheduled_live_on(void) {
     RLRelease(s);
     RLRunLoopSourceSignal(s); /* still alive: the loop holds it */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.2, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 3); /* observer once, source, timer */
+    RL_ASSERT_EQ_INT(g_count, 3);                        /* observer once, source, timer */
     RLRunLoopRemoveSource(rl, s, kRLRunLoopDefaultMode); /* last reference: freed */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false), kRLRunLoopRunFinished);
     assert_loop_still_works();

@@ -16,9 +16,16 @@
 #include <stdatomic.h>
 
 /* Counting context callbacks. */
-typedef struct { int retains, releases, schedules, cancels; } counts;
-static const void *c_retain(const void *info) { ((counts *)info)->retains++; return info; }
-static void c_release(const void *info) { ((counts *)info)->releases++; }
+typedef struct {
+    int retains, releases, schedules, cancels;
+} counts;
+static const void *c_retain(const void *info) {
+    ((counts *)info)->retains++;
+    return info;
+}
+static void c_release(const void *info) {
+    ((counts *)info)->releases++;
+}
 static void c_schedule(void *info, RLRunLoopRef rl, RLRunLoopMode mode) {
     (void)rl;
     (void)mode;
@@ -55,13 +62,13 @@ static void invalidated_source_leaves_the_common_set(void) {
     counts c = {0};
     RLRunLoopSourceRef s = counted_source(&c, count_perform);
     RLRunLoopAddSource(rl, s, kRLRunLoopCommonModes);
-    RLRunLoopRemoveSource(rl, s, kRLRunLoopDefaultMode);   /* the only common mode */
+    RLRunLoopRemoveSource(rl, s, kRLRunLoopDefaultMode); /* the only common mode */
     RL_ASSERT(!RLRunLoopContainsSource(rl, s, kRLRunLoopDefaultMode));
     RL_ASSERT(RLRunLoopContainsSource(rl, s, kRLRunLoopCommonModes));
     RLRunLoopSourceInvalidate(s);
     RL_ASSERT(!RLRunLoopContainsSource(rl, s, kRLRunLoopCommonModes));
     RLRelease(s);
-    RL_ASSERT_EQ_INT(c.releases, 1);   /* freed: nothing holds it */
+    RL_ASSERT_EQ_INT(c.releases, 1); /* freed: nothing holds it */
     RL_ASSERT_EQ_INT(c.schedules, c.cancels);
     /* A mode made common later must not receive the invalid source. */
     RLRunLoopAddCommonMode(rl, "later");
@@ -73,9 +80,9 @@ static void invalidated_source_leaves_the_common_set(void) {
 static void invalidated_timer_and_observer_leave_the_common_set(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     counts ct = {0}, co = {0};
-    RLRunLoopTimerContext tc = { 0, &ct, c_retain, c_release, NULL };
+    RLRunLoopTimerContext tc = {0, &ct, c_retain, c_release, NULL};
     RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + 100, 0, 0, 0, count_timer, &tc);
-    RLRunLoopObserverContext oc = { 0, &co, c_retain, c_release, NULL };
+    RLRunLoopObserverContext oc = {0, &co, c_retain, c_release, NULL};
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAllActivities, true, 0, count_obs, &oc);
     RLRunLoopAddTimer(rl, t, kRLRunLoopCommonModes);
     RLRunLoopAddObserver(rl, o, kRLRunLoopCommonModes);
@@ -105,7 +112,7 @@ static void same_item_added_twice_is_there_once(void) {
     RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0, count_timer, NULL);
     for (int i = 0; i < 3; i++) {
         RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
-        RLRunLoopAddSource(rl, s, kRLRunLoopCommonModes);   /* default is common: already there */
+        RLRunLoopAddSource(rl, s, kRLRunLoopCommonModes); /* default is common: already there */
         RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
         RLRunLoopAddObserver(rl, o, kRLRunLoopCommonModes);
         RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
@@ -115,8 +122,8 @@ static void same_item_added_twice_is_there_once(void) {
     RLRunLoopSourceSignal(s);
     RLRunLoopSourceSignal(s);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 2);          /* one perform, one timer fire */
-    RL_ASSERT_LOG(&log, kRLRunLoopEntry);  /* the observer once */
+    RL_ASSERT_EQ_INT(g_count, 2);         /* one perform, one timer fire */
+    RL_ASSERT_LOG(&log, kRLRunLoopEntry); /* the observer once */
     /* One removal by name takes it out of the mode, though added twice; it
        stays in the common set until removed from it. */
     RLRunLoopRemoveSource(rl, s, kRLRunLoopDefaultMode);
@@ -178,7 +185,7 @@ static void release_self_source(void *info) {
     (void)info;
     g_count++;
     RLRunLoopSourceInvalidate(g_self_src);
-    RLRelease(g_self_src);       /* our last reference; the loop's callout holds one */
+    RLRelease(g_self_src); /* our last reference; the loop's callout holds one */
 }
 static void release_self_timer(RLRunLoopTimerRef t, void *info) {
     (void)info;
@@ -187,7 +194,8 @@ static void release_self_timer(RLRunLoopTimerRef t, void *info) {
     RLRelease(g_self_timer);
 }
 static void release_self_obs(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)a; (void)info;
+    (void)a;
+    (void)info;
     g_count++;
     RLRunLoopObserverInvalidate(o);
     RLRelease(g_self_obs);
@@ -205,7 +213,7 @@ static void last_reference_released_inside_own_callout(void) {
     /* A generous limit: the run ends as soon as the mode is empty, and a
        loaded machine under valgrind may need more than a tenth of a second. */
     RLRunLoopRunResult r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false);
-    RL_ASSERT(r == kRLRunLoopRunFinished);   /* everything left the mode */
+    RL_ASSERT(r == kRLRunLoopRunFinished); /* everything left the mode */
     RL_ASSERT_EQ_INT(g_count, 3);
     assert_loop_still_works();
 }
@@ -213,7 +221,10 @@ static void last_reference_released_inside_own_callout(void) {
 /* ---- fds closed, then their number reused by another file ---- */
 
 static int g_fd;
-static int read_fd(void *info) { (void)info; return g_fd; }
+static int read_fd(void *info) {
+    (void)info;
+    return g_fd;
+}
 static char g_got;
 static void read_one(void *info) {
     (void)info;
@@ -263,7 +274,7 @@ static void v1_source_fd_closed_and_number_reused(void) {
     int before = g_count;
     RLRunLoopRunResult r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, false);
     RL_ASSERT(r == kRLRunLoopRunTimedOut);
-    RL_ASSERT_LE_INT(g_count - before, 1);  /* no spin whatever it watches */
+    RL_ASSERT_LE_INT(g_count - before, 1); /* no spin whatever it watches */
     RLRunLoopRemoveSource(rl, s, kRLRunLoopDefaultMode);
     RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
     if (g_count == before) {
@@ -323,7 +334,7 @@ static void file_descriptor_bad_input(void) {
     RL_ASSERT(RLFileDescriptorCreate(-1, true, fd_callback, NULL) == NULL);
     RL_ASSERT(RLFileDescriptorCreate(1 << 30, true, fd_callback, NULL) == NULL);
     RL_ASSERT(RLFileDescriptorCreate(p[0], true, NULL, NULL) == NULL);
-    RL_ASSERT(fcntl(p[0], F_GETFD) >= 0);   /* never closed on failure */
+    RL_ASSERT(fcntl(p[0], F_GETFD) >= 0); /* never closed on failure */
     int closed[2];
     RL_ASSERT_EQ_INT(pipe2(closed, O_CLOEXEC), 0);
     close(closed[0]);
@@ -342,14 +353,14 @@ static void file_descriptor_bad_input(void) {
     RL_ASSERT_EQ_INT(write(p[1], "x", 1), 1);
     g_fd_types = 0;
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1, true), kRLRunLoopRunHandledSource);
-    RL_ASSERT_EQ_INT(g_fd_types & ~(RLOptionFlags)3, 0);   /* only the two real types are reported */
+    RL_ASSERT_EQ_INT(g_fd_types & ~(RLOptionFlags)3, 0); /* only the two real types are reported */
     /* After invalidation: everything is ignored, the fd is closed once. */
     RLFileDescriptorInvalidate(f);
     RLFileDescriptorInvalidate(f);
     RL_ASSERT(!RLFileDescriptorIsValid(f));
     RL_ASSERT(!RLRunLoopSourceIsValid(s));
     RL_ASSERT(!RLRunLoopContainsSource(RLRunLoopGetCurrent(), s, kRLRunLoopDefaultMode));
-    RL_ASSERT(fcntl(p[0], F_GETFD) < 0);    /* closeOnInvalidate */
+    RL_ASSERT(fcntl(p[0], F_GETFD) < 0); /* closeOnInvalidate */
     RL_ASSERT_EQ_INT(RLFileDescriptorGetNativeDescriptor(f), p[0]);
     RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
     RLFileDescriptorDisableCallBacks(f, kRLFileDescriptorReadCallBack);
@@ -367,18 +378,23 @@ static void file_descriptor_bad_input(void) {
 
 /* ---- signal sources ---- */
 
-static void signal_cb(int signo, uint32_t count, void *info) { (void)signo; (void)count; (void)info; g_count++; }
+static void signal_cb(int signo, uint32_t count, void *info) {
+    (void)signo;
+    (void)count;
+    (void)info;
+    g_count++;
+}
 
 static void signal_source_bad_input(void) {
     sigset_t before, after;
     pthread_sigmask(SIG_SETMASK, NULL, &before);
-    int bad[] = { 0, -1, -1000, _NSIG, _NSIG + 1, 1 << 20, SIGKILL, SIGSTOP, 32, 33 };
+    int bad[] = {0, -1, -1000, _NSIG, _NSIG + 1, 1 << 20, SIGKILL, SIGSTOP, 32, 33};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         RL_ASSERT(RLSignalSourceCreate(bad[i], 0, signal_cb, NULL) == NULL);
     RL_ASSERT(RLSignalSourceCreate(SIGUSR1, 0, NULL, NULL) == NULL);
     pthread_sigmask(SIG_SETMASK, NULL, &after);
     for (int sig = 1; sig < 32; sig++)
-        RL_ASSERT_EQ_INT(sigismember(&before, sig), sigismember(&after, sig));   /* no mask changed */
+        RL_ASSERT_EQ_INT(sigismember(&before, sig), sigismember(&after, sig)); /* no mask changed */
     RL_ASSERT_EQ_INT(RLSignalSourceGetSignal(NULL), 0);
     RLRunLoopSourceRef plain = rl_test_source0(0, count_perform, NULL);
     RL_ASSERT_EQ_INT(RLSignalSourceGetSignal(plain), 0);
@@ -386,7 +402,7 @@ static void signal_source_bad_input(void) {
     /* Invalidated: Signal (for version-1) and adds are ignored; GetSignal still answers. */
     RLRunLoopSourceRef s = RLSignalSourceCreate(SIGUSR2, 0, signal_cb, NULL);
     RL_ASSERT(s != NULL);
-    RLRunLoopSourceSignal(s);   /* version 1: ignored */
+    RLRunLoopSourceSignal(s); /* version 1: ignored */
     RLRunLoopAddSource(RLRunLoopGetCurrent(), s, kRLRunLoopDefaultMode);
     RLRunLoopSourceInvalidate(s);
     RLRunLoopAddSource(RLRunLoopGetCurrent(), s, kRLRunLoopDefaultMode);
@@ -405,7 +421,9 @@ static void signal_source_bad_input(void) {
 
 static int g_msgs;
 static void port_cb(RLMessagePortRef port, int32_t msgid, const void *bytes, size_t len, void *info) {
-    (void)port; (void)msgid; (void)info;
+    (void)port;
+    (void)msgid;
+    (void)info;
     if (len == 0) RL_ASSERT(bytes == NULL);
     g_msgs++;
 }
@@ -435,9 +453,9 @@ static void message_port_bad_input(void) {
     RL_ASSERT_EQ_INT(RLMessagePortSend(p, 1, NULL, 5), -EINVAL);
     RL_ASSERT_EQ_INT(RLMessagePortSend(p, 1, "x", RL_MESSAGE_PORT_MAX_SIZE + 1), -EMSGSIZE);
     RL_ASSERT_EQ_INT(RLMessagePortSend(p, 1, "x", SIZE_MAX), -EMSGSIZE);
-    RL_ASSERT_EQ_INT(RLMessagePortSend(p, 1, NULL, 0), 0);   /* an empty message is fine */
+    RL_ASSERT_EQ_INT(RLMessagePortSend(p, 1, NULL, 0), 0); /* an empty message is fine */
     RL_ASSERT_EQ_INT(RLMessagePortSend(p, 2, "y", 1), 0);
-    RL_ASSERT_EQ_INT(RLMessagePortSend(p, 3, "z", 1), -EAGAIN);   /* full */
+    RL_ASSERT_EQ_INT(RLMessagePortSend(p, 3, "z", 1), -EAGAIN); /* full */
     RL_ASSERT_EQ_INT(RLMessagePortGetQueuedCount(p), 2);
     RLRunLoopSourceRef s = RLMessagePortCreateRunLoopSource(p, 0);
     RLRunLoopAddSource(RLRunLoopGetCurrent(), s, kRLRunLoopDefaultMode);
@@ -469,15 +487,15 @@ static void extreme_fire_dates_and_grids(void) {
     RLRunLoopTimerRef old_fast = rl_test_timer(-1e300, 1e-9, count_timer, NULL);
     RLRunLoopTimerRef dmax = rl_test_timer(DBL_MAX, 0, count_timer, NULL);
     RLRunLoopTimerRef dmin = rl_test_timer(-DBL_MAX, 0, count_timer, NULL);
-    RLRunLoopTimerRef denorm = rl_test_timer(DBL_MIN / 4, 0, count_timer, NULL);   /* 2001 + tiny: past */
-    RLRunLoopTimerRef all[] = { old_fast, dmax, dmin, denorm };
+    RLRunLoopTimerRef denorm = rl_test_timer(DBL_MIN / 4, 0, count_timer, NULL); /* 2001 + tiny: past */
+    RLRunLoopTimerRef all[] = {old_fast, dmax, dmin, denorm};
     for (int i = 0; i < 4; i++) {
         RL_ASSERT(all[i] != NULL);
         RL_ASSERT(isfinite(RLRunLoopTimerGetNextFireDate(all[i])));
         RLRunLoopAddTimer(rl, all[i], kRLRunLoopDefaultMode);
     }
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 3);   /* old_fast, dmin, denorm */
+    RL_ASSERT_EQ_INT(g_count, 3); /* old_fast, dmin, denorm */
     RLAbsoluteTime next = RLRunLoopTimerGetNextFireDate(old_fast);
     RL_ASSERT(isfinite(next));
     RL_ASSERT_GE_DBL(next, RLAbsoluteTimeGetCurrent() - 1);
@@ -492,7 +510,10 @@ static void extreme_fire_dates_and_grids(void) {
     RL_ASSERT_GE_INT(g_count, 4);
     /* The earliest date of the mode stays finite with a clamped timer in it. */
     RL_ASSERT(isfinite(RLRunLoopGetNextTimerFireDate(rl, kRLRunLoopDefaultMode)));
-    for (int i = 0; i < 4; i++) { RLRunLoopTimerInvalidate(all[i]); RLRelease(all[i]); }
+    for (int i = 0; i < 4; i++) {
+        RLRunLoopTimerInvalidate(all[i]);
+        RLRelease(all[i]);
+    }
     RLRelease(keep);
     g_count = 0;
     assert_loop_still_works();
@@ -509,7 +530,7 @@ static void repeating_timer_tolerance_is_clamped_to_half_the_interval(void) {
     RLRunLoopTimerSetTolerance(t, NAN);
     RL_ASSERT_EQ_DBL(RLRunLoopTimerGetTolerance(t), 0);
     RLRunLoopTimerInvalidate(t);
-    RLRunLoopTimerSetTolerance(t, 0.001);   /* invalidated: no crash */
+    RLRunLoopTimerSetTolerance(t, 0.001); /* invalidated: no crash */
     RLRelease(t);
     assert_loop_still_works();
 }
@@ -525,11 +546,16 @@ static void repeating_timer_tolerance_is_clamped_to_half_the_interval(void) {
 static RLRunLoopTimerRef g_later;
 static int g_later_fires;
 static void redate_the_other(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
     g_count++;
     RLRunLoopTimerSetNextFireDate(g_later, RLAbsoluteTimeGetCurrent() + 10);
 }
-static void later_fired(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; g_later_fires++; }
+static void later_fired(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+    g_later_fires++;
+}
 
 static void timer_redated_by_an_earlier_callout_of_the_pass_waits(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
@@ -561,7 +587,7 @@ static void run_in_the_common_modes_name_finishes_at_once(void) {
     RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopAllActivities, 0, &log);
     RLRunLoopAddObserver(rl, o, kRLRunLoopCommonModes);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopCommonModes, 0.05, false), kRLRunLoopRunFinished);
-    char name[] = "kCFRunLoopCommonModes";   /* equal by content */
+    char name[] = "kCFRunLoopCommonModes"; /* equal by content */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(name, 0.05, false), kRLRunLoopRunFinished);
     RL_ASSERT_EQ_INT(log.n, 0);
     RLRunLoopObserverInvalidate(o);
@@ -579,7 +605,7 @@ static void stop_and_wakeup_of_a_loop_that_is_not_running_are_forgotten(void) {
     RLRunLoopWakeUp(rl);
     double t0 = rl_test_now();
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_GE_DBL(rl_test_now() - t0, 0.04);   /* it slept: the early wake-up was dropped */
+    RL_ASSERT_GE_DBL(rl_test_now() - t0, 0.04); /* it slept: the early wake-up was dropped */
     RLRelease(keep);
     assert_loop_still_works();
 }
@@ -587,8 +613,14 @@ static void stop_and_wakeup_of_a_loop_that_is_not_running_are_forgotten(void) {
 /* ---- queued work refused: release still called exactly once ---- */
 
 static int g_fn_runs, g_releases;
-static void fn_run(void *info) { (void)info; g_fn_runs++; }
-static void fn_release(void *info) { (void)info; g_releases++; }
+static void fn_run(void *info) {
+    (void)info;
+    g_fn_runs++;
+}
+static void fn_release(void *info) {
+    (void)info;
+    g_releases++;
+}
 
 static void refused_work_is_released_once(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
@@ -596,7 +628,7 @@ static void refused_work_is_released_once(void) {
     RLRunLoopPerformFunctionWithRelease(rl, NULL, fn_run, NULL, fn_release);
     RLRunLoopPerformFunctionWithRelease(rl, "", fn_run, NULL, fn_release);
     RLRunLoopPerformFunctionWithRelease(rl, kRLRunLoopDefaultMode, NULL, NULL, fn_release);
-    RLRunLoopPerformFunctionWithRelease(rl, kRLRunLoopDefaultMode, fn_run, NULL, NULL);   /* fine: no release */
+    RLRunLoopPerformFunctionWithRelease(rl, kRLRunLoopDefaultMode, fn_run, NULL, NULL); /* fine: no release */
     RL_ASSERT_EQ_INT(g_releases, 4);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(g_fn_runs, 1);
@@ -662,11 +694,11 @@ static void sources_without_callbacks_do_not_crash(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceContext c0;
     memset(&c0, 0, sizeof c0);
-    RLRunLoopSourceRef s0 = RLRunLoopSourceCreate(0, &c0);   /* no perform */
+    RLRunLoopSourceRef s0 = RLRunLoopSourceCreate(0, &c0); /* no perform */
     RLRunLoopSourceContext1 c1;
     memset(&c1, 0, sizeof c1);
     c1.version = 1;
-    RLRunLoopSourceRef s1 = RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&c1);   /* no getFileDescriptor */
+    RLRunLoopSourceRef s1 = RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&c1); /* no getFileDescriptor */
     RL_ASSERT(s0 != NULL && s1 != NULL);
     RLRunLoopAddSource(rl, s0, kRLRunLoopDefaultMode);
     RLRunLoopAddSource(rl, s1, kRLRunLoopDefaultMode);

@@ -9,7 +9,9 @@
 
 static rl_test_log g_log;
 
-static void log_fn(void *info) { rl_test_log_add(&g_log, (long)(intptr_t)info); }
+static void log_fn(void *info) {
+    rl_test_log_add(&g_log, (long)(intptr_t)info);
+}
 
 static void queued_functions_run_fifo(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
@@ -29,11 +31,19 @@ static void queued_functions_run_fifo(void) {
 static RLRunLoopRef g_rl;
 static atomic_int g_ran;
 static atomic_int g_before_wake;
-static void ran_and_stop(void *info) { (void)info; atomic_fetch_add(&g_ran, 1); RLRunLoopStop(RLRunLoopGetCurrent()); }
+static void ran_and_stop(void *info) {
+    (void)info;
+    atomic_fetch_add(&g_ran, 1);
+    RLRunLoopStop(RLRunLoopGetCurrent());
+}
 
 static void *queue_then_wake(void *arg) {
     (void)arg;
-    if (!rl_test_wait_sleeping(g_rl, 10)) { atomic_store(&g_before_wake, -1); RLRunLoopStop(g_rl); return NULL; }
+    if (!rl_test_wait_sleeping(g_rl, 10)) {
+        atomic_store(&g_before_wake, -1);
+        RLRunLoopStop(g_rl);
+        return NULL;
+    }
     RLRunLoopPerformFunction(g_rl, kRLRunLoopDefaultMode, ran_and_stop, NULL);
     rl_test_sleep(0.2);
     atomic_store(&g_before_wake, atomic_load(&g_ran) + (RLRunLoopIsWaiting(g_rl) ? 0 : 100));
@@ -62,7 +72,10 @@ static void queue_b(void *info) {
     rl_test_log_add(&g_log, A);
     RLRunLoopPerformFunction(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode, log_fn, (void *)B);
 }
-static void log_perform(void *info) { (void)info; rl_test_log_add(&g_log, P); }
+static void log_perform(void *info) {
+    (void)info;
+    rl_test_log_add(&g_log, P);
+}
 
 static void work_queued_by_work_waits_for_the_next_block_point(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
@@ -155,7 +168,10 @@ static void work_mode_names_are_equal_by_content(void) {
 /* ---- dropped at thread exit ---- */
 
 static atomic_int g_thread_fn_calls;
-static void thread_fn(void *info) { (void)info; atomic_fetch_add(&g_thread_fn_calls, 1); }
+static void thread_fn(void *info) {
+    (void)info;
+    atomic_fetch_add(&g_thread_fn_calls, 1);
+}
 
 static void *queue_and_exit(void *arg) {
     (void)arg;

@@ -37,14 +37,14 @@ enum { OBSERVER, TIMER, SOURCE0, SOURCE1, BLOCK, KINDS };
 
 static struct {
     const char *name;
-    uintptr_t address;   /* the function as linked (run-time address) */
+    uintptr_t address; /* the function as linked (run-time address) */
     uintptr_t start, end;
 } callouts[KINDS] = {
-    [OBSERVER] = { "RL_IS_CALLING_OUT_TO_AN_OBSERVER_CALLBACK_FUNCTION", 0, 0, 0 },
-    [TIMER]    = { "RL_IS_CALLING_OUT_TO_A_TIMER_CALLBACK_FUNCTION", 0, 0, 0 },
-    [SOURCE0]  = { "RL_IS_CALLING_OUT_TO_A_SOURCE0_PERFORM_FUNCTION", 0, 0, 0 },
-    [SOURCE1]  = { "RL_IS_CALLING_OUT_TO_A_SOURCE1_PERFORM_FUNCTION", 0, 0, 0 },
-    [BLOCK]    = { "RL_IS_CALLING_OUT_TO_A_BLOCK", 0, 0, 0 },
+    [OBSERVER] = {"RL_IS_CALLING_OUT_TO_AN_OBSERVER_CALLBACK_FUNCTION", 0, 0, 0},
+    [TIMER] = {"RL_IS_CALLING_OUT_TO_A_TIMER_CALLBACK_FUNCTION", 0, 0, 0},
+    [SOURCE0] = {"RL_IS_CALLING_OUT_TO_A_SOURCE0_PERFORM_FUNCTION", 0, 0, 0},
+    [SOURCE1] = {"RL_IS_CALLING_OUT_TO_A_SOURCE1_PERFORM_FUNCTION", 0, 0, 0},
+    [BLOCK] = {"RL_IS_CALLING_OUT_TO_A_BLOCK", 0, 0, 0},
 };
 
 /* Fills callouts[].start/end from /proc/self/exe's .symtab. Returns how many
@@ -111,11 +111,14 @@ static void note(int slot) {
 }
 
 static void observer_cb(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)a; (void)info;
+    (void)o;
+    (void)a;
+    (void)info;
     note(OBSERVER);
 }
 static void timer_cb(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
     note(TIMER);
     RLRunLoopStop(RLRunLoopGetCurrent());
 }
@@ -161,7 +164,7 @@ static void every_callout_kind_has_its_named_frame(void) {
     RLRunLoopSourceRef s0 = rl_test_source0(0, source0_cb, NULL);
     RLRunLoopAddSource(rl, s0, kRLRunLoopDefaultMode);
     RLRunLoopSourceSignal(s0);
-    g_efd = eventfd(1, EFD_NONBLOCK | EFD_CLOEXEC);   /* readable at once */
+    g_efd = eventfd(1, EFD_NONBLOCK | EFD_CLOEXEC); /* readable at once */
     RL_ASSERT(g_efd >= 0);
     RLRunLoopSourceRef s1 = rl_test_source1(0, efd_get, source1_cb, NULL);
     RLRunLoopAddSource(rl, s1, kRLRunLoopDefaultMode);
@@ -169,8 +172,8 @@ static void every_callout_kind_has_its_named_frame(void) {
     RLPerformRequestStatus st =
         RLRunLoopPerformRequest(rl, NULL, 0, NULL, request_cb, (void *)(intptr_t)KINDS, NULL, false, 0);
     RL_ASSERT_EQ_INT(st, kRLPerformRequestPending);
-    RLPerformRequestRelease(RLRunLoopPerformRequestAfterDelay(rl, 0.01, NULL, 0, NULL, request_cb,
-                                                             (void *)(intptr_t)(KINDS + 1), NULL));
+    RLPerformRequestRelease(
+        RLRunLoopPerformRequestAfterDelay(rl, 0.01, NULL, 0, NULL, request_cb, (void *)(intptr_t)(KINDS + 1), NULL));
     /* The timer stops the run; it is due after everything else ran once. */
     RLRunLoopTimerRef timer = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.05, 0, timer_cb, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, false), kRLRunLoopRunStopped);
@@ -180,8 +183,8 @@ static void every_callout_kind_has_its_named_frame(void) {
     expect_only(SOURCE0, SOURCE0);
     expect_only(SOURCE1, SOURCE1);
     expect_only(BLOCK, BLOCK);
-    expect_only(KINDS, BLOCK);        /* an immediate perform request runs as a queued function */
-    expect_only(KINDS + 1, TIMER);    /* a delayed one as a timer */
+    expect_only(KINDS, BLOCK);     /* an immediate perform request runs as a queued function */
+    expect_only(KINDS + 1, TIMER); /* a delayed one as a timer */
 
     RLRunLoopSourceInvalidate(s0);
     RLRunLoopSourceInvalidate(s1);

@@ -66,8 +66,8 @@ static void count_timer(CFRunLoopTimerRef timer, void *info) {
 static void repeating_timer_fires_and_stops_the_run(void) {
     timer_state state = {0, 3, NULL};
     CFRunLoopTimerContext context = {0, &state, NULL, NULL, NULL};
-    CFRunLoopTimerRef timer = CFRunLoopTimerCreate(kCFAllocatorDefault, CFAbsoluteTimeGetCurrent() + 0.01, 0.01,
-                                                   0, 0, count_timer, &context);
+    CFRunLoopTimerRef timer =
+        CFRunLoopTimerCreate(kCFAllocatorDefault, CFAbsoluteTimeGetCurrent() + 0.01, 0.01, 0, 0, count_timer, &context);
     RL_ASSERT(timer != NULL);
     RL_ASSERT(CFRunLoopTimerIsValid(timer));
     RL_ASSERT(CFRunLoopTimerDoesRepeat(timer));
@@ -77,7 +77,7 @@ static void repeating_timer_fires_and_stops_the_run(void) {
     RL_ASSERT(CFRunLoopContainsTimer(rl, timer, kCFRunLoopDefaultMode));
     RL_ASSERT(!CFRunLoopContainsTimer(rl, timer, CFSTR("OtherMode")));
     RL_ASSERT_EQ_DBL(CFRunLoopGetNextTimerFireDate(rl, kCFRunLoopDefaultMode), CFRunLoopTimerGetNextFireDate(timer));
-    SInt32 result = CFRunLoopRunInMode(kCFRunLoopDefaultMode, 30.0, FALSE);   /* older CF code's spelling */
+    SInt32 result = CFRunLoopRunInMode(kCFRunLoopDefaultMode, 30.0, FALSE); /* older CF code's spelling */
     RL_ASSERT_EQ_INT(result, kCFRunLoopRunStopped);
     RL_ASSERT_EQ_INT(state.fired, 3);
     RL_ASSERT(state.last_timer == timer);
@@ -126,7 +126,7 @@ static void cf_object_as_context_info(void) {
     CFRunLoopSourceRef object = CFRunLoopSourceCreate(NULL, 0, &source_context);
     CFRunLoopTimerContext context = {0, (void *)object, CFRetain, CFRelease, CFCopyDescription};
     CFRunLoopTimerRef timer = CFRunLoopTimerCreate(NULL, CFAbsoluteTimeGetCurrent(), 0, 0, 0, object_timer, &context);
-    CFRelease(object);                    /* the timer keeps it alive */
+    CFRelease(object); /* the timer keeps it alive */
     CFStringRef description = CFCopyDescription(timer);
     RL_ASSERT(description != NULL && strstr(description, "RunLoopSource") != NULL);
     CFRelease(description);
@@ -176,8 +176,8 @@ static void source_perform(void *info) {
 
 static void source0_in_cf_field_order(void) {
     source_state state = {0};
-    CFRunLoopSourceContext context = {0,           &state,      source_retain,   source_release, NULL,
-                                      source_equal, source_hash, source_schedule, source_cancel,  source_perform};
+    CFRunLoopSourceContext context = {0,           &state,          source_retain, source_release, NULL, source_equal,
+                                      source_hash, source_schedule, source_cancel, source_perform};
     CFRunLoopSourceRef source = CFRunLoopSourceCreate(kCFAllocatorDefault, 3, &context);
     RL_ASSERT(source != NULL);
     RL_ASSERT_EQ_INT(CFRunLoopSourceGetOrder(source), 3);
@@ -208,7 +208,7 @@ static void source0_in_cf_field_order(void) {
     CFRunLoopSourceInvalidate(source);
     RL_ASSERT(!CFRunLoopSourceIsValid(source));
     RL_ASSERT_EQ_INT(state.released, 0);
-    CFRelease(source);                    /* the last reference: the context is released */
+    CFRelease(source); /* the last reference: the context is released */
     RL_ASSERT_EQ_INT(state.released, 1);
 }
 
@@ -333,15 +333,17 @@ static void custom_and_common_modes(void) {
     RL_ASSERT(CFRunLoopCopyCurrentMode(rl) == NULL);
     mode_check check = {CFSTR("Tracking"), 0};
     CFRunLoopTimerContext context = {0, &check, NULL, NULL, NULL};
-    CFRunLoopTimerRef timer = CFRunLoopTimerCreate(NULL, CFAbsoluteTimeGetCurrent(), 0.001, 0, 0,
-                                                   check_current_mode, &context);
+    CFRunLoopTimerRef timer =
+        CFRunLoopTimerCreate(NULL, CFAbsoluteTimeGetCurrent(), 0.001, 0, 0, check_current_mode, &context);
     CFRunLoopAddCommonMode(rl, CFSTR("Tracking"));
     CFRunLoopAddTimer(rl, timer, kCFRunLoopCommonModes);
     RL_ASSERT(CFRunLoopContainsTimer(rl, timer, kCFRunLoopCommonModes));
 
     /* A mode name built at run time is the same mode (equal by content). */
     char name[16];
-    snprintf(name, sizeof name, "%s", "Track" "ing");
+    snprintf(name, sizeof name, "%s",
+             "Track"
+             "ing");
     RL_ASSERT_EQ_INT(CFRunLoopRunInMode(name, 30.0, false), kCFRunLoopRunStopped);
     RL_ASSERT_EQ_INT(check.matched, 1);
 
@@ -412,7 +414,7 @@ static void file_descriptor_reads_a_pipe(void) {
     RL_ASSERT_EQ_INT(CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.05, true), kCFRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(state.reads, 3);
 
-    CFFileDescriptorInvalidate(f);        /* closes fds[0]: closeOnInvalidate */
+    CFFileDescriptorInvalidate(f); /* closes fds[0]: closeOnInvalidate */
     RL_ASSERT(!CFFileDescriptorIsValid(f));
     RL_ASSERT_EQ_INT(state.released, 1);
     RL_ASSERT(!CFRunLoopSourceIsValid(source));
@@ -448,7 +450,7 @@ static void run_stopped_from_another_thread(void) {
     CFRunLoopAddTimer(rl, keep, kCFRunLoopDefaultMode);
     pthread_t thread;
     RL_ASSERT(pthread_create(&thread, NULL, stop_when_waiting, rl) == 0);
-    CFRunLoopRun();                       /* returns once stopped */
+    CFRunLoopRun(); /* returns once stopped */
     pthread_join(thread, NULL);
     CFRunLoopTimerInvalidate(keep);
     CFRelease(keep);
@@ -461,11 +463,11 @@ static void retain_release_and_describe(void) {
     CFRunLoopSourceRef source = CFRunLoopSourceCreate(NULL, 0, &context);
     RL_ASSERT(CFRetain(source) == source);
     CFRelease(source);
-    RL_ASSERT(CFRunLoopSourceIsValid(source));   /* one reference left */
+    RL_ASSERT(CFRunLoopSourceIsValid(source)); /* one reference left */
     RL_ASSERT(CFEqual(source, source));
     RL_ASSERT(CFEqual(CFSTR("a"), "a"));
     RL_ASSERT(!CFEqual(CFSTR("a"), CFSTR("b")));
-    CFRelease(kCFRunLoopDefaultMode);            /* CF's constants tolerate a release */
+    CFRelease(kCFRunLoopDefaultMode); /* CF's constants tolerate a release */
     CFRelease(kCFRunLoopCommonModes);
     RL_ASSERT_STR_EQ(kCFRunLoopDefaultMode, "kCFRunLoopDefaultMode");
     CFStringRef description = CFCopyDescription(CFRunLoopGetCurrent());

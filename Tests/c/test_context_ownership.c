@@ -39,10 +39,10 @@ typedef struct {
     const char *name;
 } variant;
 static const variant variants[] = {
-    { true, &token, "retain+release, info" },
-    { true, NULL, "retain+release, NULL info" },
-    { false, &token, "release only, info" },
-    { false, NULL, "release only, NULL info" },
+    {true, &token, "retain+release, info"},
+    {true, NULL, "retain+release, NULL info"},
+    {false, &token, "release only, info"},
+    {false, NULL, "release only, NULL info"},
 };
 #define VARIANTS (int)(sizeof variants / sizeof variants[0])
 
@@ -65,33 +65,42 @@ static void expect_done(const variant *v, int bracket_retains) {
         RL_FAIL_("%s at the end: %d retains, %d releases", v->name, r, l);
 }
 
-static void nothing(void *info) { (void)info; }
+static void nothing(void *info) {
+    (void)info;
+}
 
 static void ownership_source_version0(void) {
     for (int k = 0; k < VARIANTS; k++) {
         const variant *v = &variants[k];
         reset();
-        RLRunLoopSourceContext c = { 0, v->info, v->with_retain ? count_retain : NULL, count_release,
-                                     .perform = nothing };
+        RLRunLoopSourceContext c = {0, v->info, v->with_retain ? count_retain : NULL, count_release,
+                                    .perform = nothing};
         RLRunLoopSourceRef s = RLRunLoopSourceCreate(0, &c);
         RLRunLoopAddSource(RLRunLoopGetCurrent(), s, DEF);
         RLRunLoopSourceSignal(s);
         RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 1, true), kRLRunLoopRunHandledSource);
         RLRunLoopSourceInvalidate(s);
-        expect_alive(v, 0);   /* a source releases its info when freed */
+        expect_alive(v, 0); /* a source releases its info when freed */
         RLRelease(s);
         expect_done(v, 0);
     }
 }
 
-static int no_fd(void *info) { (void)info; return -1; }
+static int no_fd(void *info) {
+    (void)info;
+    return -1;
+}
 
 static void ownership_source_version1(void) {
     for (int k = 0; k < VARIANTS; k++) {
         const variant *v = &variants[k];
         reset();
-        RLRunLoopSourceContext1 c = { 1, v->info, v->with_retain ? count_retain : NULL, count_release,
-                                      .getFileDescriptor = no_fd, .perform = nothing };
+        RLRunLoopSourceContext1 c = {1,
+                                     v->info,
+                                     v->with_retain ? count_retain : NULL,
+                                     count_release,
+                                     .getFileDescriptor = no_fd,
+                                     .perform = nothing};
         RLRunLoopSourceRef s = RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&c);
         RLRunLoopAddSource(RLRunLoopGetCurrent(), s, DEF);
         RLRunLoopRemoveSource(RLRunLoopGetCurrent(), s, DEF);
@@ -103,7 +112,9 @@ static void ownership_source_version1(void) {
 
 static int observed;
 static void observe(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)a; (void)info;
+    (void)o;
+    (void)a;
+    (void)info;
     observed++;
 }
 
@@ -112,7 +123,7 @@ static void ownership_observer(void) {
     for (int k = 0; k < VARIANTS; k++) {
         const variant *v = &variants[k];
         reset();
-        RLRunLoopObserverContext c = { 0, v->info, v->with_retain ? count_retain : NULL, count_release, NULL };
+        RLRunLoopObserverContext c = {0, v->info, v->with_retain ? count_retain : NULL, count_release, NULL};
         RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopEntry, true, 0, observe, &c);
         RLRunLoopAddObserver(RLRunLoopGetCurrent(), o, DEF);
         observed = 0;
@@ -121,7 +132,7 @@ static void ownership_observer(void) {
         RL_ASSERT_EQ_INT(observed, 2);
         expect_alive(v, 0);
         RLRunLoopObserverInvalidate(o);
-        expect_done(v, 0);    /* an observer releases its info when invalidated */
+        expect_done(v, 0); /* an observer releases its info when invalidated */
         RLRelease(o);
         expect_done(v, 0);
     }
@@ -131,7 +142,8 @@ static void ownership_observer(void) {
 
 static int fired;
 static void fire(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
     if (++fired == 2) RLRunLoopStop(RLRunLoopGetCurrent());
 }
 
@@ -139,7 +151,7 @@ static void ownership_timer(void) {
     for (int k = 0; k < VARIANTS; k++) {
         const variant *v = &variants[k];
         reset();
-        RLRunLoopTimerContext c = { 0, v->info, v->with_retain ? count_retain : NULL, count_release, NULL };
+        RLRunLoopTimerContext c = {0, v->info, v->with_retain ? count_retain : NULL, count_release, NULL};
         RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 0.01, 0, 0, fire, &c);
         RLRunLoopAddTimer(RLRunLoopGetCurrent(), t, DEF);
         fired = 0;
@@ -157,7 +169,9 @@ static void ownership_timer(void) {
 
 static int fd_calls;
 static void fd_callback(RLFileDescriptorRef f, RLOptionFlags types, void *info) {
-    (void)f; (void)types; (void)info;
+    (void)f;
+    (void)types;
+    (void)info;
     fd_calls++;
 }
 
@@ -167,7 +181,7 @@ static void ownership_file_descriptor(void) {
         reset();
         int fds[2];
         RL_ASSERT_EQ_INT(pipe(fds), 0);
-        RLFileDescriptorContext c = { 0, v->info, v->with_retain ? count_retain : NULL, count_release, NULL };
+        RLFileDescriptorContext c = {0, v->info, v->with_retain ? count_retain : NULL, count_release, NULL};
         RLFileDescriptorRef f = RLFileDescriptorCreate(fds[0], true, fd_callback, &c);
         RL_ASSERT(f != NULL);
         RLRunLoopSourceRef s = RLFileDescriptorCreateRunLoopSource(f, 0);
@@ -189,7 +203,11 @@ static void ownership_file_descriptor(void) {
 
 static int port_calls;
 static void port_callback(RLMessagePortRef p, int32_t id, const void *b, size_t n, void *info) {
-    (void)p; (void)id; (void)b; (void)n; (void)info;
+    (void)p;
+    (void)id;
+    (void)b;
+    (void)n;
+    (void)info;
     port_calls++;
 }
 
@@ -197,7 +215,7 @@ static void ownership_message_port(void) {
     for (int k = 0; k < VARIANTS; k++) {
         const variant *v = &variants[k];
         reset();
-        RLMessagePortContext c = { 0, v->info, v->with_retain ? count_retain : NULL, count_release, NULL };
+        RLMessagePortContext c = {0, v->info, v->with_retain ? count_retain : NULL, count_release, NULL};
         RLMessagePortRef p = RLMessagePortCreate(port_callback, &c, 0);
         RLRunLoopSourceRef s = RLMessagePortCreateRunLoopSource(p, 0);
         RLRunLoopAddSource(RLRunLoopGetCurrent(), s, DEF);
@@ -214,7 +232,7 @@ static void ownership_message_port(void) {
     }
     /* Never invalidated: released when freed. */
     reset();
-    RLMessagePortContext c = { 0, NULL, count_retain, count_release, NULL };
+    RLMessagePortContext c = {0, NULL, count_retain, count_release, NULL};
     RLMessagePortRef p = RLMessagePortCreate(port_callback, &c, 0);
     RLRelease(p);
     expect_done(&variants[1], 0);
@@ -222,7 +240,8 @@ static void ownership_message_port(void) {
 
 static int signals_seen;
 static void signal_callback(int signo, uint32_t count, void *info) {
-    (void)signo; (void)info;
+    (void)signo;
+    (void)info;
     signals_seen += (int)count;
 }
 
@@ -230,7 +249,7 @@ static void ownership_signal_source(void) {
     for (int k = 0; k < VARIANTS; k++) {
         const variant *v = &variants[k];
         reset();
-        RLSignalSourceContext c = { 0, v->info, v->with_retain ? count_retain : NULL, count_release, NULL };
+        RLSignalSourceContext c = {0, v->info, v->with_retain ? count_retain : NULL, count_release, NULL};
         RLRunLoopSourceRef s = RLSignalSourceCreate(SIGUSR2, 0, signal_callback, &c);
         RL_ASSERT(s != NULL);
         RLRunLoopAddSource(RLRunLoopGetCurrent(), s, DEF);
@@ -249,7 +268,7 @@ static void ownership_hang_monitor(void) {
     for (int k = 0; k < VARIANTS; k++) {
         const variant *v = &variants[k];
         reset();
-        RLHangMonitorContext c = { 0, v->info, v->with_retain ? count_retain : NULL, count_release, NULL };
+        RLHangMonitorContext c = {0, v->info, v->with_retain ? count_retain : NULL, count_release, NULL};
         RLHangMonitorRef m = RLHangMonitorCreate(RLRunLoopGetCurrent(), 10, NULL, &c);
         RL_ASSERT(m != NULL);
         RL_ASSERT(RLHangMonitorStart(m));
@@ -272,7 +291,7 @@ static void queued_release(void *info) {
 
 static void ownership_queued_functions_release_once(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    void *infos[2] = { &token, NULL };
+    void *infos[2] = {&token, NULL};
     for (int k = 0; k < 2; k++) {
         atomic_store(&queued_releases, 0);
         RLRunLoopPerformFunctionWithRelease(rl, DEF, nothing, infos[k], queued_release);   /* runs */
@@ -301,7 +320,7 @@ static void ownership_queued_functions_release_once(void) {
         RLRunLoopSourceRef keep = rl_test_keep_mode(rl, DEF);
         while (RLIdleQueueGetPendingCount(q) > 0) RLRunLoopRunInMode(DEF, 0.05, false);
         RL_ASSERT(t1 != 0);
-        RLIdleQueueSubmit(q, nothing, infos[k], queued_release);   /* dropped by invalidation */
+        RLIdleQueueSubmit(q, nothing, infos[k], queued_release); /* dropped by invalidation */
         RLIdleQueueInvalidate(q);
         RLIdleQueueRelease(q);
         RLRunLoopSourceInvalidate(keep);

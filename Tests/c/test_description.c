@@ -7,15 +7,31 @@
 #include <sched.h>
 #include <stdatomic.h>
 
-static void nothing(void *info) { (void)info; }
-static void timer_nothing(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; }
-static void obs_nothing(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) { (void)o; (void)a; (void)info; }
-static char *desc_of(const void *info) { return strdup((const char *)info); }
-static int fd_of(void *info) { (void)info; return -1; } /* unwatched */
+static void nothing(void *info) {
+    (void)info;
+}
+static void timer_nothing(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+}
+static void obs_nothing(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o;
+    (void)a;
+    (void)info;
+}
+static char *desc_of(const void *info) {
+    return strdup((const char *)info);
+}
+static int fd_of(void *info) {
+    (void)info;
+    return -1;
+} /* unwatched */
 
-#define RL_ASSERT_CONTAINS(hay, needle)                                               \
-    do { const char *h_ = (hay), *n_ = (needle);                                      \
-         if (!h_ || !strstr(h_, n_)) RL_FAIL_("\"%s\" not in description:\n%s", n_, h_ ? h_ : "(null)"); } while (0)
+#define RL_ASSERT_CONTAINS(hay, needle)                                                                                \
+    do {                                                                                                               \
+        const char *h_ = (hay), *n_ = (needle);                                                                        \
+        if (!h_ || !strstr(h_, n_)) RL_FAIL_("\"%s\" not in description:\n%s", n_, h_ ? h_ : "(null)");                \
+    } while (0)
 
 static RLRunLoopSourceRef described_source0(const char *text) {
     RLRunLoopSourceContext c;
@@ -46,22 +62,36 @@ static void null_is_described_as_null(void) {
 static void each_object_type_has_a_description_with_its_info(void) {
     RLRunLoopSourceRef s0 = described_source0("info-of-source-zero");
     RLRunLoopSourceRef s1 = described_source1("info-of-source-one");
-    RLRunLoopObserverContext oc = { 0, (void *)"info-of-observer", NULL, NULL, desc_of };
+    RLRunLoopObserverContext oc = {0, (void *)"info-of-observer", NULL, NULL, desc_of};
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopEntry, true, 0, obs_nothing, &oc);
-    RLRunLoopTimerContext tc = { 0, (void *)"info-of-timer", NULL, NULL, desc_of };
+    RLRunLoopTimerContext tc = {0, (void *)"info-of-timer", NULL, NULL, desc_of};
     RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + 100, 2, 0, 0, timer_nothing, &tc);
     char *d;
-    d = RLCopyDescription(s0); RL_ASSERT_CONTAINS(d, "info-of-source-zero"); free(d);
-    d = RLCopyDescription(s1); RL_ASSERT_CONTAINS(d, "info-of-source-one"); free(d);
-    d = RLCopyDescription(o); RL_ASSERT_CONTAINS(d, "info-of-observer"); free(d);
-    d = RLCopyDescription(t); RL_ASSERT_CONTAINS(d, "info-of-timer"); free(d);
+    d = RLCopyDescription(s0);
+    RL_ASSERT_CONTAINS(d, "info-of-source-zero");
+    free(d);
+    d = RLCopyDescription(s1);
+    RL_ASSERT_CONTAINS(d, "info-of-source-one");
+    free(d);
+    d = RLCopyDescription(o);
+    RL_ASSERT_CONTAINS(d, "info-of-observer");
+    free(d);
+    d = RLCopyDescription(t);
+    RL_ASSERT_CONTAINS(d, "info-of-timer");
+    free(d);
     /* Invalidated objects still describe themselves. */
     RLRunLoopSourceInvalidate(s0);
     RLRunLoopTimerInvalidate(t);
     RLRunLoopObserverInvalidate(o);
-    d = RLCopyDescription(s0); RL_ASSERT(d && *d); free(d);
-    d = RLCopyDescription(t); RL_ASSERT(d && *d); free(d);
-    d = RLCopyDescription(o); RL_ASSERT(d && *d); free(d);
+    d = RLCopyDescription(s0);
+    RL_ASSERT(d && *d);
+    free(d);
+    d = RLCopyDescription(t);
+    RL_ASSERT(d && *d);
+    free(d);
+    d = RLCopyDescription(o);
+    RL_ASSERT(d && *d);
+    free(d);
     RLRelease(s0);
     RLRelease(s1);
     RLRelease(o);
@@ -72,7 +102,7 @@ static void objects_without_copy_description_are_described(void) {
     RLRunLoopSourceRef s = rl_test_source0(0, nothing, NULL);
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopEntry, true, 0, obs_nothing, NULL);
     RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0, timer_nothing, NULL);
-    const void *objs[] = { s, o, t, RLRunLoopGetCurrent() };
+    const void *objs[] = {s, o, t, RLRunLoopGetCurrent()};
     for (int i = 0; i < 4; i++) {
         char *d = RLCopyDescription(objs[i]);
         RL_ASSERT(d != NULL);
@@ -88,9 +118,9 @@ static void run_loop_description_lists_modes_and_their_items(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef s0 = described_source0("zero-in-desc-mode");
     RLRunLoopSourceRef s1 = described_source1("one-in-desc-mode");
-    RLRunLoopObserverContext oc = { 0, (void *)"observer-in-desc-mode", NULL, NULL, desc_of };
+    RLRunLoopObserverContext oc = {0, (void *)"observer-in-desc-mode", NULL, NULL, desc_of};
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopEntry, true, 0, obs_nothing, &oc);
-    RLRunLoopTimerContext tc = { 0, (void *)"timer-in-desc-mode", NULL, NULL, desc_of };
+    RLRunLoopTimerContext tc = {0, (void *)"timer-in-desc-mode", NULL, NULL, desc_of};
     RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + 100, 0, 0, 0, timer_nothing, &tc);
     RLRunLoopSourceRef common = described_source0("common-item");
     RLRunLoopAddSource(rl, s0, "DescMode");
@@ -142,7 +172,10 @@ static void description_of_a_big_loop_has_every_item(void) {
     char *d = RLCopyDescription(rl);
     for (int i = 0; i < N; i++) RL_ASSERT_CONTAINS(d, names[i]);
     free(d);
-    for (int i = 0; i < N; i++) { RLRunLoopSourceInvalidate(s[i]); RLRelease(s[i]); }
+    for (int i = 0; i < N; i++) {
+        RLRunLoopSourceInvalidate(s[i]);
+        RLRelease(s[i]);
+    }
 }
 
 /* Describing the loop from inside its own callouts does not deadlock, and the
@@ -157,7 +190,8 @@ static void describe_from_timer(RLRunLoopTimerRef t, void *info) {
     free(dt);
 }
 static void describe_from_observer(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)a; (void)info;
+    (void)a;
+    (void)info;
     char *d = RLCopyDescription(RLRunLoopGetCurrent());
     char *dobs = RLCopyDescription(o);
     if (d && strstr(d, "CalloutMode") && dobs && *dobs) g_ok++;
@@ -217,7 +251,9 @@ static void *describe_repeatedly(void *arg) {
     RLRunLoopStop(g_rl);
     return NULL;
 }
-static void churn_perform(void *info) { RLRunLoopSourceSignal(*(RLRunLoopSourceRef *)info); }
+static void churn_perform(void *info) {
+    RLRunLoopSourceSignal(*(RLRunLoopSourceRef *)info);
+}
 
 static void describing_a_running_loop_from_another_thread_works(void) {
     g_rl = RLRunLoopGetCurrent();

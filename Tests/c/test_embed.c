@@ -109,7 +109,7 @@ static void prepare_refuses_bad_input(void) {
     RL_ASSERT_EQ_INT(timeout, -1);
     RL_ASSERT(!RLRunLoopEmbedPrepare(rl, "", &timeout));
     RL_ASSERT(!RLRunLoopEmbedPrepare(rl, kRLRunLoopCommonModes, &timeout));
-    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, NULL));   /* nothing to do, no crash */
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, NULL)); /* nothing to do, no crash */
     /* Another thread's loop: refused. */
     pthread_t t;
     void *got;
@@ -169,7 +169,7 @@ static void due_timer_makes_it_readable_and_one_pass_fires_it(void) {
         RL_ASSERT_GE_INT(timeout, 1);
         RL_ASSERT_LE_INT(timeout, 51);
     }
-    RL_ASSERT(host_poll(fd, -1));   /* the descriptor alone wakes the host */
+    RL_ASSERT(host_poll(fd, -1)); /* the descriptor alone wakes the host */
     RL_ASSERT_GE_DBL(rl_test_now() - start, 0.049);
     RLRunLoopRunInMode(MODE, 0, false);
     RL_ASSERT_EQ_INT(fired, 1);
@@ -355,7 +355,9 @@ typedef struct {
     _Atomic int performed;
 } pipe_source;
 
-static int pipe_fd(void *info) { return ((pipe_source *)info)->fd; }
+static int pipe_fd(void *info) {
+    return ((pipe_source *)info)->fd;
+}
 static void pipe_perform(void *info) {
     pipe_source *p = info;
     char buf[64];
@@ -383,7 +385,7 @@ static void ready_source_makes_it_readable_only_in_its_mode(void) {
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, MODE);
     RL_ASSERT_EQ_INT(write(p[1], "x", 1), 1);
     expect_quiet(rl, MODE, fd, 100);
-    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, "other", NULL));   /* the host's poll sees it */
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, "other", NULL)); /* the host's poll sees it */
     host_sleeps_then_runs_a_pass(fd, "other");
     RL_ASSERT_EQ_INT(ps.performed, 1);
     expect_quiet(rl, "other", fd, 50);
@@ -514,7 +516,7 @@ static void descriptor_survives_the_wait_set_being_remade(void) {
     RLRunLoopSourceRef s = add_pipe_source(rl, MODE, p, &ps);
     RLRunLoopEmbedPrepare(rl, MODE, NULL);
     close(p[0]);
-    RLRunLoopRemoveSource(rl, s, MODE);   /* by a closed number: the set is remade */
+    RLRunLoopRemoveSource(rl, s, MODE); /* by a closed number: the set is remade */
     _Atomic int fired = 0;
     RLRunLoopTimerRef t = add_counting_timer(rl, MODE, 0.03, 0, &fired);
     RLRunLoopEmbedPrepare(rl, MODE, NULL);
@@ -550,7 +552,7 @@ static void forked_child_gets_its_own_descriptor(void) {
     if (pid == 0) {
         /* Same number, the child's own: the child's timer wakes the child. */
         _Atomic int fired = 0;
-        add_counting_timer(rl, MODE, 0.02, 0, &fired);   /* lives until the child exits */
+        add_counting_timer(rl, MODE, 0.02, 0, &fired); /* lives until the child exits */
         RLRunLoopEmbedPrepare(rl, MODE, NULL);
         if (RLRunLoopEmbedGetFD(rl) != fd) _exit(2);
         if (!host_poll(fd, 5000)) _exit(3);
@@ -581,8 +583,8 @@ static void forked_childs_descriptor_never_shows_the_parents_readiness(void) {
     pid_t pid = fork();
     if (pid == 0) {
         if (RLRunLoopEmbedGetFD(rl) != fd) _exit(2);
-        if (host_poll(fd, 0)) _exit(3);   /* the parent's wake-up */
-        RLRunLoopEmbedPrepare(rl, MODE, NULL);   /* the child's own work: its copy of the signal */
+        if (host_poll(fd, 0)) _exit(3);        /* the parent's wake-up */
+        RLRunLoopEmbedPrepare(rl, MODE, NULL); /* the child's own work: its copy of the signal */
         if (!host_poll(fd, 5000)) _exit(4);
         _exit(0);
     }
@@ -590,7 +592,7 @@ static void forked_childs_descriptor_never_shows_the_parents_readiness(void) {
     waitpid(pid, &status, 0);
     RL_ASSERT(WIFEXITED(status));
     RL_ASSERT_EQ_INT(WEXITSTATUS(status), 0);
-    RL_ASSERT(host_poll(fd, 0));   /* the parent's readiness is still its own */
+    RL_ASSERT(host_poll(fd, 0)); /* the parent's readiness is still its own */
     RLRunLoopRunInMode(MODE, 0, false);
     RL_ASSERT_EQ_INT(performed, 1);
     RLRelease(s);

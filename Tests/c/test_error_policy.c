@@ -133,7 +133,7 @@ static void *wake_when_sleeping(void *arg) {
 
 static void wake_through_replaced_eventfd(void) {
     RLRunLoopRef rl = ready_loop();
-    replace_with_dev_null(rl_test_find_fd(EVENTFD), O_RDONLY);   /* a write fails: EBADF */
+    replace_with_dev_null(rl_test_find_fd(EVENTFD), O_RDONLY); /* a write fails: EBADF */
     pthread_t th;
     pthread_create(&th, NULL, wake_when_sleeping, rl);
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 2, false);
@@ -153,7 +153,7 @@ static void ignore_message(RLMessagePortRef port, int32_t msgid, const void *byt
 }
 
 static void send_through_replaced_port_eventfd(void) {
-    RLMessagePortRef port = RLMessagePortCreate(ignore_message, NULL, 0);   /* before any loop: its eventfd only */
+    RLMessagePortRef port = RLMessagePortCreate(ignore_message, NULL, 0); /* before any loop: its eventfd only */
     RL_ASSERT(port != NULL);
     replace_with_dev_null(rl_test_find_fd(EVENTFD), O_RDONLY);
     RLMessagePortSend(port, 1, NULL, 0);
@@ -188,7 +188,7 @@ static void closed_user_descriptor_is_not_fatal(void) {
     RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
     close(p[0]);
     close(p[1]);
-    RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);   /* ctl on a closed number */
+    RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack); /* ctl on a closed number */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, true), kRLRunLoopRunHandledSource);
     RL_ASSERT_EQ_INT(calls, 1);
     RLRunLoopRemoveSource(rl, s, kRLRunLoopDefaultMode);

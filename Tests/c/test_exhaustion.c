@@ -21,14 +21,13 @@ static int hoarded;
 /* Lowers the limit (valgrind refuses: its own, lower, limit serves then)
    and takes every free descriptor. */
 static void exhaust_fds(void) {
-    struct rlimit lim = { 64, 64 };
+    struct rlimit lim = {64, 64};
     if (setrlimit(RLIMIT_NOFILE, &lim) != 0) RL_ASSERT_EQ_INT(getrlimit(RLIMIT_NOFILE, &lim), 0);
     RL_ASSERT_LE_INT(lim.rlim_cur, 1 << 16);
     hoard = malloc(lim.rlim_cur * sizeof *hoard);
     RL_ASSERT(hoard != NULL);
     int fd;
-    while ((rlim_t)hoarded < lim.rlim_cur && (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
-        hoard[hoarded++] = fd;
+    while ((rlim_t)hoarded < lim.rlim_cur && (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0) hoard[hoarded++] = fd;
     RL_ASSERT_EQ_INT(errno, EMFILE);
     RL_ASSERT(hoarded > 0);
 }
@@ -47,7 +46,9 @@ static void *on_thread(void *(*fn)(void *), void *arg) {
     return result;
 }
 
-static void nothing(void *info) { (void)info; }
+static void nothing(void *info) {
+    (void)info;
+}
 
 /* ---- tests ------------------------------------------------------------------ */
 
@@ -78,7 +79,7 @@ static void get_current_is_null_without_fds_and_recovers(void) {
 static void get_main_is_null_without_fds_and_recovers(void) {
     exhaust_fds();
     RL_ASSERT(RLRunLoopGetMain() == NULL);
-    RL_ASSERT(RLRunLoopGetCurrent() == NULL);   /* this is the main thread */
+    RL_ASSERT(RLRunLoopGetCurrent() == NULL); /* this is the main thread */
     give_back_fds();
     RLRunLoopRef main_loop = RLRunLoopGetMain();
     RL_ASSERT(main_loop != NULL);
@@ -137,7 +138,7 @@ static void hang_monitor_create_without_fds_lives(void) {
     RL_ASSERT(RLThreadStart(th));
     RLRunLoopRef rl = RLThreadGetRunLoop(th);
     exhaust_fds();
-    on_thread(make_monitor, rl);   /* from a thread that has no loop */
+    on_thread(make_monitor, rl); /* from a thread that has no loop */
     make_monitor(rl);
     give_back_fds();
     RLThreadStop(th);

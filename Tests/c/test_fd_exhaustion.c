@@ -41,7 +41,8 @@ static void release_fds(int *fds, int n) {
 
 static int fired;
 static void count_fire(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
     fired++;
 }
 
@@ -58,7 +59,7 @@ static void run_times_out_without_a_timerfd(void) {
     double took = rl_test_now() - start;
     RL_ASSERT_EQ_INT(fired, 1);
     RL_ASSERT_GE_DBL(took, 0.3);
-    RL_ASSERT_LE_DBL(took, 5.0);   /* generous: it must only not hang */
+    RL_ASSERT_LE_DBL(took, 5.0); /* generous: it must only not hang */
     /* Descriptors back: timers keep working. */
     release_fds(fds, n);
     RLRunLoopTimerRef t2 = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.05, 0, count_fire, NULL);
@@ -108,7 +109,8 @@ typedef struct {
 } fd_counts;
 
 static void count_callback(RLFileDescriptorRef f, RLOptionFlags types, void *info) {
-    (void)f; (void)types;
+    (void)f;
+    (void)types;
     ((fd_counts *)info)->callbacks++;
 }
 
@@ -135,7 +137,7 @@ static void closed_fd_object_does_not_spin_without_fds(void) {
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     int p[2];
     RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK), 0);
-    int alive = dup(p[0]);   /* the file outlives its number */
+    int alive = dup(p[0]); /* the file outlives its number */
     fd_counts counts = {0};
     RLFileDescriptorRef f = watch_reads(p[0], &counts);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
@@ -144,7 +146,7 @@ static void closed_fd_object_does_not_spin_without_fds(void) {
     int *fds;
     int n = exhaust(&fds);
     int sleeps = sleeps_in(0.5);
-    RL_ASSERT_LE_INT(counts.callbacks, 1);   /* one-shot: one callout per enable */
+    RL_ASSERT_LE_INT(counts.callbacks, 1); /* one-shot: one callout per enable */
     RL_ASSERT_LE_INT(sleeps, 3);
     /* Enabled again, still out of descriptors: once more, then quiet. */
     RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);

@@ -9,7 +9,8 @@
 
 /* A new non-blocking pipe p whose read end a version-1 source in `mode`
    watches (draining it when asked), counting into info. */
-static RLRunLoopSourceRef add_pipe_source(RLRunLoopRef rl, RLRunLoopMode mode, int p[2], rl_test_fd_info *info, bool drain) {
+static RLRunLoopSourceRef add_pipe_source(RLRunLoopRef rl, RLRunLoopMode mode, int p[2], rl_test_fd_info *info,
+                                          bool drain) {
     RL_ASSERT_EQ_INT(pipe2(p, O_NONBLOCK), 0);
     *info = (rl_test_fd_info){.fd = p[0], .drain = drain};
     RLRunLoopSourceRef s = rl_test_fd_source(info);
@@ -50,7 +51,7 @@ static void old_source_leaves_after_its_number_was_reused(void (*leave)(RLRunLoo
     close(p1[0]);
     close(p1[1]);
     RLRunLoopSourceRef b = add_pipe_source(rl, kRLRunLoopDefaultMode, p2, &now, true);
-    RL_ASSERT_EQ_INT(p2[0], old.fd);   /* the number is reused */
+    RL_ASSERT_EQ_INT(p2[0], old.fd); /* the number is reused */
     leave(rl, a);
     RL_ASSERT_EQ_INT(write(p2[1], "x", 1), 1);
     expect_perform(kRLRunLoopDefaultMode, &now.performed, 1);
@@ -88,8 +89,7 @@ static void removing_a_source_whose_number_was_reused(void) {
    by `leave`) while the file stays open through a dup and has data: nothing
    of it may stay in the wait, and the default mode must not spin. With
    also_in_other, the source stays in mode "other". */
-static void closed_number_of_a_live_file_leaves(void (*leave)(RLRunLoopRef, RLRunLoopSourceRef),
-                                                bool also_in_other) {
+static void closed_number_of_a_live_file_leaves(void (*leave)(RLRunLoopRef, RLRunLoopSourceRef), bool also_in_other) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     int p[2];
@@ -177,7 +177,8 @@ static void nested_run_in_another_mode_then_back(void) {
    first need): removing the source must not remove the loop's timer. */
 static int timer_fires;
 static void count_timer(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
     timer_fires++;
 }
 
@@ -188,7 +189,7 @@ static void closed_number_reused_by_the_loop(void) {
     rl_test_fd_info info;
     RLRunLoopSourceRef a = add_pipe_source(rl, kRLRunLoopDefaultMode, p, &info, true);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    close(p[0]);   /* the lowest free number: the loop's timerfd will get it */
+    close(p[0]); /* the lowest free number: the loop's timerfd will get it */
     RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.01, 0, count_timer, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(timer_fires, 1);

@@ -19,7 +19,7 @@ typedef struct {
     RLOptionFlags last;
     RLOptionFlags all;
     RLFileDescriptorRef f;
-    int action;           /* what the callback does, see cb() */
+    int action; /* what the callback does, see cb() */
     ssize_t read_rc;
     int read_errno;
 } probe;
@@ -44,9 +44,7 @@ static void cb(RLFileDescriptorRef f, RLOptionFlags types, void *info) {
         p->read_rc = read(RLFileDescriptorGetNativeDescriptor(f), buf, 1);
         RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
         break;
-    case ACT_INVALIDATE:
-        RLFileDescriptorInvalidate(f);
-        break;
+    case ACT_INVALIDATE: RLFileDescriptorInvalidate(f); break;
     }
 }
 
@@ -57,7 +55,7 @@ static RLRunLoopObserverRef add_wake_counter(RLRunLoopMode mode) {
 }
 
 static RLFileDescriptorRef make(int fd, bool close_on_inv, probe *p, RLRunLoopMode mode) {
-    RLFileDescriptorContext ctx = { 0, p, NULL, NULL, NULL };
+    RLFileDescriptorContext ctx = {0, p, NULL, NULL, NULL};
     RLFileDescriptorRef f = RLFileDescriptorCreate(fd, close_on_inv, cb, &ctx);
     RL_ASSERT(f != NULL);
     p->f = f;
@@ -127,7 +125,7 @@ static void fd_read_callback_fires_once_per_enable(void) {
 static void fd_reenable_in_callback_keeps_watching(void) {
     int sv[2];
     RL_ASSERT_EQ_INT(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-    probe p = { .action = ACT_REENABLE_READ };
+    probe p = {.action = ACT_REENABLE_READ};
     RLFileDescriptorRef f = make(sv[0], true, &p, DEF);
     RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
     RL_ASSERT_EQ_INT(write(sv[1], "abcde", 5), 5);
@@ -174,7 +172,7 @@ static void fd_disable_prevents_callback(void) {
     RL_ASSERT_EQ_INT(write(p2[1], "x", 1), 1);
     RLFileDescriptorDisableCallBacks(f, kRLFileDescriptorReadCallBack);
     expect_no_callout(&p, 0.1, 0);
-    RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack | 0xF0);  /* stray bits ignored */
+    RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack | 0xF0); /* stray bits ignored */
     expect_callout(&p, 1, kRLFileDescriptorReadCallBack);
     done(f);
     close(p2[1]);
@@ -182,11 +180,11 @@ static void fd_disable_prevents_callback(void) {
 
 static void fd_eof_is_reported_as_read_without_spinning(void) {
     int p2[2];
-    probe p = { .action = ACT_READ };
+    probe p = {.action = ACT_READ};
     RLFileDescriptorRef f = watch_pipe(p2, &p);
     close(p2[1]);
     expect_callout(&p, 1, kRLFileDescriptorReadCallBack);
-    RL_ASSERT_EQ_INT(p.read_rc, 0);   /* EOF */
+    RL_ASSERT_EQ_INT(p.read_rc, 0); /* EOF */
     RLRunLoopObserverRef o = add_wake_counter(DEF);
     expect_quiet(&p, 0.25, 1, 1);
     RLRunLoopObserverInvalidate(o);
@@ -217,7 +215,7 @@ static void fd_error_on_pipe_is_reported_as_write(void) {
     RL_ASSERT_EQ_INT(pipe(p2), 0);
     probe p = {0};
     RLFileDescriptorRef f = make(p2[1], true, &p, DEF);
-    close(p2[0]);     /* no reader: EPOLLERR on the write end */
+    close(p2[0]); /* no reader: EPOLLERR on the write end */
     RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorWriteCallBack);
     expect_callout(&p, 1, kRLFileDescriptorWriteCallBack);
     errno = 0;
@@ -239,10 +237,10 @@ static void high_pipe(int p2[2]) {
 static void fd_closed_behind_our_back_fires_once_per_enable(void) {
     int p2[2];
     high_pipe(p2);
-    probe p = { .action = ACT_READ };
+    probe p = {.action = ACT_READ};
     RLFileDescriptorRef f = make(p2[0], false, &p, DEF);
     RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
-    close(p2[0]);          /* before the loop ever watched it */
+    close(p2[0]); /* before the loop ever watched it */
     RLRunLoopObserverRef o = add_wake_counter(DEF);
     /* The loop finds it closed when it starts watching: ready once (poll()'s
        POLLNVAL), and the read sees EBADF. */
@@ -265,10 +263,10 @@ static void fd_closed_while_file_lives_on_does_not_spin(void) {
     int p2[2];
     high_pipe(p2);
     int keep = dup(p2[0]);
-    probe p = { .action = ACT_READ };
+    probe p = {.action = ACT_READ};
     RLFileDescriptorRef f = make(p2[0], false, &p, DEF);
     RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
-    close(p2[0]);          /* the file lives on through `keep`, and so does the registration */
+    close(p2[0]); /* the file lives on through `keep`, and so does the registration */
     /* Disabling cannot remove the registration (EBADF): it stays armed, and
        fires once into a perform that ignores it (ONESHOT), then is quiet. */
     RLFileDescriptorDisableCallBacks(f, kRLFileDescriptorReadCallBack);
@@ -294,13 +292,13 @@ static void fd_number_replaced_with_dup2_is_watched_from_next_enable(void) {
     int a[2], b[2];
     high_pipe(a);
     RL_ASSERT_EQ_INT(pipe(b), 0);
-    probe p = { .action = ACT_READ };
+    probe p = {.action = ACT_READ};
     RLFileDescriptorRef f = make(a[0], false, &p, DEF);
     RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
     RL_ASSERT_EQ_INT(write(a[1], "a", 1), 1);
     expect_callout(&p, 1, ANY_TYPES);
     RL_ASSERT_EQ_INT(p.read_rc, 1);
-    RL_ASSERT_EQ_INT(dup2(b[0], a[0]), a[0]);   /* the old file goes, the number stays */
+    RL_ASSERT_EQ_INT(dup2(b[0], a[0]), a[0]); /* the old file goes, the number stays */
     close(b[0]);
     RL_ASSERT_EQ_INT(write(b[1], "bb", 2), 2);
     RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
@@ -328,20 +326,20 @@ static void fd_regular_file_is_always_ready(void) {
     expect_callout(&p, 1, kRLFileDescriptorReadCallBack | kRLFileDescriptorWriteCallBack);
     expect_no_callout(&p, 0.05, 1);
     done(f);
-    RL_ASSERT(fcntl(fd, F_GETFD) < 0);  /* closeOnInvalidate */
+    RL_ASSERT(fcntl(fd, F_GETFD) < 0); /* closeOnInvalidate */
 }
 
 static void fd_bad_input_is_ignored(void) {
     probe p = {0};
-    RLFileDescriptorContext ctx = { 0, &p, NULL, NULL, NULL };
+    RLFileDescriptorContext ctx = {0, &p, NULL, NULL, NULL};
     RL_ASSERT(RLFileDescriptorCreate(-1, false, cb, &ctx) == NULL);
     int p2[2];
     RL_ASSERT_EQ_INT(pipe(p2), 0);
     close(p2[0]);
-    RL_ASSERT(RLFileDescriptorCreate(p2[0], true, cb, &ctx) == NULL);     /* closed fd */
-    RL_ASSERT(RLFileDescriptorCreate(100000, true, cb, &ctx) == NULL);    /* never opened */
-    RL_ASSERT(RLFileDescriptorCreate(p2[1], false, NULL, &ctx) == NULL);  /* no callout */
-    RL_ASSERT(fcntl(p2[1], F_GETFD) >= 0);                                /* not closed by the failure */
+    RL_ASSERT(RLFileDescriptorCreate(p2[0], true, cb, &ctx) == NULL);    /* closed fd */
+    RL_ASSERT(RLFileDescriptorCreate(100000, true, cb, &ctx) == NULL);   /* never opened */
+    RL_ASSERT(RLFileDescriptorCreate(p2[1], false, NULL, &ctx) == NULL); /* no callout */
+    RL_ASSERT(fcntl(p2[1], F_GETFD) >= 0);                               /* not closed by the failure */
     RL_ASSERT_EQ_INT(RLFileDescriptorGetNativeDescriptor(NULL), -1);
     RLFileDescriptorEnableCallBacks(NULL, kRLFileDescriptorReadCallBack);
     RLFileDescriptorDisableCallBacks(NULL, kRLFileDescriptorReadCallBack);
@@ -353,12 +351,12 @@ static void fd_bad_input_is_ignored(void) {
     RLFileDescriptorRef f = RLFileDescriptorCreate(p2[1], false, cb, NULL);
     RL_ASSERT(f != NULL);
     RLFileDescriptorGetContext(f, NULL);
-    RLFileDescriptorContext got = { 9, (void *)1, NULL, NULL, NULL };
+    RLFileDescriptorContext got = {9, (void *)1, NULL, NULL, NULL};
     RLFileDescriptorGetContext(f, &got);
     RL_ASSERT(got.info == NULL);
     RLFileDescriptorInvalidate(f);
-    RLFileDescriptorInvalidate(f);   /* idempotent */
-    RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorWriteCallBack);  /* invalid: ignored */
+    RLFileDescriptorInvalidate(f);                                      /* idempotent */
+    RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorWriteCallBack); /* invalid: ignored */
     RL_ASSERT(RLFileDescriptorCreateRunLoopSource(f, 0) == NULL);
     RL_ASSERT_EQ_INT(RLFileDescriptorGetNativeDescriptor(f), p2[1]);
     RLRelease(f);
@@ -368,7 +366,7 @@ static void fd_bad_input_is_ignored(void) {
 static void fd_invalidate_from_callback_stops_everything(void) {
     int sv[2];
     RL_ASSERT_EQ_INT(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-    probe p = { .action = ACT_INVALIDATE };
+    probe p = {.action = ACT_INVALIDATE};
     RLFileDescriptorRef f = make(sv[0], true, &p, DEF);
     RLRunLoopSourceRef s = RLFileDescriptorCreateRunLoopSource(f, 0);
     RLRunLoopAddSource(RLRunLoopGetCurrent(), s, "other");
@@ -378,7 +376,7 @@ static void fd_invalidate_from_callback_stops_everything(void) {
     RL_ASSERT(!RLRunLoopSourceIsValid(s));
     RL_ASSERT(!RLRunLoopContainsSource(RLRunLoopGetCurrent(), s, DEF));
     RL_ASSERT(!RLRunLoopContainsSource(RLRunLoopGetCurrent(), s, "other"));
-    RL_ASSERT(fcntl(sv[0], F_GETFD) < 0);    /* closed on invalidate */
+    RL_ASSERT(fcntl(sv[0], F_GETFD) < 0); /* closed on invalidate */
     RL_ASSERT_EQ_INT(send(sv[1], "x", 1, MSG_NOSIGNAL), -1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0.05, true), kRLRunLoopRunFinished);
     RL_ASSERT_EQ_INT(p.calls, 1);
@@ -403,7 +401,8 @@ static void fd_invalidate_without_close_leaves_fd_open(void) {
 }
 
 static void never_fires(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
     RL_FAIL_("the far timer fired");
 }
 
@@ -430,20 +429,29 @@ static void fd_fires_only_in_modes_it_was_added_to(void) {
 }
 
 static int retains, releases;
-static const void *ctx_retain(const void *i) { retains++; return i; }
-static void ctx_release(const void *i) { (void)i; releases++; }
-static char *ctx_describe(const void *i) { (void)i; return strdup("my-context"); }
+static const void *ctx_retain(const void *i) {
+    retains++;
+    return i;
+}
+static void ctx_release(const void *i) {
+    (void)i;
+    releases++;
+}
+static char *ctx_describe(const void *i) {
+    (void)i;
+    return strdup("my-context");
+}
 
 static void fd_context_is_retained_and_released_at_invalidation(void) {
     int p2[2];
     RL_ASSERT_EQ_INT(pipe(p2), 0);
     probe p = {0};
-    RLFileDescriptorContext ctx = { 0, &p, ctx_retain, ctx_release, ctx_describe };
+    RLFileDescriptorContext ctx = {0, &p, ctx_retain, ctx_release, ctx_describe};
     RLFileDescriptorRef f = RLFileDescriptorCreate(p2[0], true, cb, &ctx);
     RL_ASSERT_EQ_INT(retains, 1);
     RLRunLoopSourceRef s1 = RLFileDescriptorCreateRunLoopSource(f, 3);
     RLRunLoopSourceRef s2 = RLFileDescriptorCreateRunLoopSource(f, 3);
-    RL_ASSERT(s1 == s2);            /* one source per descriptor */
+    RL_ASSERT(s1 == s2); /* one source per descriptor */
     RL_ASSERT_EQ_INT(RLRunLoopSourceGetOrder(s1), 3);
     RLRetain(f);
     RLRelease(f);
@@ -468,10 +476,10 @@ static void fd_context_is_retained_and_released_at_invalidation(void) {
 static void fd_release_without_source_closes_when_asked(void) {
     int p2[2];
     RL_ASSERT_EQ_INT(pipe(p2), 0);
-    RLFileDescriptorContext ctx = { 0, NULL, ctx_retain, ctx_release, NULL };
+    RLFileDescriptorContext ctx = {0, NULL, ctx_retain, ctx_release, NULL};
     RLFileDescriptorRef f = RLFileDescriptorCreate(p2[0], true, cb, &ctx);
     RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
-    RLRelease(f);                   /* never invalidated: the last release does it */
+    RLRelease(f); /* never invalidated: the last release does it */
     RL_ASSERT(fcntl(p2[0], F_GETFD) < 0);
     close(p2[1]);
 }
@@ -494,9 +502,9 @@ static void *enable_later(void *arg) {
 
 static void fd_wakes_a_sleeping_loop_from_another_thread(void) {
     int p2[2];
-    probe p = { .action = ACT_READ };
+    probe p = {.action = ACT_READ};
     RLFileDescriptorRef f = watch_pipe(p2, &p);
-    enabler e = { .rl = RLRunLoopGetCurrent(), .fd = p2[1] };
+    enabler e = {.rl = RLRunLoopGetCurrent(), .fd = p2[1]};
     pthread_t th;
     pthread_create(&th, NULL, enable_later, &e);
     double t0 = rl_test_now();
@@ -554,7 +562,7 @@ static void reader_cb(RLFileDescriptorRef f, RLOptionFlags types, void *info) {
         RL_ASSERT_EQ_INT(r->next, r->n);
         RL_ASSERT_EQ_INT(r->have, 0);
         if (--*r->open == 0) RLRunLoopStop(RLRunLoopGetCurrent());
-        return;                       /* EOF: not re-enabled */
+        return; /* EOF: not re-enabled */
     }
     for (ssize_t i = 0; i < n; i++) {
         r->buf[r->have++] = chunk[i];
@@ -578,14 +586,14 @@ static void fd_many_writer_threads_stress_counts_in_order(void) {
     for (int k = 0; k < K_WRITERS; k++) {
         int sv[2];
         RL_ASSERT_EQ_INT(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-        readers[k] = (reader){ .n = n, .open = &open_count };
-        RLFileDescriptorContext ctx = { 0, &readers[k], NULL, NULL, NULL };
+        readers[k] = (reader){.n = n, .open = &open_count};
+        RLFileDescriptorContext ctx = {0, &readers[k], NULL, NULL, NULL};
         readers[k].f = RLFileDescriptorCreate(sv[0], true, reader_cb, &ctx);
         RLRunLoopSourceRef s = RLFileDescriptorCreateRunLoopSource(readers[k].f, k);
         RLRunLoopAddSource(RLRunLoopGetCurrent(), s, DEF);
         RLRelease(s);
         RLFileDescriptorEnableCallBacks(readers[k].f, kRLFileDescriptorReadCallBack);
-        args[k] = (writer_arg){ .fd = sv[1], .n = n };
+        args[k] = (writer_arg){.fd = sv[1], .n = n};
     }
     for (int k = 0; k < K_WRITERS; k++) pthread_create(&th[k], NULL, writer, &args[k]);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 60, false), kRLRunLoopRunStopped);
@@ -637,9 +645,9 @@ static void fd_ping_pong_between_two_loops(void) {
     int sv[2];
     RL_ASSERT_EQ_INT(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
     long rounds = rl_test_scaled(20000);
-    pong a = { .rounds = rounds, .initiator = true }, b = { .rounds = rounds };
-    a.f = RLFileDescriptorCreate(sv[0], true, pong_cb, &(RLFileDescriptorContext){ 0, &a, NULL, NULL, NULL });
-    b.f = RLFileDescriptorCreate(sv[1], true, pong_cb, &(RLFileDescriptorContext){ 0, &b, NULL, NULL, NULL });
+    pong a = {.rounds = rounds, .initiator = true}, b = {.rounds = rounds};
+    a.f = RLFileDescriptorCreate(sv[0], true, pong_cb, &(RLFileDescriptorContext){0, &a, NULL, NULL, NULL});
+    b.f = RLFileDescriptorCreate(sv[1], true, pong_cb, &(RLFileDescriptorContext){0, &b, NULL, NULL, NULL});
     pthread_t th;
     pthread_create(&th, NULL, pong_thread, &b);
     RLRunLoopSourceRef s = RLFileDescriptorCreateRunLoopSource(a.f, 0);
@@ -652,7 +660,7 @@ static void fd_ping_pong_between_two_loops(void) {
     double dt = rl_test_now() - t0;
     pthread_join(th, NULL);
     RL_ASSERT_EQ_INT(a.count, rounds);
-    RL_ASSERT_EQ_INT(b.count, rounds + 1);  /* + the 'e' */
+    RL_ASSERT_EQ_INT(b.count, rounds + 1); /* + the 'e' */
     fprintf(stderr, "    (ping-pong: %ld round trips in %.3f s = %.0f/s)\n", rounds, dt, rounds / dt);
     done(a.f);
     done(b.f);
@@ -669,7 +677,9 @@ static char *describe_probe(const void *info) {
 
 static int described;
 static void describe_loop_cb(RLFileDescriptorRef f, RLOptionFlags types, void *info) {
-    (void)f; (void)types; (void)info;
+    (void)f;
+    (void)types;
+    (void)info;
     char *text = RLCopyDescription(RLRunLoopGetCurrent());
     RL_ASSERT(text != NULL);
     if (text && strstr(text, "probe")) described++;
@@ -679,7 +689,7 @@ static void describe_loop_cb(RLFileDescriptorRef f, RLOptionFlags types, void *i
 static void fd_callback_describing_its_loop_does_not_deadlock(void) {
     int p2[2];
     RL_ASSERT_EQ_INT(pipe(p2), 0);
-    RLFileDescriptorContext ctx = { 0, NULL, NULL, NULL, describe_probe };
+    RLFileDescriptorContext ctx = {0, NULL, NULL, NULL, describe_probe};
     RLFileDescriptorRef f = RLFileDescriptorCreate(p2[0], true, describe_loop_cb, &ctx);
     RL_ASSERT(f != NULL);
     RLRunLoopSourceRef s = RLFileDescriptorCreateRunLoopSource(f, 0);

@@ -13,7 +13,8 @@
 
 static int child_fired;
 static void child_timer(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
     child_fired++;
 }
 
@@ -41,13 +42,13 @@ static void parents_run_times_out_after_child_plays(void) {
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.01, false), kRLRunLoopRunTimedOut);
     pid_t pid = fork();
     if (pid == 0) {
-        rl_test_sleep(0.1);   /* the parent is asleep in its run by now */
-        rl_test_add_timer(rl, kRLRunLoopDefaultMode, 100, 0, child_timer, NULL);   /* far; lives until exit */
+        rl_test_sleep(0.1); /* the parent is asleep in its run by now */
+        rl_test_add_timer(rl, kRLRunLoopDefaultMode, 100, 0, child_timer, NULL); /* far; lives until exit */
         child_runs_a_timer();
     }
     double start = rl_test_now();
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1.0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LE_DBL(rl_test_now() - start, 8.0);   /* it returns; the bound is only against a hang */
+    RL_ASSERT_LE_DBL(rl_test_now() - start, 8.0); /* it returns; the bound is only against a hang */
     expect_child_ok(pid);
     RLRunLoopSourceInvalidate(keep);
     RLRelease(keep);
@@ -132,10 +133,10 @@ static void childs_readable_fd_does_not_spin_parent(void) {
     pid_t pid = fork();
     if (pid == 0) {
         rl_test_fd_info info;
-        child_adds_a_readable_source(rl, &info);   /* lives until the child exits */
+        child_adds_a_readable_source(rl, &info); /* lives until the child exits */
         if (write(ready[1], "r", 1) != 1) _exit(2);
         char c;
-        if (read(done[0], &c, 1) != 1) _exit(2);   /* keeps the readable pipe open meanwhile */
+        if (read(done[0], &c, 1) != 1) _exit(2); /* keeps the readable pipe open meanwhile */
         _exit(0);
     }
     char c;
@@ -181,7 +182,11 @@ static void child_uses_its_inherited_loop(void) {
 
 static int port_delivered;
 static void port_callback(RLMessagePortRef port, int32_t msgid, const void *bytes, size_t len, void *info) {
-    (void)port; (void)msgid; (void)bytes; (void)len; (void)info;
+    (void)port;
+    (void)msgid;
+    (void)bytes;
+    (void)len;
+    (void)info;
     port_delivered++;
 }
 
@@ -219,7 +224,7 @@ static void childs_send_to_inherited_port_does_not_wake_parent(void) {
     RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopAfterWaiting, 0, &log);
     RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.3, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LE_INT(log.n, 1);   /* the wake-up at the timeout only */
+    RL_ASSERT_LE_INT(log.n, 1); /* the wake-up at the timeout only */
     RL_ASSERT_EQ_INT(port_delivered, 0);
     RL_ASSERT(RLMessagePortIsValid(port));
     /* The port still works in the parent. */
@@ -262,7 +267,7 @@ static void childs_loop_leaves_parents_port_messages(void) {
         if (port_delivered != 0) _exit(3);
         if (wakes > 3) _exit(4);
         if (RLMessagePortSend(port, 3, NULL, 0) != -EPIPE) _exit(5);
-        RLMessagePortInvalidate(port);   /* the child's cleanup touches nothing of the parent's */
+        RLMessagePortInvalidate(port); /* the child's cleanup touches nothing of the parent's */
         RLRelease(src);
         RLRelease(port);
         RLRunLoopSourceInvalidate(keep);
@@ -271,7 +276,7 @@ static void childs_loop_leaves_parents_port_messages(void) {
     }
     char c;
     RL_ASSERT_EQ_INT(read(ready[0], &c, 1), 1);
-    rl_test_sleep(0.15);   /* the child sleeps in its loop by now (or soon will) */
+    rl_test_sleep(0.15); /* the child sleeps in its loop by now (or soon will) */
     RL_ASSERT_EQ_INT(RLMessagePortSend(port, 2, "after", 5), 0);
     expect_child_ok(pid);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, true), kRLRunLoopRunHandledSource);
@@ -286,7 +291,8 @@ static void childs_loop_leaves_parents_port_messages(void) {
 
 static int signals_heard;
 static void signal_callback(int signo, uint32_t count, void *info) {
-    (void)signo; (void)info;
+    (void)signo;
+    (void)info;
     signals_heard += (int)count;
 }
 
@@ -302,7 +308,7 @@ static void signal_sources_hear_their_own_process(void) {
     RL_ASSERT_EQ_INT(pipe(ready), 0);
     pid_t pid = fork();
     if (pid == 0) {
-        int wakes = child_runs_counting_wakes(rl, ready[1]);   /* the parent is signalled meanwhile */
+        int wakes = child_runs_counting_wakes(rl, ready[1]); /* the parent is signalled meanwhile */
         if (signals_heard != 0) _exit(3);
         if (wakes > 3) _exit(4);
         kill(getpid(), SIGUSR1);
@@ -314,7 +320,7 @@ static void signal_sources_hear_their_own_process(void) {
     }
     char c;
     RL_ASSERT_EQ_INT(read(ready[0], &c, 1), 1);
-    rl_test_sleep(0.15);   /* the child sleeps in its loop by now (or soon will) */
+    rl_test_sleep(0.15); /* the child sleeps in its loop by now (or soon will) */
     RL_ASSERT_EQ_INT(kill(getpid(), SIGUSR1), 0);
     expect_child_ok(pid);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, true), kRLRunLoopRunHandledSource);

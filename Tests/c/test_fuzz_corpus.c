@@ -59,7 +59,7 @@ static void replay_corpus(const char *prefix, int invert) {
         pid_t pid = fork();
         RL_ASSERT(pid >= 0);
         if (pid == 0) {
-            for (size_t j = i; j < count; j++) free(names[j]);   /* no leak for valgrind to see */
+            for (size_t j = i; j < count; j++) free(names[j]); /* no leak for valgrind to see */
             free(names);
             replay_file(path);
             fflush(stdout);
@@ -79,9 +79,13 @@ static void replay_corpus(const char *prefix, int invert) {
 }
 
 /* Inputs that once found a bug (named bug-*): regressions. */
-static void corpus_bug_regressions_replay_clean(void) { replay_corpus("bug-", 0); }
+static void corpus_bug_regressions_replay_clean(void) {
+    replay_corpus("bug-", 0);
+}
 /* The rest: inputs kept from fuzz runs for their coverage. */
-static void corpus_coverage_inputs_replay_clean(void) { replay_corpus("bug-", 1); }
+static void corpus_coverage_inputs_replay_clean(void) {
+    replay_corpus("bug-", 1);
+}
 
 /* Pseudo-random inputs of growing length, the same every run. */
 static void generated_inputs_replay_clean(void) {
@@ -91,7 +95,9 @@ static void generated_inputs_replay_clean(void) {
     for (long i = 0; i < n; i++) {
         size_t len = (size_t)(16 + (i * 7) % 480);
         for (size_t j = 0; j < len; j++) {
-            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
             buf[j] = (uint8_t)x;
         }
         LLVMFuzzerTestOneInput(buf, len);
@@ -99,9 +105,9 @@ static void generated_inputs_replay_clean(void) {
     printf("  %ld inputs: %ld ops, %ld runs (finished %ld, stopped %ld, timed out %ld, handled %ld), "
            "%ld performs, %ld timer fires, %ld observer calls, %ld functions; %ld moves to a second loop, "
            "%ld passes of it, %ld callouts there\n",
-           fz_stats.inputs, fz_stats.ops, fz_stats.runs, fz_stats.results[1], fz_stats.results[2],
-           fz_stats.results[3], fz_stats.results[4], fz_stats.performs, fz_stats.fires, fz_stats.observed,
-           fz_stats.work_ran, fz_stats.b_moves, fz_stats.b_passes, fz_stats.b_callouts);
+           fz_stats.inputs, fz_stats.ops, fz_stats.runs, fz_stats.results[1], fz_stats.results[2], fz_stats.results[3],
+           fz_stats.results[4], fz_stats.performs, fz_stats.fires, fz_stats.observed, fz_stats.work_ran,
+           fz_stats.b_moves, fz_stats.b_passes, fz_stats.b_callouts);
 }
 
 /* Pseudo-random inputs leaning on the second loop: many (op, argument) pairs
@@ -109,14 +115,16 @@ static void generated_inputs_replay_clean(void) {
    timers, observers, sources and runs, so moves from callouts (the item's
    own included) and nested runs around them are common. */
 static void generated_two_loop_inputs_replay_clean(void) {
-    static const uint8_t ops[] = { 0, 1, 4, 6, 7, 7, 10, 11, 12, 17, 17, 9, 13 };
+    static const uint8_t ops[] = {0, 1, 4, 6, 7, 7, 10, 11, 12, 17, 17, 9, 13};
     uint64_t x = 0xD1B54A32D192ED03ULL;
     long n = rl_test_scaled(300);
     uint8_t buf[512];
     for (long i = 0; i < n; i++) {
         size_t len = (size_t)(32 + (i * 11) % 470) & ~(size_t)1;
         for (size_t j = 0; j < len; j += 2) {
-            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
             unsigned r = (unsigned)(x >> 32) % 100;
             if (r < 35) {
                 buf[j] = (uint8_t)(21 + 22 * ((x >> 8) % 11));
@@ -141,9 +149,9 @@ static void generated_two_loop_inputs_replay_clean(void) {
 
 static void empty_and_tiny_inputs(void) {
     LLVMFuzzerTestOneInput(NULL, 0);
-    const uint8_t one[] = { 17 };
+    const uint8_t one[] = {17};
     LLVMFuzzerTestOneInput(one, 1);
-    const uint8_t run_default[] = { 0, 0, 1, 0, 4, 0, 17, 0x10 };
+    const uint8_t run_default[] = {0, 0, 1, 0, 4, 0, 17, 0x10};
     LLVMFuzzerTestOneInput(run_default, sizeof run_default);
 }
 

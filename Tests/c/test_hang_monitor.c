@@ -22,16 +22,16 @@ static double slow(void) {
 /* What the callback saw (it runs on the watchdog thread). */
 typedef struct {
     pthread_mutex_t lock;
-    int      reports;
+    int reports;
     uint64_t stall_first, stall_last;
     uint32_t last_report_number;
-    double   first_duration, last_duration;
+    double first_duration, last_duration;
     RLRunLoopActivity activity;
-    char     mode[64];
-    int      frames;
-    int      named_frames;
-    int      timer_callout_frames;
-    int      invalidate_in_callback;
+    char mode[64];
+    int frames;
+    int named_frames;
+    int timer_callout_frames;
+    int invalidate_in_callback;
     RLHangMonitorRef monitor;
 } seen_t;
 
@@ -87,7 +87,7 @@ static RLHangMonitorRef make_monitor(double threshold) {
 
 static void stall_callout(RLRunLoopTimerRef t, void *info) {
     (void)t;
-    rl_test_sleep(*(double *)info);   /* restarts after the monitor's signal */
+    rl_test_sleep(*(double *)info); /* restarts after the monitor's signal */
 }
 
 /* Runs the current loop in `mode` with a timer that stalls for `stall` seconds
@@ -115,11 +115,11 @@ static void monitor_reports_injected_stall_with_stack_mode_and_activity(void) {
     RL_ASSERT_GE_INT(seen.reports, 1);
     RL_ASSERT_EQ_INT(seen.stall_first, 1);
     RL_ASSERT_GE_DBL(seen.first_duration, 0.1 * k);
-    RL_ASSERT_EQ_INT(seen.activity, kRLRunLoopAfterWaiting);   /* the timer woke the loop */
+    RL_ASSERT_EQ_INT(seen.activity, kRLRunLoopAfterWaiting); /* the timer woke the loop */
     RL_ASSERT_STR_EQ(seen.mode, "tracking");
     RL_ASSERT_GE_INT(seen.frames, 1);
-    RL_ASSERT_GE_INT(seen.named_frames, 1);                     /* at least libc's, by name */
-    RL_ASSERT_GE_INT(seen.timer_callout_frames, 1);             /* the phase is on the stack */
+    RL_ASSERT_GE_INT(seen.named_frames, 1);         /* at least libc's, by name */
+    RL_ASSERT_GE_INT(seen.timer_callout_frames, 1); /* the phase is on the stack */
 }
 
 static void long_stall_is_reported_repeatedly_with_growing_duration(void) {
@@ -133,8 +133,8 @@ static void long_stall_is_reported_repeatedly_with_growing_duration(void) {
     uint64_t reports = RLHangMonitorGetReportCount(m);
     RLHangMonitorRelease(m);
     RL_ASSERT_GE_INT(seen.reports, 2);
-    RL_ASSERT_EQ_INT(seen.stall_last, seen.stall_first);        /* one stall ... */
-    RL_ASSERT_EQ_INT(seen.last_report_number, seen.reports);    /* ... numbered reports */
+    RL_ASSERT_EQ_INT(seen.stall_last, seen.stall_first);     /* one stall ... */
+    RL_ASSERT_EQ_INT(seen.last_report_number, seen.reports); /* ... numbered reports */
     RL_ASSERT_GE_DBL(seen.last_duration, seen.first_duration + 0.1 * k);
     RL_ASSERT_EQ_INT(stalls, 1);
     RL_ASSERT_EQ_INT(reports, seen.reports);
@@ -205,7 +205,7 @@ static void sleeping_loop_is_not_a_stall(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopTimerRef stop = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.5 * k, 0, rl_test_stop_current, NULL);
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 60, false);
-    rl_test_sleep(0.2 * k);                /* outside any run: not watched either */
+    rl_test_sleep(0.2 * k); /* outside any run: not watched either */
     RLHangMonitorRelease(m);
     RLRelease(stop);
     RL_ASSERT_EQ_INT(seen.reports, 0);
@@ -356,7 +356,7 @@ static void bad_input_is_ignored(void) {
     RLHangMonitorAddMode(m, "");
     RLHangMonitorAddMode(m, kRLRunLoopCommonModes);
     RL_ASSERT(RLHangMonitorStart(m));
-    RL_ASSERT(RLHangMonitorStart(m));          /* started already */
+    RL_ASSERT(RLHangMonitorStart(m)); /* started already */
     RLHangMonitorStop(m);
     RLHangMonitorStop(m);
     RLHangMonitorInvalidate(m);
@@ -386,7 +386,7 @@ static void default_callback_and_context_release(void) {
     FILE *log = tmpfile();
     RL_ASSERT(log != NULL);
     int saved = dup(2);
-    dup2(fileno(log), 2);                   /* the default callback writes here */
+    dup2(fileno(log), 2); /* the default callback writes here */
     RLHangMonitorRef m = RLHangMonitorCreate(RLRunLoopGetCurrent(), 0.1 * k, NULL, &ctx);
     RL_ASSERT(RLHangMonitorStart(m));
     run_with_stall(kRLRunLoopDefaultMode, 0.01, 0.25 * k, 0.01);

@@ -149,7 +149,7 @@ static void busy_source_starves_idle_tasks_until_it_stops(void) {
     RL_ASSERT_EQ_INT(order_log.n, 0);
     RL_ASSERT_EQ_INT(busy_left, 40);
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 30, false);
-    RL_ASSERT_EQ_INT(busy_left, 0);          /* every busy pass came first */
+    RL_ASSERT_EQ_INT(busy_left, 0); /* every busy pass came first */
     RL_ASSERT_LOG(&order_log, 1);
     RLRunLoopSourceInvalidate(busy_source);
     RLRelease(busy_source);
@@ -164,14 +164,14 @@ static void cancelled_tasks_do_not_run_and_are_released(void) {
     RL_ASSERT(RLIdleQueueCancel(q, tokens[0]));
     RL_ASSERT(RLIdleQueueCancel(q, tokens[3]));
     RL_ASSERT(RLIdleQueueCancel(q, tokens[5]));
-    RL_ASSERT(!RLIdleQueueCancel(q, tokens[5]));   /* twice */
+    RL_ASSERT(!RLIdleQueueCancel(q, tokens[5])); /* twice */
     RL_ASSERT(!RLIdleQueueCancel(q, 0));
     RL_ASSERT(!RLIdleQueueCancel(q, 12345));
     RL_ASSERT_EQ_INT(atomic_load(&released), 3);
     RL_ASSERT_EQ_INT(RLIdleQueueGetPendingCount(q), 3);
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false);
     RL_ASSERT_LOG(&order_log, 1, 2, 4);
-    RL_ASSERT(!RLIdleQueueCancel(q, tokens[1]));   /* already ran */
+    RL_ASSERT(!RLIdleQueueCancel(q, tokens[1])); /* already ran */
     RL_ASSERT_EQ_INT(atomic_load(&released), 6);
     /* Cancelling every task empties the mode: the run finishes at once. */
     RLIdleTaskToken t = RLIdleQueueSubmit(q, log_task, (void *)9L, count_release);
@@ -227,7 +227,7 @@ static void *submitter(void *arg) {
 
 static void submission_from_other_threads_wakes_the_loop(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);   /* so the loop sleeps when idle */
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode); /* so the loop sleeps when idle */
     RLIdleQueueRef q = RLIdleQueueCreate(rl, kRLRunLoopDefaultMode, 0.002);
     long per = rl_test_scaled(400);
     submitter_arg args[3];
@@ -261,7 +261,7 @@ static void sleeping_loop_wakes_for_a_task(void) {
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     RLIdleQueueRef q = RLIdleQueueCreate(rl, kRLRunLoopDefaultMode, 0);
     pthread_t th;
-    double start = rl_test_now();   /* before the thread starts its 0.1 s sleep */
+    double start = rl_test_now(); /* before the thread starts its 0.1 s sleep */
     pthread_create(&th, NULL, submit_after_delay, q);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 20, false), kRLRunLoopRunStopped);
     RL_ASSERT_GE_DBL(rl_test_now() - start, 0.1);
@@ -280,7 +280,7 @@ static void invalidate_drops_pending_tasks(void) {
     RL_ASSERT(!RLIdleQueueIsValid(q));
     RL_ASSERT_EQ_INT(atomic_load(&released), 4);
     RL_ASSERT_EQ_INT(RLIdleQueueSubmit(q, log_task, (void *)9L, count_release), 0);
-    RL_ASSERT_EQ_INT(atomic_load(&released), 5);   /* released at once */
+    RL_ASSERT_EQ_INT(atomic_load(&released), 5); /* released at once */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunFinished);
     RL_ASSERT_EQ_INT(order_log.n, 0);
     RLIdleQueueRelease(q);

@@ -97,7 +97,7 @@ static void record_and_stop(void *ctx) {
 }
 
 static void mainq_async_from_main_thread_runs_on_main_loop_in_order(void) {
-    if (!load(RTLD_LOCAL)) return;   /* RTLD_LOCAL: found without being global */
+    if (!load(RTLD_LOCAL)) return; /* RTLD_LOCAL: found without being global */
     RL_ASSERT(RLRunLoopGetCurrent() == RLRunLoopGetMain());
     for (int i = 0; i < 100; i++) d.async_f(d.main_q, (void *)(intptr_t)i, record);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 5, true), kRLRunLoopRunHandledSource);
@@ -129,7 +129,8 @@ static void mainq_async_from_a_dispatch_worker_wakes_the_sleeping_main_loop(void
 }
 
 static void never_fires(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
 }
 
 static void mainq_drains_in_common_modes_only(void) {
@@ -137,12 +138,12 @@ static void mainq_drains_in_common_modes_only(void) {
     RLRunLoopRef main = RLRunLoopGetMain();
     RLRunLoopAddCommonMode(main, "common-too");
     RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + 1000, 0, 0, 0, never_fires, NULL);
-    RLRunLoopAddTimer(main, t, "private");     /* keeps "private" non-empty */
+    RLRunLoopAddTimer(main, t, "private"); /* keeps "private" non-empty */
     RLRunLoopObserverRef o = add_wake_counter("private");
     d.async_f(d.main_q, (void *)(intptr_t)1, record);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("private", 0.25, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(atomic_load(&ran), 0);
-    RL_ASSERT_LE_INT(wakes, 1);                /* the ready eventfd is not watched there */
+    RL_ASSERT_LE_INT(wakes, 1); /* the ready eventfd is not watched there */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("common-too", 2, true), kRLRunLoopRunHandledSource);
     RL_ASSERT_EQ_INT(atomic_load(&ran), 1);
     d.async_f(d.main_q, (void *)(intptr_t)2, record);
@@ -188,7 +189,7 @@ static void mainq_nested_run_neither_spins_nor_loses_work(void) {
        of an otherwise empty mode finishes at once; the inner item waits. */
     RL_ASSERT_EQ_INT(nested_result, kRLRunLoopRunFinished);
     RL_ASSERT(!nested_ran_inner);
-    RL_ASSERT_LE_INT(nested_wakes, 2);                       /* consumed, not spinning */
+    RL_ASSERT_LE_INT(nested_wakes, 2); /* consumed, not spinning */
     RL_ASSERT_EQ_INT(atomic_load(&ran), 2);
     RL_ASSERT_EQ_INT(order[0], 1);
     RL_ASSERT_EQ_INT(order[1], 2);
@@ -235,7 +236,7 @@ static void mainq_without_libdispatch_the_main_loop_is_plain(void) {
     void *h = dlopen("libdispatch.so", RTLD_LAZY | RTLD_NOLOAD);
     RL_ASSERT(h == NULL);
     RL_ASSERT(RLRunLoopGetCurrent() == RLRunLoopGetMain());
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0.1, false), kRLRunLoopRunFinished);  /* nothing in it */
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0.1, false), kRLRunLoopRunFinished); /* nothing in it */
 }
 
 int main(int argc, char **argv) {

@@ -45,10 +45,10 @@
 
 /* ---- the failing allocator ------------------------------------------------ */
 
-static _Atomic long mf_calls;     /* allocations counted since arming */
-static _Atomic int  mf_armed;
-static long mf_at;                /* the first failing call (1-based); 0: none */
-static bool mf_from;              /* fail every call from mf_at on */
+static _Atomic long mf_calls; /* allocations counted since arming */
+static _Atomic int mf_armed;
+static long mf_at;   /* the first failing call (1-based); 0: none */
+static bool mf_from; /* fail every call from mf_at on */
 
 static inline bool mf_should_fail(void) {
     if (!atomic_load_explicit(&mf_armed, memory_order_relaxed)) return false;
@@ -62,15 +62,24 @@ extern void *__libc_calloc(size_t n, size_t size);
 extern void *__libc_realloc(void *p, size_t size);
 
 void *malloc(size_t size) {
-    if (mf_should_fail()) { errno = ENOMEM; return NULL; }
+    if (mf_should_fail()) {
+        errno = ENOMEM;
+        return NULL;
+    }
     return __libc_malloc(size);
 }
 void *calloc(size_t n, size_t size) {
-    if (mf_should_fail()) { errno = ENOMEM; return NULL; }
+    if (mf_should_fail()) {
+        errno = ENOMEM;
+        return NULL;
+    }
     return __libc_calloc(n, size);
 }
 void *realloc(void *p, size_t size) {
-    if (size && mf_should_fail()) { errno = ENOMEM; return NULL; }
+    if (size && mf_should_fail()) {
+        errno = ENOMEM;
+        return NULL;
+    }
     return __libc_realloc(p, size);
 }
 #endif
@@ -112,8 +121,15 @@ static void expect_balanced(const counted *c, const char *what) {
 static int performed, fired, observed, fd_called, port_messages, thread_performed;
 static _Atomic int block_ran, block_released, request_ran, request_released;
 
-static void source_perform(void *info) { (void)info; performed++; }
-static void timer_fire(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; fired++; }
+static void source_perform(void *info) {
+    (void)info;
+    performed++;
+}
+static void timer_fire(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+    fired++;
+}
 static void observe(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
     (void)o;
     (void)a;
@@ -136,19 +152,33 @@ static void block_release(void *info) {
     if (!q->ran && !q->queueing) q->dropped = true;
     atomic_fetch_add(&block_released, 1);
 }
-static void request_fn(void *info) { (void)info; atomic_fetch_add(&request_ran, 1); }
-static void request_release(void *info) { (void)info; atomic_fetch_add(&request_released, 1); }
-static void thread_source_perform(void *info) { (void)info; thread_performed++; }
+static void request_fn(void *info) {
+    (void)info;
+    atomic_fetch_add(&request_ran, 1);
+}
+static void request_release(void *info) {
+    (void)info;
+    atomic_fetch_add(&request_released, 1);
+}
+static void thread_source_perform(void *info) {
+    (void)info;
+    thread_performed++;
+}
 
 static void fd_callout(RLFileDescriptorRef f, RLOptionFlags types, void *info) {
-    (void)types; (void)info;
+    (void)types;
+    (void)info;
     char buf[16];
     while (read(RLFileDescriptorGetNativeDescriptor(f), buf, sizeof buf) > 0) {}
     fd_called++;
 }
 
 static void port_callout(RLMessagePortRef p, int32_t id, const void *bytes, size_t len, void *info) {
-    (void)p; (void)id; (void)bytes; (void)len; (void)info;
+    (void)p;
+    (void)id;
+    (void)bytes;
+    (void)len;
+    (void)info;
     port_messages++;
 }
 
@@ -173,35 +203,46 @@ static int nested_runs, signals_heard;
 static queued_item many_items[100];
 
 static void crowd_schedule(void *info, RLRunLoopRef rl, RLRunLoopMode mode) {
-    (void)rl; (void)mode;
+    (void)rl;
+    (void)mode;
     ((crowd_item *)info)->schedules++;
 }
 static void crowd_cancel(void *info, RLRunLoopRef rl, RLRunLoopMode mode) {
-    (void)rl; (void)mode;
+    (void)rl;
+    (void)mode;
     ((crowd_item *)info)->cancels++;
 }
 static void crowd_perform(void *info) {
     crowd_item *c = info;
     c->performs++;
-    if (c == &crowd_items[0]) {   /* a nested pass of another mode, from a callout */
+    if (c == &crowd_items[0]) { /* a nested pass of another mode, from a callout */
         nested_runs++;
         RLRunLoopRunInMode(other_mode, 0, false);
     }
 }
 static void crowd_observe(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)a;
+    (void)o;
+    (void)a;
     ((crowd_item *)info)->observed++;
 }
 static void heard(int signo, uint32_t count, void *info) {
-    (void)signo; (void)info;
+    (void)signo;
+    (void)info;
     signals_heard += (int)count;
 }
 
 static int idle_released, idle_ran, timer2_fired;
-static void idle_fn(void *info) { (void)info; idle_ran++; }
-static void idle_release(void *info) { (void)info; idle_released++; }
+static void idle_fn(void *info) {
+    (void)info;
+    idle_ran++;
+}
+static void idle_release(void *info) {
+    (void)info;
+    idle_released++;
+}
 static void nested_timer(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
     timer2_fired++;
     RLRunLoopRunInMode(other_mode, 0, false);
 }
@@ -226,22 +267,22 @@ static void crowd(RLRunLoopRef rl, crowd_outcome *out) {
         RLRunLoopAddSource(rl, sources[i], kRLRunLoopDefaultMode);
         crowd_items[i].source_in = RLRunLoopContainsSource(rl, sources[i], kRLRunLoopDefaultMode);
         RLRunLoopSourceSignal(sources[i]);
-        RLRunLoopObserverContext oc = { 0, &crowd_items[i], NULL, NULL, NULL };
+        RLRunLoopObserverContext oc = {0, &crowd_items[i], NULL, NULL, NULL};
         observers[i] = RLRunLoopObserverCreate(kRLRunLoopEntry, true, i, crowd_observe, &oc);
         RLRunLoopAddObserver(rl, observers[i], kRLRunLoopDefaultMode);
         crowd_items[i].observer_in = RLRunLoopContainsObserver(rl, observers[i], kRLRunLoopDefaultMode);
     }
     for (int i = 0; i < 100; i++) {
         many_items[i].queueing = true;
-        RLRunLoopPerformFunctionWithRelease(rl, i % 3 ? kRLRunLoopDefaultMode : other_mode, block_fn,
-                                            &many_items[i], block_release);
+        RLRunLoopPerformFunctionWithRelease(rl, i % 3 ? kRLRunLoopDefaultMode : other_mode, block_fn, &many_items[i],
+                                            block_release);
         many_items[i].queueing = false;
         out->many_queued++;
     }
     RLRunLoopSourceRef sig = RLSignalSourceCreate(SIGUSR1, 0, heard, NULL);
     RLRunLoopAddSource(rl, sig, kRLRunLoopDefaultMode);
     out->signal_in = RLRunLoopContainsSource(rl, sig, kRLRunLoopDefaultMode);
-    if (sig) raise(SIGUSR1);   /* blocked on this thread while the source exists */
+    if (sig) raise(SIGUSR1); /* blocked on this thread while the source exists */
 
     char *d = RLCopyDescription(rl);
     free(d);
@@ -257,7 +298,7 @@ static void crowd(RLRunLoopRef rl, crowd_outcome *out) {
        removals by hand, and a mode made common after all of it. */
     RLIdleQueueRef idle = RLIdleQueueCreate(rl, kRLRunLoopDefaultMode, 0);
     for (int i = 0; i < 5; i++) RLIdleQueueSubmit(idle, idle_fn, NULL, idle_release);
-    RLRunLoopTimerContext tc = { 0, NULL, NULL, NULL, NULL };
+    RLRunLoopTimerContext tc = {0, NULL, NULL, NULL, NULL};
     RLRunLoopTimerRef t2 = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + 100, 0, 0, 0, nested_timer, &tc);
     RLRunLoopAddTimer(rl, t2, kRLRunLoopDefaultMode);
     RLRunLoopAddTimer(rl, t2, "fail.second");
@@ -315,15 +356,15 @@ static void check_crowd(const crowd_outcome *out, bool persistent) {
         if (many_items[i].dropped) RL_FAIL_("queued function %d of 100 dropped by a live loop", i);
     if (out->signal_in) RL_ASSERT_GE_INT(signals_heard, 1);
     if (out->timer2_in) RL_ASSERT_EQ_INT(timer2_fired, 1);
-    RL_ASSERT_EQ_INT(idle_released, out->ran ? 5 : 0);   /* run, dropped at invalidation, or not queued */
+    RL_ASSERT_EQ_INT(idle_released, out->ran ? 5 : 0); /* run, dropped at invalidation, or not queued */
     RL_ASSERT_LE_INT(idle_ran, 5);
 }
 
 typedef struct {
     bool got_loop, source_in, timer_in, observer_in, fd_in, port_in, port_sent, thread_ok, thread_source_in;
     int blocks_queued;
-    RLPerformRequestStatus waited;         /* a request to a thread, waited for */
-    RLPerformRequestStatus delayed_final;  /* a delayed request to our own loop */
+    RLPerformRequestStatus waited;        /* a request to a thread, waited for */
+    RLPerformRequestStatus delayed_final; /* a delayed request to our own loop */
     bool delayed_made;
     crowd_outcome crowd;
 } outcome;
@@ -341,7 +382,7 @@ static RLRunLoopSourceRef counted_source(void *info, void (*perform)(void *)) {
 
 static void workload(outcome *out) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    if (!rl) return;   /* documented: NULL when out of memory or descriptors */
+    if (!rl) return; /* documented: NULL when out of memory or descriptors */
     out->got_loop = true;
     RLRunLoopAddCommonMode(rl, other_mode);
 
@@ -352,13 +393,13 @@ static void workload(outcome *out) {
     RLRunLoopSourceSignal(s);
 
     /* A due timer in the common modes. */
-    RLRunLoopTimerContext tc = { 0, &timer_info, counted_retain, counted_release, NULL };
+    RLRunLoopTimerContext tc = {0, &timer_info, counted_retain, counted_release, NULL};
     RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() - 1, 0, 0, 0, timer_fire, &tc);
     RLRunLoopAddTimer(rl, t, kRLRunLoopCommonModes);
     out->timer_in = RLRunLoopContainsTimer(rl, t, kRLRunLoopDefaultMode);
 
     /* An observer of every activity. */
-    RLRunLoopObserverContext oc = { 0, &observer_info, counted_retain, counted_release, NULL };
+    RLRunLoopObserverContext oc = {0, &observer_info, counted_retain, counted_release, NULL};
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAllActivities, true, 0, observe, &oc);
     RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
     out->observer_in = RLRunLoopContainsObserver(rl, o, kRLRunLoopDefaultMode);
@@ -376,7 +417,7 @@ static void workload(outcome *out) {
     int p[2] = {-1, -1};
     RLFileDescriptorRef f = NULL;
     if (pipe2(p, O_NONBLOCK | O_CLOEXEC) == 0) {
-        RLFileDescriptorContext fc = { 0, &fd_info, counted_retain, counted_release, NULL };
+        RLFileDescriptorContext fc = {0, &fd_info, counted_retain, counted_release, NULL};
         f = RLFileDescriptorCreate(p[0], true, fd_callout, &fc);
         if (!f) close(p[0]);
         RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
@@ -388,7 +429,7 @@ static void workload(outcome *out) {
     }
 
     /* A message port with one message. */
-    RLMessagePortContext pc = { 0, &port_info, counted_retain, counted_release, NULL };
+    RLMessagePortContext pc = {0, &port_info, counted_retain, counted_release, NULL};
     RLMessagePortRef port = RLMessagePortCreate(port_callout, &pc, 8);
     RLRunLoopSourceRef ps = RLMessagePortCreateRunLoopSource(port, 0);
     RLRunLoopAddSource(rl, ps, kRLRunLoopDefaultMode);
@@ -397,12 +438,12 @@ static void workload(outcome *out) {
     out->port_sent = port && RLMessagePortSend(port, 1, "hi", 2) == 0;
 
     /* A delayed request to our own loop (due at once). */
-    RLPerformRequestRef delayed = RLRunLoopPerformRequestAfterDelay(rl, 0, NULL, 0, NULL, request_fn, NULL,
-                                                                    request_release);
+    RLPerformRequestRef delayed =
+        RLRunLoopPerformRequestAfterDelay(rl, 0, NULL, 0, NULL, request_fn, NULL, request_release);
     out->delayed_made = delayed != NULL;
 
     /* A hang monitor watching the passes (its thread and observers). */
-    RLHangMonitorContext hc = { 0, &monitor_info, counted_retain, counted_release, NULL };
+    RLHangMonitorContext hc = {0, &monitor_info, counted_retain, counted_release, NULL};
     RLHangMonitorRef monitor = RLHangMonitorCreate(rl, 1000, NULL, &hc);
     RLHangMonitorStart(monitor);
 
@@ -466,9 +507,8 @@ static void check(const outcome *out, bool failures, bool persistent) {
     if (!failures && !outcome_complete(out))
         RL_FAIL_("incomplete without failures: signal %d nested %d loop %d source %d timer %d observer %d fd %d "
                  "port %d sent %d thread %d thread source %d delayed %d",
-                 out->crowd.signal_in, nested_runs, out->got_loop, out->source_in, out->timer_in,
-                 out->observer_in, out->fd_in, out->port_in, out->port_sent, out->thread_ok,
-                 out->thread_source_in, out->delayed_made);
+                 out->crowd.signal_in, nested_runs, out->got_loop, out->source_in, out->timer_in, out->observer_in,
+                 out->fd_in, out->port_in, out->port_sent, out->thread_ok, out->thread_source_in, out->delayed_made);
     if (out->source_in) RL_ASSERT_EQ_INT(performed, 1);
     if (out->timer_in) RL_ASSERT_EQ_INT(fired, 1);
     if (out->observer_in) RL_ASSERT_GE_INT(observed, 1);
@@ -503,15 +543,14 @@ static void check(const outcome *out, bool failures, bool persistent) {
        those that report Done. */
     RL_ASSERT_EQ_INT(atomic_load(&request_released), out->got_loop ? 2 : 0);
     RL_ASSERT_EQ_INT(atomic_load(&request_ran), (out->delayed_made && out->delayed_final == kRLPerformRequestDone) +
-                                                 (out->waited == kRLPerformRequestDone));
+                                                    (out->waited == kRLPerformRequestDone));
 }
 
 /* Runs body(arg, report) in a new process, bounded by a third of the test's
    time limit. The child's `size` bytes of report come back to the parent's
    *report once body returned; a child that failed or died leaves *report as
    the caller set it. Returns the child's wait status. */
-static int run_in_child(void (*body)(const void *arg, void *report), const void *arg, void *report,
-                        size_t size) {
+static int run_in_child(void (*body)(const void *arg, void *report), const void *arg, void *report, size_t size) {
     unsigned char got[sizeof(long)];
     RL_ASSERT(size <= sizeof got);
     int channel[2];
@@ -553,7 +592,7 @@ static void workload_failing(const void *arg, void *report) {
     mf_disarm();
     check(&first, f->at > 0, f->from);
     reset_counts();
-    mf_arm(f->from ? 1 : 0, f->from);     /* still out of memory, or not at all */
+    mf_arm(f->from ? 1 : 0, f->from); /* still out of memory, or not at all */
     workload(&second);
     mf_disarm();
     check(&second, f->from, f->from);
@@ -577,8 +616,7 @@ static bool child_ok(int status, long at, bool from) {
     if (WIFSIGNALED(status))
         fprintf(stderr, "  allocation %ld %s: signal %d%s\n", at, from ? "and later" : "only", WTERMSIG(status),
                 WTERMSIG(status) == SIGALRM ? " (hung)" : "");
-    else
-        fprintf(stderr, "  allocation %ld %s: exit %d\n", at, from ? "and later" : "only", WEXITSTATUS(status));
+    else fprintf(stderr, "  allocation %ld %s: exit %d\n", at, from ? "and later" : "only", WEXITSTATUS(status));
     return false;
 }
 
@@ -617,7 +655,7 @@ static void sweep(bool from) {
    takes every free descriptor but `left`; returns the array of those taken
    (-1 ended). */
 static int *leave_free_fds(int left) {
-    struct rlimit lim = { 128, 128 };
+    struct rlimit lim = {128, 128};
     if (setrlimit(RLIMIT_NOFILE, &lim) != 0 && getrlimit(RLIMIT_NOFILE, &lim) != 0) RL_FAIL_("getrlimit");
     size_t cap = lim.rlim_cur < (1 << 16) ? lim.rlim_cur + 1 : (1 << 16);
     int *taken = malloc(cap * sizeof *taken);
@@ -677,8 +715,12 @@ static void descriptors_run_out(void) {
     RL_ASSERT_LE_INT(left - 1, 256);
 }
 
-static void malloc_fails_only_once(void) { sweep(false); }
-static void malloc_fails_from_then_on(void) { sweep(true); }
+static void malloc_fails_only_once(void) {
+    sweep(false);
+}
+static void malloc_fails_from_then_on(void) {
+    sweep(true);
+}
 
 int main(int argc, char **argv) {
     static const rl_test tests[] = {

@@ -19,8 +19,8 @@ typedef struct {
     long calls;
     int32_t ids[1024];
     char text[1024][16];
-    int invalidate_at;      /* 1-based; 0: never */
-    int send_back;          /* messages to send to itself from the callback */
+    int invalidate_at; /* 1-based; 0: never */
+    int send_back;     /* messages to send to itself from the callback */
     long stop_at;
 } probe;
 
@@ -43,7 +43,7 @@ static void cb(RLMessagePortRef port, int32_t msgid, const void *bytes, size_t l
 }
 
 static RLMessagePortRef make(probe *p, RLIndex capacity, RLRunLoopMode mode) {
-    RLMessagePortContext ctx = { 0, p, NULL, NULL, NULL };
+    RLMessagePortContext ctx = {0, p, NULL, NULL, NULL};
     RLMessagePortRef port = RLMessagePortCreate(cb, &ctx, capacity);
     RL_ASSERT(port != NULL);
     RLRunLoopSourceRef s = RLMessagePortCreateRunLoopSource(port, 0);
@@ -60,7 +60,8 @@ static void done(RLMessagePortRef port) {
 
 static int wakes, passes;
 static void count(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)info;
+    (void)o;
+    (void)info;
     if (a == kRLRunLoopAfterWaiting) wakes++;
     if (a == kRLRunLoopBeforeSources) passes++;
 }
@@ -87,7 +88,7 @@ static void port_delivers_in_fifo_order_with_bytes_intact(void) {
     RL_ASSERT_EQ_INT(RLMessagePortSend(port, -4, "four", 4), 0);
     RL_ASSERT_EQ_INT(RLMessagePortGetQueuedCount(port), 4);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 2, true), kRLRunLoopRunHandledSource);
-    RL_ASSERT_EQ_INT(p.calls, 4);   /* all of them in one perform */
+    RL_ASSERT_EQ_INT(p.calls, 4); /* all of them in one perform */
     RL_ASSERT_EQ_INT(p.ids[0], 1);
     RL_ASSERT_EQ_INT(p.ids[1], 2);
     RL_ASSERT_EQ_INT(p.ids[2], 3);
@@ -111,7 +112,7 @@ static void port_many_messages_per_wake_up_and_bounded_per_perform(void) {
     while (p.calls < 200) RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 2, true), kRLRunLoopRunHandledSource);
     RL_ASSERT_EQ_INT(p.calls, 200);
     for (int i = 0; i < 200 && i < 1024; i++) RL_ASSERT_EQ_INT(p.ids[i], i);
-    RL_ASSERT_LE_INT(passes, 3);  /* (200 - 64) / 64 rounded up */
+    RL_ASSERT_LE_INT(passes, 3); /* (200 - 64) / 64 rounded up */
     drop(o);
     done(port);
 }
@@ -155,11 +156,11 @@ static void port_bad_input_and_invalidated_port(void) {
     RL_ASSERT(RLMessagePortIsValid(port));
     RLRunLoopSourceRef s = RLMessagePortCreateRunLoopSource(port, 0);
     RLMessagePortInvalidate(port);
-    RLMessagePortInvalidate(port);   /* idempotent */
+    RLMessagePortInvalidate(port); /* idempotent */
     RL_ASSERT(!RLMessagePortIsValid(port));
     RL_ASSERT(!RLRunLoopSourceIsValid(s));
     RL_ASSERT(!RLRunLoopContainsSource(RLRunLoopGetCurrent(), s, DEF));
-    RL_ASSERT_EQ_INT(RLMessagePortGetQueuedCount(port), 0);   /* dropped */
+    RL_ASSERT_EQ_INT(RLMessagePortGetQueuedCount(port), 0); /* dropped */
     RL_ASSERT_EQ_INT(RLMessagePortSend(port, 2, "x", 1), -EPIPE);
     RL_ASSERT(RLMessagePortCreateRunLoopSource(port, 0) == NULL);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0.05, true), kRLRunLoopRunFinished);
@@ -169,7 +170,7 @@ static void port_bad_input_and_invalidated_port(void) {
 }
 
 static void port_invalidate_from_callback_drops_the_rest(void) {
-    probe p = { .invalidate_at = 3 };
+    probe p = {.invalidate_at = 3};
     RLMessagePortRef port = make(&p, 0, DEF);
     for (int i = 0; i < 10; i++) RL_ASSERT_EQ_INT(RLMessagePortSend(port, i, "x", 1), 0);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 2, true), kRLRunLoopRunHandledSource);
@@ -182,7 +183,7 @@ static void port_invalidate_from_callback_drops_the_rest(void) {
 }
 
 static void port_send_from_callback_arrives_in_a_later_perform(void) {
-    probe p = { .send_back = 3 };
+    probe p = {.send_back = 3};
     RLMessagePortRef port = make(&p, 0, DEF);
     RL_ASSERT_EQ_INT(RLMessagePortSend(port, 10, "x", 1), 0);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 2, true), kRLRunLoopRunHandledSource);
@@ -210,13 +211,22 @@ static void port_idle_does_not_spin(void) {
 }
 
 static int retains, releases;
-static const void *ctx_retain(const void *i) { retains++; return i; }
-static void ctx_release(const void *i) { (void)i; releases++; }
-static char *ctx_describe(const void *i) { (void)i; return strdup("port-context"); }
+static const void *ctx_retain(const void *i) {
+    retains++;
+    return i;
+}
+static void ctx_release(const void *i) {
+    (void)i;
+    releases++;
+}
+static char *ctx_describe(const void *i) {
+    (void)i;
+    return strdup("port-context");
+}
 
 static void port_context_retain_release_and_description(void) {
     probe p = {0};
-    RLMessagePortContext ctx = { 0, &p, ctx_retain, ctx_release, ctx_describe };
+    RLMessagePortContext ctx = {0, &p, ctx_retain, ctx_release, ctx_describe};
     RLMessagePortRef port = RLMessagePortCreate(cb, &ctx, 16);
     RL_ASSERT_EQ_INT(retains, 1);
     RLMessagePortContext got;
@@ -245,11 +255,11 @@ static void port_context_retain_release_and_description(void) {
 }
 
 static void port_released_without_invalidation_frees_queue(void) {
-    RLMessagePortContext ctx = { 0, NULL, ctx_retain, ctx_release, NULL };
+    RLMessagePortContext ctx = {0, NULL, ctx_retain, ctx_release, NULL};
     RLMessagePortRef port = RLMessagePortCreate(cb, &ctx, 0);
     char buf[1000] = {0};
     for (int i = 0; i < 10; i++) RL_ASSERT_EQ_INT(RLMessagePortSend(port, i, buf, sizeof buf), 0);
-    RLRelease(port);   /* no source: the last reference frees the queued messages */
+    RLRelease(port); /* no source: the last reference frees the queued messages */
     RL_ASSERT_EQ_INT(releases, 1);
 }
 
@@ -263,7 +273,9 @@ typedef struct {
 } worker;
 
 static void worker_cb(RLMessagePortRef port, int32_t msgid, const void *bytes, size_t len, void *info) {
-    (void)port; (void)bytes; (void)len;
+    (void)port;
+    (void)bytes;
+    (void)len;
     worker *w = info;
     if (msgid == -1) {
         RLRunLoopStop(RLRunLoopGetCurrent());
@@ -286,7 +298,7 @@ static void *worker_thread(void *arg) {
 
 static void port_keeps_a_worker_loop_alive_and_talks_to_it(void) {
     worker w = {0};
-    RLMessagePortContext ctx = { 0, &w, NULL, NULL, NULL };
+    RLMessagePortContext ctx = {0, &w, NULL, NULL, NULL};
     w.port = RLMessagePortCreate(worker_cb, &ctx, 0);
     pthread_t th;
     pthread_create(&th, NULL, worker_thread, &w);
@@ -320,7 +332,7 @@ typedef struct {
 static void *sender(void *arg) {
     sender_arg *a = arg;
     for (long i = 0; i < a->n; i++) {
-        uint64_t payload[2] = { (uint64_t)a->sender, (uint64_t)i };
+        uint64_t payload[2] = {(uint64_t)a->sender, (uint64_t)i};
         int rc;
         while ((rc = RLMessagePortSend(a->port, a->sender, payload, sizeof payload)) == -EAGAIN) {
             a->eagain++;
@@ -339,23 +351,23 @@ static void tally_cb(RLMessagePortRef port, int32_t msgid, const void *bytes, si
     memcpy(payload, bytes, sizeof payload);
     RL_ASSERT(msgid >= 0 && msgid < K_SENDERS);
     RL_ASSERT_EQ_INT(payload[0], msgid);
-    RL_ASSERT_EQ_INT(payload[1], t->next[msgid]);   /* in order per sender */
+    RL_ASSERT_EQ_INT(payload[1], t->next[msgid]); /* in order per sender */
     t->next[msgid]++;
     if (++t->total == t->expected) RLRunLoopStop(RLRunLoopGetCurrent());
 }
 
 static void port_many_senders_stress_counts_in_order_per_sender(void) {
     long n = rl_test_scaled(40000);
-    tally t = { .expected = n * K_SENDERS };
-    RLMessagePortContext ctx = { 0, &t, NULL, NULL, NULL };
-    RLMessagePortRef port = RLMessagePortCreate(tally_cb, &ctx, 256);   /* small: exercises -EAGAIN */
+    tally t = {.expected = n * K_SENDERS};
+    RLMessagePortContext ctx = {0, &t, NULL, NULL, NULL};
+    RLMessagePortRef port = RLMessagePortCreate(tally_cb, &ctx, 256); /* small: exercises -EAGAIN */
     RLRunLoopSourceRef s = RLMessagePortCreateRunLoopSource(port, 0);
     RLRunLoopAddSource(RLRunLoopGetCurrent(), s, DEF);
     RLRelease(s);
     sender_arg args[K_SENDERS];
     pthread_t th[K_SENDERS];
     for (int k = 0; k < K_SENDERS; k++) {
-        args[k] = (sender_arg){ .port = port, .sender = k, .n = n };
+        args[k] = (sender_arg){.port = port, .sender = k, .n = n};
         pthread_create(&th[k], NULL, sender, &args[k]);
     }
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 120, false), kRLRunLoopRunStopped);
@@ -390,14 +402,17 @@ static void *racer(void *arg) {
 }
 
 static void count_only(RLMessagePortRef port, int32_t msgid, const void *bytes, size_t len, void *info) {
-    (void)port; (void)msgid; (void)bytes; (void)len;
+    (void)port;
+    (void)msgid;
+    (void)bytes;
+    (void)len;
     RL_ASSERT(RLMessagePortIsValid(port));
     (*(long *)info)++;
 }
 
 static void port_senders_racing_with_invalidation(void) {
     long got = 0;
-    RLMessagePortContext ctx = { 0, &got, NULL, NULL, NULL };
+    RLMessagePortContext ctx = {0, &got, NULL, NULL, NULL};
     racer_arg a = {0};
     a.port = RLMessagePortCreate(count_only, &ctx, 64);
     RLRunLoopSourceRef s = RLMessagePortCreateRunLoopSource(a.port, 0);
@@ -414,17 +429,18 @@ static void port_senders_racing_with_invalidation(void) {
     RLRelease(a.port);
 }
 
-
 /* ---- send order under re-entrant runs, and invalidation ------------------ */
 
 typedef struct {
     long calls;
     int32_t ids[512];
-    int nested_runs;       /* passes the first callback runs the loop for */
+    int nested_runs; /* passes the first callback runs the loop for */
 } nesting_probe;
 
 static void nesting_cb(RLMessagePortRef port, int32_t msgid, const void *bytes, size_t len, void *info) {
-    (void)port; (void)bytes; (void)len;
+    (void)port;
+    (void)bytes;
+    (void)len;
     nesting_probe *p = info;
     if (p->calls < 512) p->ids[p->calls] = msgid;
     p->calls++;
@@ -433,8 +449,8 @@ static void nesting_cb(RLMessagePortRef port, int32_t msgid, const void *bytes, 
 }
 
 static void port_reentrant_run_from_callback_keeps_send_order(void) {
-    nesting_probe p = { .nested_runs = 3 };
-    RLMessagePortContext ctx = { 0, &p, NULL, NULL, NULL };
+    nesting_probe p = {.nested_runs = 3};
+    RLMessagePortContext ctx = {0, &p, NULL, NULL, NULL};
     RLMessagePortRef port = RLMessagePortCreate(nesting_cb, &ctx, 0);
     RLRunLoopSourceRef s = RLMessagePortCreateRunLoopSource(port, 0);
     RLRunLoopAddSource(RLRunLoopGetCurrent(), s, DEF);
@@ -457,7 +473,10 @@ typedef struct {
 } inval_probe;
 
 static void inval_cb(RLMessagePortRef port, int32_t msgid, const void *bytes, size_t len, void *info) {
-    (void)port; (void)msgid; (void)bytes; (void)len;
+    (void)port;
+    (void)msgid;
+    (void)bytes;
+    (void)len;
     inval_probe *p = info;
     p->calls++;
     if (p->invalidated) p->late++;
@@ -477,12 +496,12 @@ static void inval_perform(void *info) {
 
 static void port_invalidate_on_loop_thread_in_nested_run_stops_callbacks(void) {
     inval_probe p = {0};
-    RLMessagePortContext ctx = { 0, &p, NULL, NULL, NULL };
+    RLMessagePortContext ctx = {0, &p, NULL, NULL, NULL};
     p.port = RLMessagePortCreate(inval_cb, &ctx, 0);
     RLRunLoopSourceRef s = RLMessagePortCreateRunLoopSource(p.port, 0);
     RLRunLoopAddSource(RLRunLoopGetCurrent(), s, DEF);
     RLRelease(s);
-    RLRunLoopSourceContext sctx = { .info = &p, .perform = inval_perform };
+    RLRunLoopSourceContext sctx = {.info = &p, .perform = inval_perform};
     p.trigger = RLRunLoopSourceCreate(0, &sctx);
     RLRunLoopAddSource(RLRunLoopGetCurrent(), p.trigger, DEF);
     for (int i = 0; i < 500; i++) RL_ASSERT_EQ_INT(RLMessagePortSend(p.port, i, NULL, 0), 0);
@@ -514,7 +533,9 @@ typedef struct {
 } cross_probe;
 
 static void cross_cb(RLMessagePortRef port, int32_t msgid, const void *bytes, size_t len, void *info) {
-    (void)port; (void)bytes; (void)len;
+    (void)port;
+    (void)bytes;
+    (void)len;
     cross_probe *p = info;
     atomic_fetch_add(&p->started, 1);
     if (atomic_load(&p->returned)) atomic_fetch_add(&p->late, 1);
@@ -541,8 +562,8 @@ static void *cross_loop(void *arg) {
 
 static void port_invalidate_from_another_thread_stress_counts(void) {
     for (int round = 0; round < 60; round++) {
-        cross_probe p = { .next_id = 0 };
-        RLMessagePortContext ctx = { 0, &p, NULL, cross_release, NULL };
+        cross_probe p = {.next_id = 0};
+        RLMessagePortContext ctx = {0, &p, NULL, cross_release, NULL};
         p.port = RLMessagePortCreate(cross_cb, &ctx, 4096);
         pthread_t th;
         pthread_create(&th, NULL, cross_loop, &p);
@@ -580,7 +601,9 @@ typedef struct {
 } stream_probe;
 
 static void stream_cb(RLMessagePortRef port, int32_t msgid, const void *bytes, size_t len, void *info) {
-    (void)port; (void)bytes; (void)len;
+    (void)port;
+    (void)bytes;
+    (void)len;
     stream_probe *p = info;
     if (msgid != p->next) p->wrong++;
     p->next = msgid + 1;
@@ -601,8 +624,8 @@ static void *stream_sender(void *arg) {
 }
 
 static void port_stream_with_reentrant_runs_keeps_send_order(void) {
-    stream_probe p = { .total = rl_test_scaled(200000) };
-    RLMessagePortContext ctx = { 0, &p, NULL, NULL, NULL };
+    stream_probe p = {.total = rl_test_scaled(200000)};
+    RLMessagePortContext ctx = {0, &p, NULL, NULL, NULL};
     p.port = RLMessagePortCreate(stream_cb, &ctx, 256);
     RLRunLoopSourceRef s = RLMessagePortCreateRunLoopSource(p.port, 0);
     RLRunLoopAddSource(RLRunLoopGetCurrent(), s, DEF);

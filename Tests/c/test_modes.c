@@ -11,8 +11,15 @@
 static int g_count;
 static int g_waits; /* BeforeWaiting callouts: one per sleep */
 
-static void count_perform(void *info) { (void)info; g_count++; }
-static void count_timer(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; g_count++; }
+static void count_perform(void *info) {
+    (void)info;
+    g_count++;
+}
+static void count_timer(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+    g_count++;
+}
 static void count_wait(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
     (void)o;
     (void)a;
@@ -77,7 +84,10 @@ static void read_pipe(void *info) {
     while (read(g_pipe[0], buf, sizeof buf) > 0) {}
     g_count++;
 }
-static int pipe_fd(void *info) { (void)info; return g_pipe[0]; }
+static int pipe_fd(void *info) {
+    (void)info;
+    return g_pipe[0];
+}
 
 static RLRunLoopSourceRef pipe_source(void) {
     return rl_test_source1(0, pipe_fd, read_pipe, NULL);

@@ -47,17 +47,17 @@ static bool loop_is_dead(RLRunLoopRef rl) {
 static void hang_monitor_is_an_rl_object(void) {
     RLHangMonitorRef m = counted_monitor(100);
     RL_ASSERT(RLRetain(m) == m);
-    RLHangMonitorRelease(m);                    /* one of two references */
+    RLHangMonitorRelease(m); /* one of two references */
     RL_ASSERT(RLHangMonitorIsValid(m));
     RL_ASSERT_EQ_INT(atomic_load(&g_released), 0);
     expect_description(m, (const char *const[]){"<RLHangMonitor ", "threshold = 100.000 s", "stopped", NULL});
     RL_ASSERT(RLHangMonitorStart(m));
     expect_description(m, (const char *const[]){"started", "stalls = 0", "reports = 0", NULL});
-    RLRelease(m);                               /* the last: invalidates, joins the watchdog */
+    RLRelease(m); /* the last: invalidates, joins the watchdog */
     RL_ASSERT_EQ_INT(atomic_load(&g_released), 1);
     struct sigaction sa;
     sigaction(RLHangMonitorGetSignal(), NULL, &sa);
-    RL_ASSERT(sa.sa_handler == SIG_DFL);        /* stopped: the handler is gone */
+    RL_ASSERT(sa.sa_handler == SIG_DFL); /* stopped: the handler is gone */
 
     m = counted_monitor(100);
     RLHangMonitorInvalidate(m);
@@ -70,12 +70,12 @@ static void idle_queue_is_an_rl_object(void) {
     RLIdleQueueRef q = RLIdleQueueCreate(RLRunLoopGetCurrent(), "objects.idle", 0);
     RL_ASSERT(RLIdleQueueSubmit(q, count_run, NULL, count_task_release) != 0);
     RL_ASSERT(RLRetain(q) == q);
-    RLIdleQueueRelease(q);                      /* one of two references */
+    RLIdleQueueRelease(q); /* one of two references */
     RL_ASSERT(RLIdleQueueIsValid(q));
     RL_ASSERT_EQ_INT(RLIdleQueueGetPendingCount(q), 1);
     expect_description(q, (const char *const[]){"<RLIdleQueue ", "mode = \"objects.idle\"", "pending = 1",
                                                 "completed = 0", "valid", NULL});
-    RLRelease(q);                               /* the last: invalidates, drops the task */
+    RLRelease(q); /* the last: invalidates, drops the task */
     RL_ASSERT_EQ_INT(atomic_load(&g_released), 1);
     RL_ASSERT_EQ_INT(atomic_load(&g_ran), 0);
     q = RLIdleQueueCreate(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode, 0.5);
@@ -86,12 +86,12 @@ static void idle_queue_is_an_rl_object(void) {
 
 static void perform_request_is_an_rl_object(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLPerformRequestRef r = RLRunLoopPerformRequestAfterDelay(rl, 1000, NULL, 0, NULL, count_run, NULL,
-                                                              count_task_release);
+    RLPerformRequestRef r =
+        RLRunLoopPerformRequestAfterDelay(rl, 1000, NULL, 0, NULL, count_run, NULL, count_task_release);
     RL_ASSERT(RLRetain(r) == r);
     RL_ASSERT(RLPerformRequestRetain(r) == r);
     RLPerformRequestRelease(r);
-    RLRelease(r);                               /* releasing never cancels */
+    RLRelease(r); /* releasing never cancels */
     RL_ASSERT_EQ_INT(RLPerformRequestGetStatus(r), kRLPerformRequestPending);
     expect_description(r, (const char *const[]){"<RLPerformRequest ", "pending", "delayed", NULL});
     RL_ASSERT(RLPerformRequestCancel(r));
@@ -104,11 +104,11 @@ static void thread_is_an_rl_object(void) {
     RLThreadRef t = RLThreadCreate("objects.thread");
     RL_ASSERT(RLRetain(t) == t);
     expect_description(t, (const char *const[]){"<RLThread ", "\"objects.thread\"", "not started", NULL});
-    RLThreadRelease(t);                         /* one of two references */
+    RLThreadRelease(t); /* one of two references */
     RL_ASSERT(RLThreadStart(t));
     RLRunLoopRef rl = (RLRunLoopRef)RLRetain(RLThreadGetRunLoop(t));
     expect_description(t, (const char *const[]){"running", "run loop = 0x", NULL});
-    RLRelease(t);                               /* the last: stops and joins */
+    RLRelease(t); /* the last: stops and joins */
     RL_ASSERT(loop_is_dead(rl));
     RLRelease(rl);
 
@@ -133,7 +133,7 @@ static void thread_last_generic_release_on_its_own_thread(void) {
     while (!loop_is_dead(rl) && rl_test_now() < end) rl_test_sleep(0.001);
     RL_ASSERT(loop_is_dead(rl));
     RLRelease(rl);
-    rl_test_sleep(0.05);   /* let the detached thread finish exiting */
+    rl_test_sleep(0.05); /* let the detached thread finish exiting */
 }
 
 /* The signal watcher behind a signal source is an internal object: the
@@ -167,12 +167,24 @@ static bool aborts(void (*fn)(const void *), const void *obj) {
     waitpid(pid, &status, 0);
     return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
 }
-static void thread_release_any(const void *obj) { RLThreadRelease((RLThreadRef)obj); }
-static void thread_retain_any(const void *obj) { RLThreadRetain((RLThreadRef)obj); }
-static void monitor_release_any(const void *obj) { RLHangMonitorRelease((RLHangMonitorRef)obj); }
-static void queue_release_any(const void *obj) { RLIdleQueueRelease((RLIdleQueueRef)obj); }
-static void request_release_any(const void *obj) { RLPerformRequestRelease((RLPerformRequestRef)obj); }
-static void request_retain_any(const void *obj) { RLPerformRequestRetain((RLPerformRequestRef)obj); }
+static void thread_release_any(const void *obj) {
+    RLThreadRelease((RLThreadRef)obj);
+}
+static void thread_retain_any(const void *obj) {
+    RLThreadRetain((RLThreadRef)obj);
+}
+static void monitor_release_any(const void *obj) {
+    RLHangMonitorRelease((RLHangMonitorRef)obj);
+}
+static void queue_release_any(const void *obj) {
+    RLIdleQueueRelease((RLIdleQueueRef)obj);
+}
+static void request_release_any(const void *obj) {
+    RLPerformRequestRelease((RLPerformRequestRef)obj);
+}
+static void request_retain_any(const void *obj) {
+    RLPerformRequestRetain((RLPerformRequestRef)obj);
+}
 
 static void type_specific_names_refuse_other_objects(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
@@ -183,7 +195,7 @@ static void type_specific_names_refuse_other_objects(void) {
     RL_ASSERT(aborts(queue_release_any, t));
     RL_ASSERT(aborts(request_release_any, t));
     RL_ASSERT(aborts(request_retain_any, t));
-    RL_ASSERT(!aborts(thread_retain_any, t));   /* the right type: fine */
+    RL_ASSERT(!aborts(thread_retain_any, t)); /* the right type: fine */
     RLThreadRelease(t);
 }
 
@@ -226,10 +238,18 @@ static void hammer_object(const void *obj, void (*alias_release)(const void *obj
     for (int i = 0; i < HAMMERS; i++) pthread_join(th[i], NULL);
 }
 
-static void monitor_release(const void *m) { RLHangMonitorRelease((RLHangMonitorRef)m); }
-static void queue_release(const void *q) { RLIdleQueueRelease((RLIdleQueueRef)q); }
-static void request_release(const void *r) { RLPerformRequestRelease((RLPerformRequestRef)r); }
-static void thread_release(const void *t) { RLThreadRelease((RLThreadRef)t); }
+static void monitor_release(const void *m) {
+    RLHangMonitorRelease((RLHangMonitorRef)m);
+}
+static void queue_release(const void *q) {
+    RLIdleQueueRelease((RLIdleQueueRef)q);
+}
+static void request_release(const void *r) {
+    RLPerformRequestRelease((RLPerformRequestRef)r);
+}
+static void thread_release(const void *t) {
+    RLThreadRelease((RLThreadRef)t);
+}
 
 static void concurrent_retain_release_of_a_monitor(void) {
     RLHangMonitorRef m = counted_monitor(100);
@@ -252,8 +272,8 @@ static void concurrent_retain_release_of_an_idle_queue(void) {
 }
 
 static void concurrent_retain_release_of_a_request(void) {
-    RLPerformRequestRef r = RLRunLoopPerformRequestAfterDelay(RLRunLoopGetCurrent(), 1000, NULL, 0, NULL,
-                                                              count_run, NULL, count_task_release);
+    RLPerformRequestRef r = RLRunLoopPerformRequestAfterDelay(RLRunLoopGetCurrent(), 1000, NULL, 0, NULL, count_run,
+                                                              NULL, count_task_release);
     hammer_object(r, request_release);
     RL_ASSERT_EQ_INT(RLPerformRequestGetStatus(r), kRLPerformRequestPending);
     RL_ASSERT(RLPerformRequestCancel(r));
@@ -290,7 +310,9 @@ static void *drop_one(void *p) {
     return NULL;
 }
 
-static void generic_release(const void *obj) { RLRelease(obj); }
+static void generic_release(const void *obj) {
+    RLRelease(obj);
+}
 
 /* Hands the creator's reference and HAMMERS - 1 more to as many threads,
    which drop them together. */
@@ -314,19 +336,19 @@ static void last_references_dropped_together_tear_down_once(void) {
         RLHangMonitorRef m = counted_monitor(100);
         RL_ASSERT(RLHangMonitorStart(m));
         drop_together(m, monitor_release);
-        RL_ASSERT_EQ_INT(atomic_load(&g_released), 1);       /* invalidated once */
+        RL_ASSERT_EQ_INT(atomic_load(&g_released), 1); /* invalidated once */
 
         RLIdleQueueRef q = RLIdleQueueCreate(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode, 0);
         RLIdleQueueSubmit(q, count_run, NULL, count_task_release);
         drop_together(q, queue_release);
-        RL_ASSERT_EQ_INT(atomic_load(&g_released), 2);       /* its task dropped once */
+        RL_ASSERT_EQ_INT(atomic_load(&g_released), 2); /* its task dropped once */
     }
     for (int round = 0; round < rl_test_scaled(20); round++) {
         RLThreadRef t = RLThreadCreate("objects.last");
         RL_ASSERT(RLThreadStart(t));
         RLRunLoopRef rl = (RLRunLoopRef)RLRetain(RLThreadGetRunLoop(t));
         drop_together(t, thread_release);
-        RL_ASSERT(loop_is_dead(rl));                          /* stopped and joined */
+        RL_ASSERT(loop_is_dead(rl)); /* stopped and joined */
         RLRelease(rl);
     }
     RL_ASSERT_EQ_INT(atomic_load(&g_ran), 0);

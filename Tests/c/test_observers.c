@@ -11,20 +11,21 @@
 static rl_test_log g_log;
 
 static void log_info(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)a;
+    (void)o;
+    (void)a;
     rl_test_log_add(&g_log, (long)(intptr_t)info);
 }
 
-static RLRunLoopObserverRef obs(RLOptionFlags act, bool repeats, RLIndex order,
-                                RLRunLoopObserverCallBack cb, long info) {
-    RLRunLoopObserverContext c = { 0, (void *)(intptr_t)info, NULL, NULL, NULL };
+static RLRunLoopObserverRef obs(RLOptionFlags act, bool repeats, RLIndex order, RLRunLoopObserverCallBack cb,
+                                long info) {
+    RLRunLoopObserverContext c = {0, (void *)(intptr_t)info, NULL, NULL, NULL};
     return RLRunLoopObserverCreate(act, repeats, order, cb, &c);
 }
 
 static void observers_are_called_by_order_then_insertion(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    static const RLIndex orders[] = { 3, 1, 3, 2, 1, -5, 3, 0 };
+    static const RLIndex orders[] = {3, 1, 3, 2, 1, -5, 3, 0};
     enum { N = sizeof orders / sizeof orders[0] };
     RLRunLoopObserverRef o[N];
     for (int i = 0; i < N; i++) {
@@ -39,12 +40,16 @@ static void observers_are_called_by_order_then_insertion(void) {
     g_log.n = 0;
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_LOG(&g_log, 5, 7, 4, 1, 3, 0, 2, 6);
-    for (int i = 0; i < N; i++) { RLRunLoopObserverInvalidate(o[i]); RLRelease(o[i]); }
+    for (int i = 0; i < N; i++) {
+        RLRunLoopObserverInvalidate(o[i]);
+        RLRelease(o[i]);
+    }
     RLRelease(keep);
 }
 
 static void log_activity(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)info;
+    (void)o;
+    (void)info;
     rl_test_log_add(&g_log, (long)a);
 }
 
@@ -77,7 +82,7 @@ static void check_args(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) 
 static void callout_gets_the_observer_activity_and_info(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    RLRunLoopObserverContext c = { 0, &g_log, NULL, NULL, NULL };
+    RLRunLoopObserverContext c = {0, &g_log, NULL, NULL, NULL};
     g_obs = RLRunLoopObserverCreate(kRLRunLoopAllActivities, true, 0, check_args, &c);
     RLRunLoopAddObserver(rl, g_obs, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
@@ -197,10 +202,13 @@ static void adding_an_observer_to_a_second_run_loop_is_ignored(void) {
 /* ---- getters, context, info lifetime ---- */
 
 static rl_test_counted g_info;
-static char *info_desc(const void *info) { (void)info; return strdup("obs-info"); }
+static char *info_desc(const void *info) {
+    (void)info;
+    return strdup("obs-info");
+}
 
 static void getters_and_context(void) {
-    RLRunLoopObserverContext c = { 0, &g_info, rl_test_counted_retain, rl_test_counted_release, info_desc };
+    RLRunLoopObserverContext c = {0, &g_info, rl_test_counted_retain, rl_test_counted_release, info_desc};
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopEntry | kRLRunLoopExit, true, 42, log_activity, &c);
     RL_ASSERT(o != NULL);
     RL_ASSERT_EQ_INT(RLRunLoopObserverGetActivities(o), kRLRunLoopEntry | kRLRunLoopExit);
@@ -230,7 +238,7 @@ static void getters_and_context(void) {
 
 static void invalidate_releases_the_info(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopObserverContext c = { 0, &g_info, rl_test_counted_retain, rl_test_counted_release, NULL };
+    RLRunLoopObserverContext c = {0, &g_info, rl_test_counted_retain, rl_test_counted_release, NULL};
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopEntry, true, 0, log_activity, &c);
     RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(g_info.refs, 1);
@@ -261,14 +269,16 @@ static void observer_in_another_mode_is_not_called(void) {
    the callout is using stays retained until the callout returns (as for
    timers), and is released exactly once, after it. */
 static atomic_int mid_releases;
-static atomic_int mid_stage;   /* 1: callout waiting; 2: invalidated */
+static atomic_int mid_stage; /* 1: callout waiting; 2: invalidated */
 static int mid_released_during_callout = -1;
 static void mid_release(const void *info) {
     (void)info;
     atomic_fetch_add(&mid_releases, 1);
 }
 static void mid_callout(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)a; (void)info;
+    (void)o;
+    (void)a;
+    (void)info;
     if (mid_released_during_callout >= 0) return;
     atomic_store(&mid_stage, 1);
     while (atomic_load(&mid_stage) != 2) sched_yield();
@@ -284,7 +294,7 @@ static void *mid_invalidator(void *arg) {
 static void invalidation_from_another_thread_waits_for_the_callout_to_release_info(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    RLRunLoopObserverContext c = { 0, &mid_stage, NULL, mid_release, NULL };
+    RLRunLoopObserverContext c = {0, &mid_stage, NULL, mid_release, NULL};
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopBeforeTimers, true, 0, mid_callout, &c);
     RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
     pthread_t th;

@@ -20,12 +20,26 @@ enum {
 
 static rl_test_log g_log;
 
-static void log_perform(void *info) { (void)info; rl_test_log_add(&g_log, PERFORM); }
-static void log_block(void *info) { (void)info; rl_test_log_add(&g_log, BLOCK); }
-static void log_block2(void *info) { (void)info; rl_test_log_add(&g_log, BLOCK2); }
-static void log_timer(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; rl_test_log_add(&g_log, TIMER); }
+static void log_perform(void *info) {
+    (void)info;
+    rl_test_log_add(&g_log, PERFORM);
+}
+static void log_block(void *info) {
+    (void)info;
+    rl_test_log_add(&g_log, BLOCK);
+}
+static void log_block2(void *info) {
+    (void)info;
+    rl_test_log_add(&g_log, BLOCK2);
+}
+static void log_timer(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+    rl_test_log_add(&g_log, TIMER);
+}
 static void log_timer_and_stop(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
     rl_test_log_add(&g_log, TIMER);
     RLRunLoopStop(RLRunLoopGetCurrent());
 }
@@ -140,7 +154,8 @@ static void blocks_run_again_after_a_source_ran(void) {
 /* Work queued by a timer callout runs at the block point after the timers,
    in the same pass (before Exit). */
 static void queue_from_timer(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
     rl_test_log_add(&g_log, TIMER);
     RLRunLoopPerformFunction(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode, log_block2, NULL);
     RLRunLoopStop(RLRunLoopGetCurrent());
@@ -161,7 +176,8 @@ static void blocks_run_after_timers_before_exit(void) {
 /* Each nested run has its own Entry and Exit. */
 static RLRunLoopObserverRef g_inner_obs;
 static void nested_from_timer(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
     rl_test_log_add(&g_log, TIMER);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("inner", 0, false), kRLRunLoopRunTimedOut);
     RLRunLoopStop(RLRunLoopGetCurrent());

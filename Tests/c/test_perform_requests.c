@@ -19,7 +19,7 @@
 typedef struct {
     atomic_int ran;
     atomic_int released;
-    atomic_int ran_before_release;   /* ran was seen when release came */
+    atomic_int ran_before_release; /* ran was seen when release came */
     RLRunLoopRef ran_on;
     double ran_at;
 } counter;
@@ -45,7 +45,9 @@ static RLThreadRef started_thread(const char *name) {
     return t;
 }
 
-static void nothing(void *info) { (void)info; }
+static void nothing(void *info) {
+    (void)info;
+}
 
 /* ---- wait until done ---- */
 
@@ -58,7 +60,7 @@ static void wait_until_done_from_another_thread(void) {
             RLRunLoopPerformRequest(rl, NULL, 0, NULL, count_run, &c, count_release, true, INFINITY);
         RL_ASSERT_EQ_INT(s, kRLPerformRequestDone);
         RL_ASSERT_EQ_INT(atomic_load(&c.ran), 1);
-        RL_ASSERT_EQ_INT(atomic_load(&c.released), 1);   /* released before the wait returned */
+        RL_ASSERT_EQ_INT(atomic_load(&c.released), 1); /* released before the wait returned */
         RL_ASSERT_EQ_INT(atomic_load(&c.ran_before_release), 1);
         RL_ASSERT(c.ran_on == rl);
     }
@@ -70,7 +72,7 @@ static void wait_until_done_on_own_loop_runs_inline(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     counter c = {0};
     /* The loop is not running and the mode is one it never runs: still inline. */
-    RLRunLoopMode modes[] = { "never.run" };
+    RLRunLoopMode modes[] = {"never.run"};
     RLPerformRequestStatus s = RLRunLoopPerformRequest(rl, modes, 1, NULL, count_run, &c, count_release, true, 0);
     RL_ASSERT_EQ_INT(s, kRLPerformRequestDone);
     RL_ASSERT_EQ_INT(atomic_load(&c.ran), 1);
@@ -103,7 +105,7 @@ static void wait_from_a_callout_of_the_same_loop_does_not_deadlock(void) {
 typedef struct {
     RLRunLoopRef rl;
     atomic_int ready;
-    atomic_int go;          /* 1: run the loop briefly then exit; 2: exit at once */
+    atomic_int go; /* 1: run the loop briefly then exit; 2: exit at once */
 } idle_thread;
 
 /* Makes this thread's loop before another thread's loop can be torn down.
@@ -163,7 +165,7 @@ static void wait_returns_dropped_when_the_thread_exits(void) {
     pthread_t th;
     start_idle_thread(&it, &th);
     counter c = {0};
-    atomic_store(&it.go, 2);   /* exits without running: the request is dropped */
+    atomic_store(&it.go, 2); /* exits without running: the request is dropped */
     RLPerformRequestStatus s =
         RLRunLoopPerformRequest(it.rl, NULL, 0, NULL, count_run, &c, count_release, true, INFINITY);
     pthread_join(th, NULL);
@@ -185,11 +187,11 @@ static void wait_returns_dropped_when_the_thread_exits(void) {
 static void stopping_an_rlthread_drops_its_queued_requests(void) {
     RLThreadRef t = started_thread("pr.drop");
     RLRunLoopRef rl = RLThreadGetRunLoop(t);
-    RLRunLoopMode modes[] = { "never.run" };
+    RLRunLoopMode modes[] = {"never.run"};
     counter c = {0};
     RL_ASSERT_EQ_INT(RLRunLoopPerformRequest(rl, modes, 1, NULL, count_run, &c, count_release, false, 0),
                      kRLPerformRequestPending);
-    RLThreadStop(t);   /* the loop is torn down before the join returns */
+    RLThreadStop(t); /* the loop is torn down before the join returns */
     RL_ASSERT_EQ_INT(atomic_load(&c.ran), 0);
     RL_ASSERT_EQ_INT(atomic_load(&c.released), 1);
     RLThreadRelease(t);
@@ -202,7 +204,7 @@ static void requests_run_only_in_their_modes_and_once(void) {
     RLRunLoopSourceRef keep_d = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     RLRunLoopSourceRef keep_b = rl_test_keep_mode(rl, "b");
     counter c = {0};
-    RLRunLoopMode modes[] = { "a", "b", "a" };
+    RLRunLoopMode modes[] = {"a", "b", "a"};
     RL_ASSERT_EQ_INT(RLRunLoopPerformRequest(rl, modes, 3, NULL, count_run, &c, count_release, false, 0),
                      kRLPerformRequestPending);
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.02, false);
@@ -244,12 +246,12 @@ static void delayed_request_fires_only_in_its_modes_after_its_delay(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     counter c = {0};
-    RLRunLoopMode modes[] = { "delayed.mode" };
+    RLRunLoopMode modes[] = {"delayed.mode"};
     double t0 = rl_test_now();
     RLPerformRequestRef r = RLRunLoopPerformRequestAfterDelay(rl, 0.02, modes, 1, NULL, stop_run, &c, count_release);
     RL_ASSERT(r != NULL);
     RL_ASSERT_EQ_INT(RLPerformRequestGetStatus(r), kRLPerformRequestPending);
-    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.06, false);   /* out of its mode: does not fire */
+    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.06, false); /* out of its mode: does not fire */
     RL_ASSERT_EQ_INT(atomic_load(&c.ran), 0);
     RL_ASSERT_EQ_INT(RLPerformRequestGetStatus(r), kRLPerformRequestPending);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("delayed.mode", 5, false), kRLRunLoopRunStopped);
@@ -257,7 +259,7 @@ static void delayed_request_fires_only_in_its_modes_after_its_delay(void) {
     RL_ASSERT_EQ_INT(atomic_load(&c.released), 1);
     RL_ASSERT_GE_DBL(c.ran_at - t0, 0.02);
     RL_ASSERT_EQ_INT(RLPerformRequestGetStatus(r), kRLPerformRequestDone);
-    RL_ASSERT(!RLPerformRequestCancel(r));   /* too late */
+    RL_ASSERT(!RLPerformRequestCancel(r)); /* too late */
     RLPerformRequestRelease(r);
     RLRunLoopSourceInvalidate(keep);
     RLRelease(keep);
@@ -269,7 +271,7 @@ static void delayed_request_fires_on_another_thread(void) {
     counter c = {0};
     double t0 = rl_test_now();
     RLPerformRequestRef r = RLRunLoopPerformRequestAfterDelay(rl, 0.03, NULL, 0, NULL, count_run, &c, count_release);
-    RLPerformRequestRelease(r);   /* releasing the token does not cancel */
+    RLPerformRequestRelease(r); /* releasing the token does not cancel */
     rl_test_wait_for(&c.released, 1, 10);
     RL_ASSERT_EQ_INT(atomic_load(&c.ran), 1);
     RL_ASSERT(c.ran_on == rl);
@@ -307,7 +309,7 @@ static void cancel_before_fire(void) {
     counter c = {0};
     RLPerformRequestRef r = RLRunLoopPerformRequestAfterDelay(rl, 0.01, NULL, 0, NULL, count_run, &c, count_release);
     RL_ASSERT(RLPerformRequestCancel(r));
-    RL_ASSERT_EQ_INT(atomic_load(&c.released), 1);   /* released before Cancel returned */
+    RL_ASSERT_EQ_INT(atomic_load(&c.released), 1); /* released before Cancel returned */
     RL_ASSERT_EQ_INT(RLPerformRequestGetStatus(r), kRLPerformRequestCancelled);
     RL_ASSERT(!RLPerformRequestCancel(r));
     /* Its timer is gone: the default mode is empty again, so the run finishes at once. */
@@ -336,7 +338,7 @@ static void cancel_at_fire_time(void) {
     RLPerformRequestRef first =
         RLRunLoopPerformRequestAfterDelay(rl, 0.01, NULL, 0, NULL, cancel_second, &a, count_release);
     g_second = RLRunLoopPerformRequestAfterDelay(rl, 0.01, NULL, 0, NULL, count_run, &b, count_release);
-    rl_test_sleep(0.03);   /* both due: they fire in one pass */
+    rl_test_sleep(0.03); /* both due: they fire in one pass */
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, false);
     RL_ASSERT_EQ_INT(atomic_load(&a.ran), 1);
     RL_ASSERT_EQ_INT(atomic_load(&g_cancel_result), 1);
@@ -389,7 +391,7 @@ static void cancel_with_target(void) {
     RLRunLoopRef other = RLThreadGetRunLoop(t);
     static int target_a, target_b;
     counter a = {0}, b = {0}, o = {0}, q = {0};
-    RLRunLoopMode later[] = { "later" };
+    RLRunLoopMode later[] = {"later"};
     RLPerformRequestRef r[6];
     r[0] = RLRunLoopPerformRequestAfterDelay(rl, 0.01, NULL, 0, &target_a, count_run, &a, count_release);
     r[1] = RLRunLoopPerformRequestAfterDelay(rl, 0.01, NULL, 0, &target_a, count_run, &a, count_release);
@@ -491,16 +493,13 @@ static void record(void *info) {
 
 static void *sender_main(void *arg) {
     long sender = (long)(intptr_t)arg;
-    RLRunLoopMode modes[] = { kRLRunLoopDefaultMode };
+    RLRunLoopMode modes[] = {kRLRunLoopDefaultMode};
     for (long seq = 1; seq <= g_order.per_sender; seq++) {
         uintptr_t v = ((uintptr_t)seq << 8) | (uintptr_t)sender;
         /* A mix: most queued, every 50th waited on, every 7th in explicit modes. */
-        if (seq % 50 == 0)
-            RLRunLoopPerformRequest(g_order.rl, NULL, 0, NULL, record, (void *)v, NULL, true, INFINITY);
-        else if (seq % 7 == 0)
-            RLRunLoopPerformRequest(g_order.rl, modes, 1, NULL, record, (void *)v, NULL, false, 0);
-        else
-            RLRunLoopPerformRequest(g_order.rl, NULL, 0, NULL, record, (void *)v, NULL, false, 0);
+        if (seq % 50 == 0) RLRunLoopPerformRequest(g_order.rl, NULL, 0, NULL, record, (void *)v, NULL, true, INFINITY);
+        else if (seq % 7 == 0) RLRunLoopPerformRequest(g_order.rl, modes, 1, NULL, record, (void *)v, NULL, false, 0);
+        else RLRunLoopPerformRequest(g_order.rl, NULL, 0, NULL, record, (void *)v, NULL, false, 0);
     }
     return NULL;
 }
@@ -527,8 +526,8 @@ static void requests_from_several_threads_keep_each_senders_order(void) {
 static void bad_input_is_refused_and_released(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     counter c = {0};
-    RLRunLoopMode with_null[] = { kRLRunLoopDefaultMode, NULL };
-    RLRunLoopMode with_empty[] = { "" };
+    RLRunLoopMode with_null[] = {kRLRunLoopDefaultMode, NULL};
+    RLRunLoopMode with_empty[] = {""};
     RL_ASSERT_EQ_INT(RLRunLoopPerformRequest(NULL, NULL, 0, NULL, count_run, &c, count_release, true, 1),
                      kRLPerformRequestInvalid);
     RL_ASSERT_EQ_INT(RLRunLoopPerformRequest(rl, NULL, 0, NULL, NULL, &c, count_release, false, 0),
@@ -554,7 +553,7 @@ static void bad_input_is_refused_and_released(void) {
     /* NaN / negative delays mean now. */
     RLPerformRequestRef r = RLRunLoopPerformRequestAfterDelay(rl, NAN, NULL, 0, NULL, count_run, &c, count_release);
     RLPerformRequestRef r2 = RLRunLoopPerformRequestAfterDelay(rl, -5, NULL, 0, NULL, count_run, &c, count_release);
-    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1, false);   /* finishes once both fired (mode empty) */
+    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1, false); /* finishes once both fired (mode empty) */
     RL_ASSERT_EQ_INT(atomic_load(&c.ran), 2);
     RL_ASSERT_EQ_INT(RLPerformRequestGetStatus(RLPerformRequestRetain(r)), kRLPerformRequestDone);
     RLPerformRequestRelease(r);

@@ -9,8 +9,13 @@
 static rl_test_log g_log;
 static int g_count;
 
-static void log_perform(void *info) { rl_test_log_add(&g_log, (long)(intptr_t)info); }
-static void log_timer(RLRunLoopTimerRef t, void *info) { (void)t; rl_test_log_add(&g_log, (long)(intptr_t)info); }
+static void log_perform(void *info) {
+    rl_test_log_add(&g_log, (long)(intptr_t)info);
+}
+static void log_timer(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    rl_test_log_add(&g_log, (long)(intptr_t)info);
+}
 
 /* ---- nested runs ---- */
 
@@ -18,7 +23,8 @@ static RLRunLoopSourceRef g_inner_src;
 static RLRunLoopRunResult g_nested_result;
 
 static void timer_runs_nested(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
     rl_test_log_add(&g_log, 1);
     RLRunLoopSourceSignal(g_inner_src);
     g_nested_result = RLRunLoopRunInMode("inner", 5, true);
@@ -54,7 +60,10 @@ static void a_runs_nested(void *info) {
     g_depth--;
     rl_test_log_add(&g_log, 19);
 }
-static void b_logs(void *info) { (void)info; rl_test_log_add(&g_log, 20 + g_depth); }
+static void b_logs(void *info) {
+    (void)info;
+    rl_test_log_add(&g_log, 20 + g_depth);
+}
 
 static void source_perform_runs_the_same_mode_nested(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
@@ -75,7 +84,9 @@ static void source_perform_runs_the_same_mode_nested(void) {
 /* An observer runs the loop nested in another mode from BeforeWaiting. */
 static RLRunLoopTimerRef g_inner_timer;
 static void observer_runs_nested(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)a; (void)info;
+    (void)o;
+    (void)a;
+    (void)info;
     if (g_count++ == 0) {
         rl_test_log_add(&g_log, 1);
         g_nested_result = RLRunLoopRunInMode("inner", 5, false);
@@ -102,7 +113,8 @@ static void observer_callout_runs_the_loop_nested(void) {
 
 /* An observer is not re-entered by a nested run inside its own callout. */
 static void observer_nests_same_mode(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)info;
+    (void)o;
+    (void)info;
     rl_test_log_add(&g_log, (long)a);
     if (g_depth == 0 && a == kRLRunLoopBeforeTimers) {
         g_depth++;
@@ -114,8 +126,8 @@ static void observer_nests_same_mode(RLRunLoopObserverRef o, RLRunLoopActivity a
 static void observer_is_not_reentered_by_a_nested_run_in_its_callout(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopBeforeTimers | kRLRunLoopExit, true, 0,
-                                                     observer_nests_same_mode, NULL);
+    RLRunLoopObserverRef o =
+        RLRunLoopObserverCreate(kRLRunLoopBeforeTimers | kRLRunLoopExit, true, 0, observer_nests_same_mode, NULL);
     RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
     /* Outer BeforeTimers, (nested run: nothing for this observer), outer Exit. */
@@ -126,7 +138,8 @@ static void observer_is_not_reentered_by_a_nested_run_in_its_callout(void) {
 
 /* A repeating timer is not fired again by a nested run inside its callout. */
 static void timer_nests(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
     rl_test_log_add(&g_log, 100 + g_depth);
     if (g_depth == 0) {
         g_depth++;
@@ -322,17 +335,20 @@ static void timer_killed_in_pass(int mode) {
 
 static RLRunLoopObserverRef g_ovictim;
 static void obs_kills(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)a;
+    (void)o;
+    (void)a;
     rl_test_log_add(&g_log, (long)(intptr_t)info);
     if (g_count++ == 0) RLRunLoopObserverInvalidate(g_ovictim);
 }
 static void obs_kills_remove(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)a;
+    (void)o;
+    (void)a;
     rl_test_log_add(&g_log, (long)(intptr_t)info);
     if (g_count++ == 0) RLRunLoopRemoveObserver(RLRunLoopGetCurrent(), g_ovictim, kRLRunLoopDefaultMode);
 }
 static void obs_log(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)a;
+    (void)o;
+    (void)a;
     rl_test_log_add(&g_log, (long)(intptr_t)info);
 }
 
@@ -340,11 +356,11 @@ static void observer_killed_in_pass(int mode) {
     {
         RLRunLoopRef rl = RLRunLoopGetCurrent();
         RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-        RLRunLoopObserverContext c1 = { 0, (void *)1, NULL, NULL, NULL };
-        RLRunLoopObserverContext c2 = { 0, (void *)2, NULL, NULL, NULL };
-        RLRunLoopObserverContext c3 = { 0, (void *)3, NULL, NULL, NULL };
-        RLRunLoopObserverRef killer = RLRunLoopObserverCreate(kRLRunLoopEntry, true, 0,
-                                                              mode ? obs_kills_remove : obs_kills, &c1);
+        RLRunLoopObserverContext c1 = {0, (void *)1, NULL, NULL, NULL};
+        RLRunLoopObserverContext c2 = {0, (void *)2, NULL, NULL, NULL};
+        RLRunLoopObserverContext c3 = {0, (void *)3, NULL, NULL, NULL};
+        RLRunLoopObserverRef killer =
+            RLRunLoopObserverCreate(kRLRunLoopEntry, true, 0, mode ? obs_kills_remove : obs_kills, &c1);
         g_ovictim = RLRunLoopObserverCreate(kRLRunLoopEntry, true, 1, obs_log, &c2);
         RLRunLoopObserverRef after = RLRunLoopObserverCreate(kRLRunLoopEntry, true, 2, obs_log, &c3);
         RLRunLoopAddObserver(rl, killer, kRLRunLoopDefaultMode);
@@ -365,18 +381,32 @@ static void observer_killed_in_pass(int mode) {
     }
 }
 
-static void timer_invalidated_by_an_earlier_timer_in_the_pass_is_not_fired(void) { timer_killed_in_pass(0); }
-static void timer_removed_by_an_earlier_timer_in_the_pass_is_not_fired(void) { timer_killed_in_pass(1); }
-static void observer_invalidated_by_an_earlier_observer_is_not_called(void) { observer_killed_in_pass(0); }
-static void observer_removed_by_an_earlier_observer_is_not_called(void) { observer_killed_in_pass(1); }
+static void timer_invalidated_by_an_earlier_timer_in_the_pass_is_not_fired(void) {
+    timer_killed_in_pass(0);
+}
+static void timer_removed_by_an_earlier_timer_in_the_pass_is_not_fired(void) {
+    timer_killed_in_pass(1);
+}
+static void observer_invalidated_by_an_earlier_observer_is_not_called(void) {
+    observer_killed_in_pass(0);
+}
+static void observer_removed_by_an_earlier_observer_is_not_called(void) {
+    observer_killed_in_pass(1);
+}
 
 /* Two readable fds: whichever source performs first removes the other; that
    one is not called, although its fd is still readable (its stale event in
    the same wait is dropped). */
 static int g_p[2][2];
 static RLRunLoopSourceRef g_fdsrc[2];
-static int fd0_of(void *info) { (void)info; return g_p[0][0]; }
-static int fd1_of(void *info) { (void)info; return g_p[1][0]; }
+static int fd0_of(void *info) {
+    (void)info;
+    return g_p[0][0];
+}
+static int fd1_of(void *info) {
+    (void)info;
+    return g_p[1][0];
+}
 static void fd_perform(void *info) {
     intptr_t i = (intptr_t)info;
     char b[8];
@@ -415,7 +445,8 @@ static RLRunLoopSourceRef g_new_src;
 static RLRunLoopTimerRef g_new_timer;
 static RLRunLoopObserverRef g_new_obs;
 static void adder(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     rl_test_log_add(&g_log, 1);
     g_new_src = rl_test_source0(0, log_perform, (void *)2);
@@ -423,7 +454,7 @@ static void adder(RLRunLoopTimerRef t, void *info) {
     RLRunLoopSourceSignal(g_new_src);
     g_new_timer = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0, log_timer, (void *)3);
     RLRunLoopAddTimer(rl, g_new_timer, kRLRunLoopDefaultMode);
-    RLRunLoopObserverContext c = { 0, (void *)4, NULL, NULL, NULL };
+    RLRunLoopObserverContext c = {0, (void *)4, NULL, NULL, NULL};
     g_new_obs = RLRunLoopObserverCreate(kRLRunLoopExit, true, 0, obs_log, &c);
     RLRunLoopAddObserver(rl, g_new_obs, kRLRunLoopDefaultMode);
     RLRunLoopTimerRef stop = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.05, 0, rl_test_stop_current, NULL);
@@ -451,7 +482,8 @@ static void items_added_from_a_callout_are_serviced(void) {
 /* A timer whose callout adds an already-due timer: the new one fires too. */
 static int g_chain;
 static void chain(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
     if (++g_chain < 20) {
         RLRunLoopTimerRef n = rl_test_timer(RLAbsoluteTimeGetCurrent() - 1, 0, chain, NULL);
         RLRunLoopAddTimer(RLRunLoopGetCurrent(), n, kRLRunLoopDefaultMode);

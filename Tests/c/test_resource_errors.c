@@ -20,11 +20,11 @@
 #include <sys/eventfd.h>
 #include "rltest.h"
 
-#define ANY_TIMERFD (-2)
+#define ANY_TIMERFD   (-2)
 #define ANY_EPOLL_SET (-3)
 
-static atomic_int fail_adds;          /* how many ADDs of fail_fd still fail */
-static atomic_int fail_fd = -1;       /* a number, or ANY_TIMERFD */
+static atomic_int fail_adds;    /* how many ADDs of fail_fd still fail */
+static atomic_int fail_fd = -1; /* a number, or ANY_TIMERFD */
 static atomic_int fail_errno;
 
 static bool is_kind(int fd, const char *kind) {
@@ -59,7 +59,7 @@ int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event) {
     return real(epfd, op, fd, event);
 }
 
-static atomic_int fail_eventfds;   /* how many eventfd() calls still fail */
+static atomic_int fail_eventfds; /* how many eventfd() calls still fail */
 
 int eventfd(unsigned int initval, int flags) {
     static int (*real)(unsigned int, int);
@@ -92,7 +92,7 @@ static int pipe_read_end(void *info) {
    and was never watched: its data sat there and the run timed out. */
 static void source_added_while_the_set_is_full_is_not_added(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    int p[3] = {-1, -1, 0};   /* read end, write end, performs */
+    int p[3] = {-1, -1, 0}; /* read end, write end, performs */
     RL_ASSERT_EQ_INT(pipe(p), 0);
     RLRunLoopSourceRef s = rl_test_source1(0, pipe_read_end, count_perform, p);
     fail_next_adds_of(p[0], ENOSPC, 1);
@@ -122,11 +122,11 @@ static void registration_lost_in_a_rebuild_is_retried(void) {
     RLRunLoopAddSource(rl, sa, kRLRunLoopDefaultMode);
     RLRunLoopAddSource(rl, sb, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    close(a[0]);                                            /* behind sa's back */
-    RLRunLoopRemoveSource(rl, sa, kRLRunLoopDefaultMode);   /* DEL fails: the set is rebuilt */
+    close(a[0]);                                          /* behind sa's back */
+    RLRunLoopRemoveSource(rl, sa, kRLRunLoopDefaultMode); /* DEL fails: the set is rebuilt */
     fail_next_adds_of(b[0], ENOMEM, 1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(atomic_load(&fail_adds), 0);           /* the rebuild met the failure */
+    RL_ASSERT_EQ_INT(atomic_load(&fail_adds), 0); /* the rebuild met the failure */
     RL_ASSERT_EQ_INT(write(b[1], "x", 1), 1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, true), kRLRunLoopRunHandledSource);
     RL_ASSERT_EQ_INT(b[2], 1);

@@ -6,9 +6,18 @@
 static rl_test_log g_log;
 static int g_count;
 
-static void count_perform(void *info) { (void)info; g_count++; }
-static void log_perform(void *info) { rl_test_log_add(&g_log, (long)(intptr_t)info); }
-static void count_timer(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; g_count++; }
+static void count_perform(void *info) {
+    (void)info;
+    g_count++;
+}
+static void log_perform(void *info) {
+    rl_test_log_add(&g_log, (long)(intptr_t)info);
+}
+static void count_timer(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+    g_count++;
+}
 
 static RLRunLoopObserverRef observe_entry_exit(RLRunLoopMode mode) {
     RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopEntry | kRLRunLoopExit, 0, &g_log);
@@ -151,7 +160,10 @@ static void without_return_after_source_all_signalled_run_in_one_poll(void) {
     }
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_LOG(&g_log, 0, 1, 2);
-    for (int i = 0; i < 3; i++) { RLRunLoopSourceInvalidate(s[i]); RLRelease(s[i]); }
+    for (int i = 0; i < 3; i++) {
+        RLRunLoopSourceInvalidate(s[i]);
+        RLRelease(s[i]);
+    }
 }
 
 static void timed_out_after_the_given_seconds(void) {
@@ -228,7 +240,8 @@ static void stop_on_a_loop_that_is_not_running_does_nothing(void) {
 
 static RLRunLoopRunResult g_inner_result;
 static void run_nested_then_continue(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
     g_inner_result = RLRunLoopRunInMode("inner", 10, false);
 }
 
@@ -308,7 +321,7 @@ static void nan_and_negative_seconds_poll_once(void) {
 static void huge_seconds_means_no_time_limit(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    RLTimeInterval secs[] = { 1e10, 1e300, INFINITY };
+    RLTimeInterval secs[] = {1e10, 1e300, INFINITY};
     for (int i = 0; i < 3; i++) {
         RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.02, 0, rl_test_stop_current, NULL);
         RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, secs[i], false), kRLRunLoopRunStopped);

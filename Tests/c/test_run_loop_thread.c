@@ -13,12 +13,15 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-static void nothing(void *info) { (void)info; }
+static void nothing(void *info) {
+    (void)info;
+}
 
 static atomic_int g_timer_fired;
 static RLRunLoopRef g_timer_loop;
 static void timer_fired(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
     g_timer_loop = RLRunLoopGetCurrent();
     atomic_fetch_add(&g_timer_fired, 1);
 }
@@ -32,9 +35,9 @@ static void source_performed(void *info) {
 static void start_schedule_stop(void) {
     RLThreadRef t = RLThreadCreate("rlthread.basic");
     RL_ASSERT(t != NULL);
-    RL_ASSERT(RLThreadGetRunLoop(t) == NULL);   /* not started */
+    RL_ASSERT(RLThreadGetRunLoop(t) == NULL); /* not started */
     RL_ASSERT(RLThreadStart(t));
-    RL_ASSERT(!RLThreadStart(t));               /* once */
+    RL_ASSERT(!RLThreadStart(t)); /* once */
     RLRunLoopRef rl = RLThreadGetRunLoop(t);
     RL_ASSERT(rl != NULL);
     RL_ASSERT(rl != RLRunLoopGetCurrent());
@@ -61,7 +64,7 @@ static void start_schedule_stop(void) {
 
     RLThreadStop(t);
     RL_ASSERT(RLThreadHasExited(t));
-    RLThreadStop(t);                            /* idempotent */
+    RLThreadStop(t); /* idempotent */
     /* The loop is dead: its items were removed; requests are dropped. */
     RL_ASSERT(!RLRunLoopContainsSource(rl, src, kRLRunLoopCommonModes));
     RL_ASSERT_EQ_INT(RLRunLoopPerformRequest(rl, NULL, 0, NULL, nothing, NULL, NULL, true, 1),
@@ -83,12 +86,12 @@ static void is_current_on_its_thread(void) {
     RL_ASSERT(RLThreadStart(g_self));
     RLRunLoopPerformRequest(RLThreadGetRunLoop(g_self), NULL, 0, NULL, check_current, NULL, NULL, true, INFINITY);
     RL_ASSERT_EQ_INT(atomic_load(&g_is_current), 1);
-    RLThreadRelease(g_self);   /* last reference: stops and joins */
+    RLThreadRelease(g_self); /* last reference: stops and joins */
 }
 
 static void start_and_stop_1000_times(void) {
     long n = rl_test_scaled(1000);
-    RLRunLoopGetCurrent();   /* this thread's own loop (made by the first wait) is not a leak */
+    RLRunLoopGetCurrent(); /* this thread's own loop (made by the first wait) is not a leak */
     int fds = rl_test_open_fds();
     for (long i = 0; i < n; i++) {
         RLThreadRef t = RLThreadCreate("rlthread.cycle");
@@ -129,8 +132,7 @@ static void a_stopped_run_is_re_entered(void) {
     /* Someone stops the loop's run: the thread runs it again. */
     RL_ASSERT_EQ_INT(RLRunLoopPerformRequest(rl, NULL, 0, NULL, stop_user_run, NULL, NULL, true, INFINITY),
                      kRLPerformRequestDone);
-    RL_ASSERT_EQ_INT(RLRunLoopPerformRequest(rl, NULL, 0, NULL, nothing, NULL, NULL, true, 10),
-                     kRLPerformRequestDone);
+    RL_ASSERT_EQ_INT(RLRunLoopPerformRequest(rl, NULL, 0, NULL, nothing, NULL, NULL, true, 10), kRLPerformRequestDone);
     RL_ASSERT(!RLThreadHasExited(t));
     RLThreadStop(t);
     RLThreadRelease(t);
@@ -139,7 +141,7 @@ static void a_stopped_run_is_re_entered(void) {
 static RLThreadRef g_stopper;
 static void stop_myself(void *info) {
     (void)info;
-    RLThreadStop(g_stopper);   /* on the thread: asks, does not join itself */
+    RLThreadStop(g_stopper); /* on the thread: asks, does not join itself */
 }
 
 static void stop_from_its_own_thread(void) {
@@ -151,7 +153,7 @@ static void stop_from_its_own_thread(void) {
     double end = rl_test_now() + 10;
     while (!RLThreadHasExited(g_stopper) && rl_test_now() < end) rl_test_sleep(0.001);
     RL_ASSERT(RLThreadHasExited(g_stopper));
-    RLThreadStop(g_stopper);   /* joins */
+    RLThreadStop(g_stopper); /* joins */
     RLThreadRelease(g_stopper);
 }
 
@@ -169,13 +171,13 @@ static void last_release_on_its_own_thread(void) {
     RLThreadRef t = RLThreadCreate("rlthread.detach");
     RLThreadStart(t);
     RLRunLoopRef rl = RLThreadGetRunLoop(t);
-    RLRunLoopMode never[] = { "never.run" };
+    RLRunLoopMode never[] = {"never.run"};
     /* Dropped at the thread's exit: tells us the thread is gone. */
     RLRunLoopPerformRequest(rl, never, 1, NULL, nothing, NULL, note_dropped, false, 0);
     RLRunLoopPerformRequest(rl, NULL, 0, NULL, release_last, t, NULL, false, 0);
     rl_test_wait_for(&g_dropped, 1, 10);
     RL_ASSERT_EQ_INT(atomic_load(&g_dropped), 1);
-    rl_test_sleep(0.05);   /* let the detached thread finish exiting */
+    rl_test_sleep(0.05); /* let the detached thread finish exiting */
 }
 
 static void *stop_thread(void *arg) {
@@ -189,8 +191,7 @@ static void concurrent_stops_all_return_after_the_join(void) {
     RLThreadStart(t);
     RLThreadGetRunLoop(t);
     pthread_t th[4];
-    for (int i = 0; i < 4; i++)
-        RL_ASSERT_EQ_INT(pthread_create(&th[i], NULL, stop_thread, t), 0);
+    for (int i = 0; i < 4; i++) RL_ASSERT_EQ_INT(pthread_create(&th[i], NULL, stop_thread, t), 0);
     RLThreadStop(t);
     RL_ASSERT(RLThreadHasExited(t));
     for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
@@ -207,7 +208,7 @@ static void bad_input_and_never_started(void) {
     RLThreadRelease(NULL);
     RLThreadRef t = RLThreadCreate("a name much longer than fifteen bytes");
     RL_ASSERT(t != NULL);
-    RLThreadStop(t);                      /* never started: nothing */
+    RLThreadStop(t); /* never started: nothing */
     RL_ASSERT(!RLThreadHasExited(t));
     RL_ASSERT(RLThreadRetain(t) == t);
     RLThreadRelease(t);

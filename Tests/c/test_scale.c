@@ -13,8 +13,12 @@
 #define DEF kRLRunLoopDefaultMode
 
 /* A scrambled visit of 0..n-1: a stride coprime with n. */
-static long scrambled(long i, long n) { return (long)(((unsigned long long)i * 7919ULL) % (unsigned long long)n); }
-static long coprime_count(long n) { return n % 7919 == 0 ? n + 1 : n; }
+static long scrambled(long i, long n) {
+    return (long)(((unsigned long long)i * 7919ULL) % (unsigned long long)n);
+}
+static long coprime_count(long n) {
+    return n % 7919 == 0 ? n + 1 : n;
+}
 
 typedef struct {
     long *calls;
@@ -25,7 +29,7 @@ static call_log the_log;
 typedef struct {
     long id;
     RLIndex order;
-    long added;        /* when it was (last) added: the tie-break */
+    long added; /* when it was (last) added: the tie-break */
     bool present;
 } item_info;
 
@@ -35,7 +39,8 @@ static void perform_logs(void *info) {
 }
 
 static void observe_logs(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)a;
+    (void)o;
+    (void)a;
     item_info *it = info;
     the_log.calls[the_log.count++] = it->id;
 }
@@ -49,13 +54,16 @@ static void expect_order(const item_info *items, long n) {
     for (long k = 1; k < the_log.count; k++) {
         const item_info *a = &items[the_log.calls[k - 1]], *b = &items[the_log.calls[k]];
         bool before = a->order < b->order || (a->order == b->order && a->added < b->added);
-        if (!before) RL_FAIL_("call %ld: item %ld (order %ld, added %ld) after item %ld (order %ld, added %ld)", k,
-                              b->id, (long)b->order, b->added, a->id, (long)a->order, a->added);
+        if (!before)
+            RL_FAIL_("call %ld: item %ld (order %ld, added %ld) after item %ld (order %ld, added %ld)", k, b->id,
+                     (long)b->order, b->added, a->id, (long)a->order, a->added);
     }
     the_log.count = 0;
 }
 
-static RLIndex order_of(long i) { return (RLIndex)((i * 37) % 11) - 5; }
+static RLIndex order_of(long i) {
+    return (RLIndex)((i * 37) % 11) - 5;
+}
 
 static void sources_in(RLRunLoopMode add_mode, RLRunLoopMode run_mode) {
     long n = coprime_count(rl_test_scaled(100000));
@@ -65,8 +73,8 @@ static void sources_in(RLRunLoopMode add_mode, RLRunLoopMode run_mode) {
     the_log.calls = calloc((size_t)n, sizeof *the_log.calls);
     long clock = 0;
     for (long i = 0; i < n; i++) {
-        items[i] = (item_info){ .id = i, .order = order_of(i) };
-        RLRunLoopSourceContext c = { .info = &items[i], .perform = perform_logs };
+        items[i] = (item_info){.id = i, .order = order_of(i)};
+        RLRunLoopSourceContext c = {.info = &items[i], .perform = perform_logs};
         sources[i] = RLRunLoopSourceCreate(items[i].order, &c);
     }
     for (long k = 0; k < n; k++) {
@@ -93,7 +101,7 @@ static void sources_in(RLRunLoopMode add_mode, RLRunLoopMode run_mode) {
         RL_ASSERT_EQ_INT(RLRunLoopContainsSource(rl, sources[i], run_mode), items[i].present);
         RLRunLoopSourceSignal(sources[i]);
     }
-    RLRunLoopRunInMode(run_mode, 0, false);   /* one pass performs every signalled source */
+    RLRunLoopRunInMode(run_mode, 0, false); /* one pass performs every signalled source */
     expect_order(items, n);
     for (long i = 0; i < n; i++) {
         RLRunLoopSourceInvalidate(sources[i]);
@@ -122,8 +130,8 @@ static void observers_in(RLRunLoopMode add_mode, RLRunLoopMode run_mode) {
     the_log.calls = calloc((size_t)n, sizeof *the_log.calls);
     long clock = 0;
     for (long i = 0; i < n; i++) {
-        items[i] = (item_info){ .id = i, .order = order_of(i) };
-        RLRunLoopObserverContext c = { .info = &items[i] };
+        items[i] = (item_info){.id = i, .order = order_of(i)};
+        RLRunLoopObserverContext c = {.info = &items[i]};
         observers[i] = RLRunLoopObserverCreate(kRLRunLoopEntry, true, items[i].order, observe_logs, &c);
     }
     for (long k = 0; k < n; k++) {
@@ -172,7 +180,10 @@ static void scale_observers_in_the_common_modes_keep_their_order(void) {
     observers_in(kRLRunLoopCommonModes, "other");
 }
 
-static void never(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; }
+static void never(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+}
 
 /* Common-mode timers: a mode made common later gets exactly those left. */
 static void scale_common_timers_add_remove_and_a_new_common_mode(void) {
@@ -219,8 +230,8 @@ static void scale_description_lists_items_in_order(void) {
     RLRunLoopSourceRef *sources = calloc((size_t)n, sizeof *sources);
     long clock = 0;
     for (long i = 0; i < n; i++) {
-        items[i] = (item_info){ .id = i, .order = order_of(i) };
-        RLRunLoopSourceContext c = { .info = &items[i], .perform = perform_logs, .copyDescription = name_of };
+        items[i] = (item_info){.id = i, .order = order_of(i)};
+        RLRunLoopSourceContext c = {.info = &items[i], .perform = perform_logs, .copyDescription = name_of};
         sources[i] = RLRunLoopSourceCreate(items[i].order, &c);
     }
     for (long k = 0; k < n; k++) {
@@ -256,7 +267,9 @@ static void scale_description_lists_items_in_order(void) {
    eventfds among them; after scrambled removals exactly the remaining
    eventfd sources perform when their fd becomes readable. */
 /* Here `added` holds the source's eventfd, or -1 for none. */
-static int fd_of(void *info) { return (int)((item_info *)info)->added; }
+static int fd_of(void *info) {
+    return (int)((item_info *)info)->added;
+}
 
 static void perform_v1(void *info) {
     item_info *it = info;
@@ -273,10 +286,10 @@ static void scale_version1_sources_add_remove_and_watch(void) {
     RLRunLoopSourceRef *sources = calloc((size_t)n, sizeof *sources);
     the_log.calls = calloc((size_t)n, sizeof *the_log.calls);
     for (long i = 0; i < n; i++) {
-        items[i] = (item_info){ .id = i, .added = -1 };
+        items[i] = (item_info){.id = i, .added = -1};
         if (i % (n / with_fd) == 0) items[i].added = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-        RLRunLoopSourceContext1 c = { .version = 1, .info = &items[i], .getFileDescriptor = fd_of,
-                                      .perform = perform_v1 };
+        RLRunLoopSourceContext1 c = {
+            .version = 1, .info = &items[i], .getFileDescriptor = fd_of, .perform = perform_v1};
         sources[i] = RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&c);
     }
     for (long k = 0; k < n; k++) {

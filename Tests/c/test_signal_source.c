@@ -32,7 +32,7 @@ static void cb(int signo, uint32_t count, void *info) {
 }
 
 static RLRunLoopSourceRef watch(int signo, probe *p, RLRunLoopMode mode) {
-    RLSignalSourceContext ctx = { 0, p, NULL, NULL, NULL };
+    RLSignalSourceContext ctx = {0, p, NULL, NULL, NULL};
     RLRunLoopSourceRef s = RLSignalSourceCreate(signo, 0, cb, &ctx);
     RL_ASSERT(s != NULL);
     p->self = s;
@@ -53,7 +53,9 @@ static bool is_blocked(int signo) {
 
 static int wakes;
 static void count_wakes(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)a; (void)info;
+    (void)o;
+    (void)a;
+    (void)info;
     wakes++;
 }
 
@@ -100,7 +102,7 @@ static void sig_realtime_signals_are_counted_one_by_one(void) {
     int sig = SIGRTMIN + 1;
     RLRunLoopSourceRef s = watch(sig, &p, DEF);
     for (int i = 0; i < 100; i++) {
-        union sigval v = { .sival_int = i };
+        union sigval v = {.sival_int = i};
         RL_ASSERT_EQ_INT(sigqueue(getpid(), sig, v), 0);
     }
     while (p.total < 100) RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 2, true), kRLRunLoopRunHandledSource);
@@ -117,7 +119,7 @@ static void sig_mask_is_blocked_while_watched_then_restored(void) {
     probe q = {0};
     RLRunLoopSourceRef b = watch(SIGUSR1, &q, DEF);
     unwatch(a);
-    RL_ASSERT(is_blocked(SIGUSR1));   /* b still watches */
+    RL_ASSERT(is_blocked(SIGUSR1)); /* b still watches */
     /* Pending while the last watcher goes: dropped, not run as SIGUSR1's
        default action (which would kill this process). */
     RL_ASSERT_EQ_INT(kill(getpid(), SIGUSR1), 0);
@@ -144,7 +146,7 @@ static void sig_every_watcher_hears_every_arrival(void) {
     while ((p1.calls < 1 || p2.calls < 1) && rl_test_now() - t0 < 5) RLRunLoopRunInMode(DEF, 1, true);
     RL_ASSERT_EQ_INT(p1.calls, 1);
     RL_ASSERT_EQ_INT(p2.calls, 1);
-    RL_ASSERT_EQ_INT(p3.calls, 0);   /* its mode did not run */
+    RL_ASSERT_EQ_INT(p3.calls, 0); /* its mode did not run */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("other", 2, true), kRLRunLoopRunHandledSource);
     RL_ASSERT_EQ_INT(p3.calls, 1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0.05, false), kRLRunLoopRunTimedOut);
@@ -162,7 +164,8 @@ typedef struct {
 } other_loop;
 
 static void other_cb(int signo, uint32_t count, void *info) {
-    (void)signo; (void)count;
+    (void)signo;
+    (void)count;
     other_loop *o = info;
     atomic_fetch_add(&o->calls, 1);
     RLRunLoopStop(RLRunLoopGetCurrent());
@@ -170,10 +173,10 @@ static void other_cb(int signo, uint32_t count, void *info) {
 
 static void *other_thread(void *arg) {
     other_loop *o = arg;
-    RLSignalSourceContext ctx = { 0, o, NULL, NULL, NULL };
+    RLSignalSourceContext ctx = {0, o, NULL, NULL, NULL};
     RLRunLoopSourceRef s = RLSignalSourceCreate(SIGUSR1, 0, other_cb, &ctx);
     RLRunLoopAddSource(RLRunLoopGetCurrent(), s, DEF);
-    o->rl = (RLRunLoopRef)RLRetain(RLRunLoopGetCurrent());   /* outlives this thread: main polls it */
+    o->rl = (RLRunLoopRef)RLRetain(RLRunLoopGetCurrent()); /* outlives this thread: main polls it */
     atomic_store(&o->ready, 1);
     RLRunLoopRunInMode(DEF, 10, false);
     unwatch(s);
@@ -181,8 +184,8 @@ static void *other_thread(void *arg) {
 }
 
 static void sig_watchers_in_two_loops_on_two_threads_both_hear_it(void) {
-    probe p = { .stop = true };
-    RLRunLoopSourceRef s = watch(SIGUSR1, &p, DEF);   /* blocks it here; the thread inherits the mask */
+    probe p = {.stop = true};
+    RLRunLoopSourceRef s = watch(SIGUSR1, &p, DEF); /* blocks it here; the thread inherits the mask */
     other_loop o = {0};
     pthread_t th;
     pthread_create(&th, NULL, other_thread, &o);
@@ -198,14 +201,14 @@ static void sig_watchers_in_two_loops_on_two_threads_both_hear_it(void) {
 }
 
 static void sig_invalidate_from_callback(void) {
-    probe p = { .invalidate = true };
+    probe p = {.invalidate = true};
     RLRunLoopSourceRef s = watch(SIGUSR1, &p, DEF);
     RL_ASSERT_EQ_INT(kill(getpid(), SIGUSR1), 0);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 2, true), kRLRunLoopRunHandledSource);
     RL_ASSERT_EQ_INT(p.calls, 1);
     RL_ASSERT(!RLRunLoopSourceIsValid(s));
     RL_ASSERT(!RLRunLoopContainsSource(RLRunLoopGetCurrent(), s, DEF));
-    RL_ASSERT(is_blocked(SIGUSR1));   /* the source object still exists */
+    RL_ASSERT(is_blocked(SIGUSR1)); /* the source object still exists */
     RL_ASSERT_EQ_INT(kill(getpid(), SIGUSR1), 0);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0.05, true), kRLRunLoopRunFinished);
     RL_ASSERT_EQ_INT(p.calls, 1);
@@ -217,7 +220,7 @@ static void sig_signal_in_another_mode_does_not_wake_or_spin(void) {
     probe p = {0};
     RLRunLoopSourceRef s = watch(SIGUSR1, &p, "sigmode");
     probe keep = {0};
-    RLRunLoopSourceRef k = watch(SIGUSR2, &keep, DEF);   /* keeps the default mode non-empty */
+    RLRunLoopSourceRef k = watch(SIGUSR2, &keep, DEF); /* keeps the default mode non-empty */
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAfterWaiting, true, 0, count_wakes, NULL);
     RLRunLoopAddObserver(RLRunLoopGetCurrent(), o, DEF);
     RL_ASSERT_EQ_INT(kill(getpid(), SIGUSR1), 0);
@@ -233,13 +236,22 @@ static void sig_signal_in_another_mode_does_not_wake_or_spin(void) {
 }
 
 static int retains, releases;
-static const void *ctx_retain(const void *i) { retains++; return i; }
-static void ctx_release(const void *i) { (void)i; releases++; }
-static char *ctx_describe(const void *i) { (void)i; return strdup("sig-context"); }
+static const void *ctx_retain(const void *i) {
+    retains++;
+    return i;
+}
+static void ctx_release(const void *i) {
+    (void)i;
+    releases++;
+}
+static char *ctx_describe(const void *i) {
+    (void)i;
+    return strdup("sig-context");
+}
 
 static void sig_context_and_description(void) {
     probe p = {0};
-    RLSignalSourceContext ctx = { 0, &p, ctx_retain, ctx_release, ctx_describe };
+    RLSignalSourceContext ctx = {0, &p, ctx_retain, ctx_release, ctx_describe};
     RLRunLoopSourceRef s = RLSignalSourceCreate(SIGHUP, 7, cb, &ctx);
     RL_ASSERT(s != NULL);
     RL_ASSERT_EQ_INT(retains, 1);
@@ -256,16 +268,18 @@ static void sig_context_and_description(void) {
     RL_ASSERT(!is_blocked(SIGHUP));
 }
 
-static void version0_perform(void *info) { (void)info; }
+static void version0_perform(void *info) {
+    (void)info;
+}
 
 static void sig_bad_input_returns_null(void) {
-    static const int bad[] = { 0, -1, SIGKILL, SIGSTOP, 32, 33, _NSIG, 1000 };
+    static const int bad[] = {0, -1, SIGKILL, SIGSTOP, 32, 33, _NSIG, 1000};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         RL_ASSERT(RLSignalSourceCreate(bad[i], 0, cb, NULL) == NULL);
     RL_ASSERT(RLSignalSourceCreate(SIGUSR1, 0, NULL, NULL) == NULL);
     RL_ASSERT(!is_blocked(SIGUSR1));
     RL_ASSERT_EQ_INT(RLSignalSourceGetSignal(NULL), 0);
-    RLRunLoopSourceContext c0 = { .version = 0, .perform = version0_perform };
+    RLRunLoopSourceContext c0 = {.version = 0, .perform = version0_perform};
     RLRunLoopSourceRef other = RLRunLoopSourceCreate(0, &c0);
     RL_ASSERT_EQ_INT(RLSignalSourceGetSignal(other), 0);
     RLRelease(other);
@@ -277,9 +291,9 @@ static void sig_bad_input_returns_null(void) {
 
 static void sig_pending_before_adding_is_reported(void) {
     probe p = {0};
-    RLSignalSourceContext ctx = { 0, &p, NULL, NULL, NULL };
+    RLSignalSourceContext ctx = {0, &p, NULL, NULL, NULL};
     RLRunLoopSourceRef s = RLSignalSourceCreate(SIGUSR1, 0, cb, &ctx);
-    RL_ASSERT_EQ_INT(kill(getpid(), SIGUSR1), 0);   /* blocked: stays pending */
+    RL_ASSERT_EQ_INT(kill(getpid(), SIGUSR1), 0); /* blocked: stays pending */
     usleep(20000);
     RLRunLoopAddSource(RLRunLoopGetCurrent(), s, DEF);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 2, true), kRLRunLoopRunHandledSource);
@@ -296,9 +310,9 @@ typedef struct {
 static void *killer(void *arg) {
     killer_arg *k = arg;
     for (int i = 0; i < k->n; i++) {
-        union sigval v = { .sival_int = i };
+        union sigval v = {.sival_int = i};
         while (sigqueue(k->pid, SIGRTMIN, v) < 0) {
-            RL_ASSERT(errno == EAGAIN);   /* the RT queue is full: let the loop drain it */
+            RL_ASSERT(errno == EAGAIN); /* the RT queue is full: let the loop drain it */
             usleep(100);
         }
     }
@@ -310,11 +324,11 @@ static void sig_many_threads_stress_counts_realtime_signals(void) {
     enum { K = 4 };
     int n = (int)rl_test_scaled(2000);
     probe p = {0};
-    RLRunLoopSourceRef s = watch(SIGRTMIN, &p, DEF);   /* blocked before the threads exist */
+    RLRunLoopSourceRef s = watch(SIGRTMIN, &p, DEF); /* blocked before the threads exist */
     killer_arg args[K];
     pthread_t th[K];
     for (int k = 0; k < K; k++) {
-        args[k] = (killer_arg){ .pid = getpid(), .n = n };
+        args[k] = (killer_arg){.pid = getpid(), .n = n};
         pthread_create(&th[k], NULL, killer, &args[k]);
     }
     double t0 = rl_test_now();
@@ -328,7 +342,11 @@ static void sig_many_threads_stress_counts_realtime_signals(void) {
 
 /* ---- the mask of a thread that did not ask is never changed ---------------- */
 
-static void sig_nop(int signo, uint32_t count, void *info) { (void)signo; (void)count; (void)info; }
+static void sig_nop(int signo, uint32_t count, void *info) {
+    (void)signo;
+    (void)count;
+    (void)info;
+}
 
 typedef struct {
     RLRunLoopSourceRef source;
@@ -339,7 +357,7 @@ typedef struct {
 static void *make_source_and_exit(void *arg) {
     mask_case *c = arg;
     c->self = pthread_self();
-    c->source = RLSignalSourceCreate(SIGUSR2, 0, sig_nop, NULL);   /* blocks SIGUSR2 here */
+    c->source = RLSignalSourceCreate(SIGUSR2, 0, sig_nop, NULL); /* blocks SIGUSR2 here */
     return NULL;
 }
 
@@ -349,9 +367,9 @@ static void *block_then_release_last_source(void *arg) {
     sigset_t set, now;
     sigemptyset(&set);
     sigaddset(&set, SIGUSR2);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);   /* this thread asked for it itself */
+    pthread_sigmask(SIG_BLOCK, &set, NULL); /* this thread asked for it itself */
     RLRunLoopSourceInvalidate(c->source);
-    RLRelease(c->source);                     /* the last source of SIGUSR2 */
+    RLRelease(c->source); /* the last source of SIGUSR2 */
     pthread_sigmask(SIG_BLOCK, NULL, &now);
     c->still_blocked = sigismember(&now, SIGUSR2);
     return NULL;
@@ -374,7 +392,7 @@ static void sig_restoring_the_mask_never_touches_a_thread_that_reused_the_creato
         RL_ASSERT(freed.still_blocked);
         if (pthread_equal(made.self, freed.self)) reused++;
     }
-    RL_ASSERT(reused > 0);   /* otherwise the case was never tried */
+    RL_ASSERT(reused > 0); /* otherwise the case was never tried */
 }
 
 int main(int argc, char **argv) {

@@ -40,27 +40,45 @@ static long rss_kb(void) {
 
 static long performed, fired, observed, blocks_run, fd_reads, port_messages, requests_run;
 
-static void perform(void *info) { (void)info; performed++; }
-static void timer_fire(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; fired++; }
+static void perform(void *info) {
+    (void)info;
+    performed++;
+}
+static void timer_fire(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+    fired++;
+}
 static void observe(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
     (void)o;
     (void)a;
     (void)info;
     observed++;
 }
-static void block_fn(void *info) { (void)info; blocks_run++; }
-static void request_fn(void *info) { (void)info; requests_run++; }
+static void block_fn(void *info) {
+    (void)info;
+    blocks_run++;
+}
+static void request_fn(void *info) {
+    (void)info;
+    requests_run++;
+}
 
 static void fd_callout(RLFileDescriptorRef f, RLOptionFlags types, void *info) {
-    (void)types; (void)info;
+    (void)types;
+    (void)info;
     char buf[64];
     ssize_t n;
     while ((n = read(RLFileDescriptorGetNativeDescriptor(f), buf, sizeof buf)) > 0) fd_reads += n;
-    RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);   /* one-shot, as CF's */
+    RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack); /* one-shot, as CF's */
 }
 
 static void port_callout(RLMessagePortRef p, int32_t id, const void *bytes, size_t len, void *info) {
-    (void)p; (void)id; (void)bytes; (void)len; (void)info;
+    (void)p;
+    (void)id;
+    (void)bytes;
+    (void)len;
+    (void)info;
     port_messages++;
 }
 
@@ -80,7 +98,7 @@ static void items_make(RLRunLoopRef rl, item_set *s) {
     s->source = RLRunLoopSourceCreate(0, &sc);
     RLRunLoopAddSource(rl, s->source, kRLRunLoopCommonModes);
 
-    RLRunLoopTimerContext tc = { 0, NULL, NULL, NULL, NULL };
+    RLRunLoopTimerContext tc = {0, NULL, NULL, NULL, NULL};
     s->timer = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 1e-6, 0, 0, timer_fire, &tc);
     RLRunLoopAddTimer(rl, s->timer, kRLRunLoopDefaultMode);
 
@@ -123,8 +141,8 @@ static void busy_pass(RLRunLoopRef rl, item_set *s, long i) {
     RLRunLoopPerformFunction(rl, kRLRunLoopDefaultMode, block_fn, NULL);
     if ((i & 7) == 0 && write(s->pipe_write, "x", 1) != 1) RL_FAIL_("write");
     if ((i & 7) == 4) RLMessagePortSend(s->port, 1, "msg", 3);
-    if ((i & 255) == 0) RLPerformRequestRelease(
-        RLRunLoopPerformRequestAfterDelay(rl, 0, NULL, 0, NULL, request_fn, NULL, NULL));
+    if ((i & 255) == 0)
+        RLPerformRequestRelease(RLRunLoopPerformRequestAfterDelay(rl, 0, NULL, 0, NULL, request_fn, NULL, NULL));
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false);
 }
 
@@ -158,14 +176,14 @@ static void soak_fds_and_rss_stay_flat(void) {
     long fds_after = rl_test_open_fds(), rss_after = rss_kb();
     printf("  %ld passes in %.1f s: %ld performs, %ld timer fires, %ld observer calls, %ld functions, "
            "%ld bytes read, %ld messages, %ld requests; fds %ld -> %ld, RSS %ld -> %ld KiB\n",
-           passes, took, performed, fired, observed, blocks_run, fd_reads, port_messages, requests_run,
-           fds_before, fds_after, rss_before, rss_after);
+           passes, took, performed, fired, observed, blocks_run, fd_reads, port_messages, requests_run, fds_before,
+           fds_after, rss_before, rss_after);
     items_free(&s);
     RL_ASSERT_EQ_INT(fds_after, fds_before);
     RL_ASSERT_GE_INT(performed, passes - passes / 100);
     RL_ASSERT_GE_INT(blocks_run, passes);
     RL_ASSERT_GE_INT(fired, 1);
-    RL_ASSERT_GE_INT(fd_reads, passes / 8 - 2 * (passes / 5000 + 1));     /* bytes left unread at each remake */
+    RL_ASSERT_GE_INT(fd_reads, passes / 8 - 2 * (passes / 5000 + 1)); /* bytes left unread at each remake */
     RL_ASSERT_GE_INT(port_messages, passes / 8 - 2 * (passes / 5000 + 1));
     /* Flat: a few pages of slack for the allocator's own bookkeeping. */
     if (SOAK_CHECK_RSS && !getenv("RL_TEST_WRAPPER")) RL_ASSERT_LE_INT(rss_after - rss_before, 512);

@@ -12,13 +12,18 @@
 static rl_test_log g_log;
 static int g_count;
 
-static void log_perform(void *info) { rl_test_log_add(&g_log, (long)(intptr_t)info); }
-static void count_perform(void *info) { (void)info; g_count++; }
+static void log_perform(void *info) {
+    rl_test_log_add(&g_log, (long)(intptr_t)info);
+}
+static void count_perform(void *info) {
+    (void)info;
+    g_count++;
+}
 static int g_waits;
 
 static void sources_perform_by_order_then_insertion(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    static const RLIndex orders[] = { 5, 1, 5, 3, 1, 5, -2, 3 };
+    static const RLIndex orders[] = {5, 1, 5, 3, 1, 5, -2, 3};
     enum { N = sizeof orders / sizeof orders[0] };
     RLRunLoopSourceRef s[N];
     for (int i = 0; i < N; i++) {
@@ -37,7 +42,10 @@ static void sources_perform_by_order_then_insertion(void) {
     RL_ASSERT_EQ_INT(g_log.ev[0], 6);
     RL_ASSERT(g_log.ev[1] == 1 || g_log.ev[1] == 4);
     RL_ASSERT(g_log.ev[2] == 1 || g_log.ev[2] == 4);
-    for (int i = 0; i < N; i++) { RLRunLoopSourceInvalidate(s[i]); RLRelease(s[i]); }
+    for (int i = 0; i < N; i++) {
+        RLRunLoopSourceInvalidate(s[i]);
+        RLRelease(s[i]);
+    }
 }
 
 /* The signal is cleared before perform, so a source that signals itself in
@@ -219,11 +227,18 @@ static void cancel_on_invalidate_for_each_mode(void) {
 static RLRunLoopRef g_rl;
 static atomic_int g_performed;
 static atomic_int g_before_wake; /* performs seen before the wake-up: -1 = loop never slept */
-static void atomic_perform(void *info) { (void)info; atomic_fetch_add(&g_performed, 1); }
+static void atomic_perform(void *info) {
+    (void)info;
+    atomic_fetch_add(&g_performed, 1);
+}
 
 static void *signal_then_wake(void *arg) {
     RLRunLoopSourceRef s = arg;
-    if (!rl_test_wait_sleeping(g_rl, 10)) { atomic_store(&g_before_wake, -1); RLRunLoopStop(g_rl); return NULL; }
+    if (!rl_test_wait_sleeping(g_rl, 10)) {
+        atomic_store(&g_before_wake, -1);
+        RLRunLoopStop(g_rl);
+        return NULL;
+    }
     RLRunLoopSourceSignal(s);
     rl_test_sleep(0.2);
     atomic_store(&g_before_wake, atomic_load(&g_performed));
@@ -249,7 +264,10 @@ static void signal_does_not_wake_a_sleeping_loop_but_wakeup_does(void) {
 /* ---- version-1 sources ---- */
 
 static int g_fd = -1;
-static int fd_of(void *info) { (void)info; return g_fd; }
+static int fd_of(void *info) {
+    (void)info;
+    return g_fd;
+}
 static void drain_fd(void *info) {
     (void)info;
     char buf[64];

@@ -14,7 +14,9 @@
 #define DEF kRLRunLoopDefaultMode
 
 static rl_test_log g_log;
-static void log_perform(void *info) { rl_test_log_add(&g_log, (long)(intptr_t)info); }
+static void log_perform(void *info) {
+    rl_test_log_add(&g_log, (long)(intptr_t)info);
+}
 
 static void release_all(RLRunLoopSourceRef *s, int n) {
     for (int i = 0; i < n; i++) {
@@ -180,7 +182,10 @@ static void invalidated_while_signalled_never_performs(void) {
 
 /* Moved to another thread's loop while signalled, it performs there. */
 static atomic_int g_moved_performs;
-static void count_moved(void *info) { (void)info; atomic_fetch_add(&g_moved_performs, 1); }
+static void count_moved(void *info) {
+    (void)info;
+    atomic_fetch_add(&g_moved_performs, 1);
+}
 static void *run_moved(void *arg) {
     RLRunLoopSourceRef s = arg;
     RLRunLoopAddSource(RLRunLoopGetCurrent(), s, DEF);
@@ -239,7 +244,10 @@ static RLRunLoopSourceRef g_shared;
 static RLRunLoopRef g_loops[LOOPS];
 static atomic_int g_ready, g_done;
 static atomic_long g_performs;
-static void shared_perform(void *info) { (void)info; atomic_fetch_add(&g_performs, 1); }
+static void shared_perform(void *info) {
+    (void)info;
+    atomic_fetch_add(&g_performs, 1);
+}
 
 static void *serve(void *arg) {
     intptr_t i = (intptr_t)arg;

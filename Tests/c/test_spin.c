@@ -18,11 +18,11 @@ static double thread_cpu_seconds(void) {
 }
 
 typedef struct {
-    RLRunLoopRef loop;          /* retained */
+    RLRunLoopRef loop; /* retained */
     atomic_long answered;
     atomic_int running;
     atomic_int done;
-    double idle_cpu;            /* CPU the loop thread used while idle */
+    double idle_cpu; /* CPU the loop thread used while idle */
 } chat;
 
 static void answer(void *info) {

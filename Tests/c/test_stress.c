@@ -29,8 +29,8 @@ enum { K = 4 };
 static RLRunLoopRef g_rl;
 static long g_n;
 static RLRunLoopSourceRef g_own[K], g_shared;
-static atomic_long g_sent[K];         /* last sequence sender i signalled (own source) */
-static atomic_long g_sent_shared[K];  /* last sequence sender i signalled (shared source) */
+static atomic_long g_sent[K];        /* last sequence sender i signalled (own source) */
+static atomic_long g_sent_shared[K]; /* last sequence sender i signalled (shared source) */
 static atomic_long g_seen[K], g_seen_shared[K];
 static atomic_long g_performs, g_nested_runs, g_signals, g_wakeups;
 static atomic_int g_senders_done, g_finished;
@@ -55,7 +55,7 @@ static void maybe_nest(void) {
     }
     if (all_seen()) {
         atomic_store(&g_finished, 1);
-        RLRunLoopStop(RLRunLoopGetCurrent());   /* the innermost run; outer ones stop below */
+        RLRunLoopStop(RLRunLoopGetCurrent()); /* the innermost run; outer ones stop below */
     }
 }
 
@@ -63,7 +63,7 @@ static void own_perform(void *info) {
     intptr_t i = (intptr_t)info;
     long gen = atomic_load(&g_sent[i]);
     long prev = atomic_load(&g_seen[i]);
-    RL_ASSERT(gen >= prev);               /* sequences only grow */
+    RL_ASSERT(gen >= prev); /* sequences only grow */
     atomic_store(&g_seen[i], gen);
     maybe_nest();
     if (atomic_load(&g_finished)) RLRunLoopStop(RLRunLoopGetCurrent());
@@ -93,7 +93,7 @@ static void *sender(void *arg) {
             RLRunLoopWakeUp(g_rl);
             atomic_fetch_add(&g_wakeups, 2);
         }
-        if (j % 97 == 0) rl_test_sleep(0.0002);   /* let the loop fall asleep */
+        if (j % 97 == 0) rl_test_sleep(0.0002); /* let the loop fall asleep */
         else if (j % 7 == 0) sched_yield();
     }
     atomic_fetch_add(&g_senders_done, 1);
@@ -138,7 +138,7 @@ static void signals_from_k_threads_survive_sleeps_and_nested_runs(void) {
 
 /* ---- 2. items churned from K threads while the loop runs ---- */
 
-enum { POOL = 8 };   /* items per thread */
+enum { POOL = 8 }; /* items per thread */
 
 typedef struct {
     atomic_int retains, releases;
@@ -160,16 +160,22 @@ static const void *info_retain(const void *info) {
     atomic_fetch_add(&((item_info *)info)->retains, 1);
     return info;
 }
-static void info_release(const void *info) { atomic_fetch_add(&((item_info *)info)->releases, 1); }
+static void info_release(const void *info) {
+    atomic_fetch_add(&((item_info *)info)->releases, 1);
+}
 static void info_schedule(void *info, RLRunLoopRef rl, RLRunLoopMode mode) {
-    (void)rl; (void)mode;
+    (void)rl;
+    (void)mode;
     atomic_fetch_add(&((item_info *)info)->schedules, 1);
 }
 static void info_cancel(void *info, RLRunLoopRef rl, RLRunLoopMode mode) {
-    (void)rl; (void)mode;
+    (void)rl;
+    (void)mode;
     atomic_fetch_add(&((item_info *)info)->cancels, 1);
 }
-static void info_perform(void *info) { atomic_fetch_add(&((item_info *)info)->performs, 1); }
+static void info_perform(void *info) {
+    atomic_fetch_add(&((item_info *)info)->performs, 1);
+}
 static void info_fire(RLRunLoopTimerRef t, void *info) {
     (void)t;
     atomic_fetch_add(&((item_info *)info)->fires, 1);
@@ -182,7 +188,7 @@ static void info_observe(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info
 }
 
 static RLRunLoopTimerRef make_timer(item_info *ii, double date, double interval) {
-    RLRunLoopTimerContext c = { 0, ii, info_retain, info_release, NULL };
+    RLRunLoopTimerContext c = {0, ii, info_retain, info_release, NULL};
     return RLRunLoopTimerCreate(date, interval, 0, 0, info_fire, &c);
 }
 static RLRunLoopSourceRef make_source(item_info *ii) {
@@ -197,18 +203,20 @@ static RLRunLoopSourceRef make_source(item_info *ii) {
     return RLRunLoopSourceCreate(0, &c);
 }
 static RLRunLoopObserverRef make_observer(item_info *ii, RLOptionFlags activities) {
-    RLRunLoopObserverContext c = { 0, ii, info_retain, info_release, NULL };
+    RLRunLoopObserverContext c = {0, ii, info_retain, info_release, NULL};
     ii->activities = activities;
     return RLRunLoopObserverCreate(activities, true, 0, info_observe, &c);
 }
 
-static const char *const g_churn_modes[3] = { "kCFRunLoopDefaultMode", "kCFRunLoopCommonModes", "side" };
+static const char *const g_churn_modes[3] = {"kCFRunLoopDefaultMode", "kCFRunLoopCommonModes", "side"};
 
 static void *churner(void *arg) {
     intptr_t i = (intptr_t)arg;
     uint32_t x = 2463534242u + (uint32_t)i * 7919u;
     for (long j = 0; j < g_m; j++) {
-        x ^= x << 13; x ^= x >> 17; x ^= x << 5;
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
         int k = (int)(x % POOL);
         const char *mode = g_churn_modes[(x >> 8) % 3];
         RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
@@ -226,7 +234,10 @@ static void *churner(void *arg) {
             if (k < POOL / 2 && (x >> 20) % 64 == 0) RLRunLoopSourceInvalidate(g_sources[i][k]);
             else RLRunLoopSourceSignal(g_sources[i][k]);
             break;
-        case 7: RLRunLoopSourceSignal(g_sources[i][k]); RLRunLoopWakeUp(g_rl); break;
+        case 7:
+            RLRunLoopSourceSignal(g_sources[i][k]);
+            RLRunLoopWakeUp(g_rl);
+            break;
         case 8: RLRunLoopAddObserver(g_rl, g_observers[i][k], mode); break;
         case 9: RLRunLoopRemoveObserver(g_rl, g_observers[i][k], mode); break;
         case 10:
@@ -244,15 +255,17 @@ static void *churner(void *arg) {
 }
 
 static void stop_when_churners_done(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)a; (void)info;
+    (void)o;
+    (void)a;
+    (void)info;
     if (atomic_load(&g_churners_done) == K) RLRunLoopStop(RLRunLoopGetCurrent());
 }
 
 static void items_churned_by_k_threads_are_accounted_for(void) {
     g_rl = RLRunLoopGetCurrent();
     g_m = rl_test_scaled(20000);
-    static const RLOptionFlags acts[4] = { kRLRunLoopBeforeWaiting | kRLRunLoopAfterWaiting, kRLRunLoopBeforeSources,
-                                           kRLRunLoopEntry | kRLRunLoopExit, kRLRunLoopAllActivities };
+    static const RLOptionFlags acts[4] = {kRLRunLoopBeforeWaiting | kRLRunLoopAfterWaiting, kRLRunLoopBeforeSources,
+                                          kRLRunLoopEntry | kRLRunLoopExit, kRLRunLoopAllActivities};
     RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
     for (int i = 0; i < K; i++)
         for (int k = 0; k < POOL; k++) {
@@ -262,8 +275,8 @@ static void items_churned_by_k_threads_are_accounted_for(void) {
             g_observers[i][k] = make_observer(&g_oinfo[i][k], acts[k % 4]);
         }
     RLRunLoopSourceRef keep = rl_test_keep_mode(g_rl, kRLRunLoopDefaultMode);
-    RLRunLoopObserverRef stopper = RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting | kRLRunLoopBeforeSources, true,
-                                                           100, stop_when_churners_done, NULL);
+    RLRunLoopObserverRef stopper = RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting | kRLRunLoopBeforeSources, true, 100,
+                                                           stop_when_churners_done, NULL);
     RLRunLoopAddObserver(g_rl, stopper, kRLRunLoopDefaultMode);
     pthread_t th[K];
     for (intptr_t i = 0; i < K; i++) RL_ASSERT_EQ_INT(pthread_create(&th[i], NULL, churner, (void *)i), 0);
@@ -295,7 +308,7 @@ static void items_churned_by_k_threads_are_accounted_for(void) {
             if (!due[i][k]) {
                 RL_ASSERT_EQ_INT(delta, 0);
             } else if (RLRunLoopTimerDoesRepeat(t)) {
-                RL_ASSERT_EQ_INT(delta, 1);   /* once, however late */
+                RL_ASSERT_EQ_INT(delta, 1); /* once, however late */
                 RL_ASSERT(RLRunLoopTimerIsValid(t));
             } else {
                 RL_ASSERT_EQ_INT(delta, 1);
@@ -304,7 +317,7 @@ static void items_churned_by_k_threads_are_accounted_for(void) {
             fired += delta;
         }
     RL_ASSERT_EQ_INT(fired, due_count);
-    RL_ASSERT_GE_INT(due_count, 1);   /* half the pool is never invalidated */
+    RL_ASSERT_GE_INT(due_count, 1); /* half the pool is never invalidated */
 
     long performs = 0, observed = 0, fires = 0;
     for (int i = 0; i < K; i++)
@@ -318,7 +331,7 @@ static void items_churned_by_k_threads_are_accounted_for(void) {
             RLRelease(g_sources[i][k]);
             RLRunLoopObserverInvalidate(g_observers[i][k]);
             RLRelease(g_observers[i][k]);
-            item_info *all[3] = { &g_tinfo[i][k], &g_sinfo[i][k], &g_oinfo[i][k] };
+            item_info *all[3] = {&g_tinfo[i][k], &g_sinfo[i][k], &g_oinfo[i][k]};
             for (int a = 0; a < 3; a++) {
                 RL_ASSERT_EQ_INT(atomic_load(&all[a]->releases), atomic_load(&all[a]->retains));
                 RL_ASSERT_GE_INT(atomic_load(&all[a]->retains), 1);
@@ -342,7 +355,9 @@ static atomic_long g_q_queued, g_q_ran, g_q_released, g_q_double;
 static atomic_long g_sched, g_cancel, g_src_releases, g_src_retains;
 static atomic_long g_observed_in_x;
 
-typedef struct { atomic_int ran, released; } work_item;
+typedef struct {
+    atomic_int ran, released;
+} work_item;
 
 static void work_fn(void *info) {
     work_item *w = info;
@@ -361,8 +376,14 @@ static void queue_work(RLRunLoopRef rl, RLRunLoopMode mode) {
     RLRunLoopPerformFunctionWithRelease(rl, mode, work_fn, w, work_release);
 }
 
-static const void *churn_retain(const void *info) { atomic_fetch_add(&g_src_retains, 1); return info; }
-static void churn_release(const void *info) { (void)info; atomic_fetch_add(&g_src_releases, 1); }
+static const void *churn_retain(const void *info) {
+    atomic_fetch_add(&g_src_retains, 1);
+    return info;
+}
+static void churn_release(const void *info) {
+    (void)info;
+    atomic_fetch_add(&g_src_releases, 1);
+}
 static void churn_schedule(void *info, RLRunLoopRef rl, RLRunLoopMode mode) {
     (void)info;
     (void)rl;
@@ -377,7 +398,9 @@ static void churn_cancel(void *info, RLRunLoopRef rl, RLRunLoopMode mode) {
 }
 
 static void check_nothing_obs(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)a; (void)info;
+    (void)o;
+    (void)a;
+    (void)info;
     atomic_fetch_add(&g_observed_in_x, 1);
 }
 
@@ -404,13 +427,13 @@ static void *short_life(void *arg) {
     RLRunLoopAddSource(rl, s, kRLRunLoopCommonModes);
     RLRunLoopAddSource(rl, s, "x");
     RLRunLoopAddCommonMode(rl, "x");
-    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopCommonModes, (n % 2 ? -1 : 100), 0.5,
-                                            rl_test_stop_current, NULL);
+    RLRunLoopTimerRef t =
+        rl_test_add_timer(rl, kRLRunLoopCommonModes, (n % 2 ? -1 : 100), 0.5, rl_test_stop_current, NULL);
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAllActivities, true, 0, check_nothing_obs, NULL);
     RLRunLoopAddObserver(rl, o, "x");
     for (int i = 0; i < 6; i++)
         queue_work(rl, i % 3 == 0 ? kRLRunLoopDefaultMode : i % 3 == 1 ? "x" : kRLRunLoopCommonModes);
-    if (n % 3 == 0) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false);   /* some run, some are dropped */
+    if (n % 3 == 0) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false); /* some run, some are dropped */
     if (n % 3 == 1) RLRunLoopRunInMode("x", 0.001, false);
     RLRelease(s);
     RLRelease(t);
@@ -455,7 +478,7 @@ static void loops_made_and_destroyed_with_their_threads(void) {
     for (int i = 0; i < SLOTS; i++) {
         RLRunLoopRef rl = atomic_exchange(&g_published[i], NULL);
         if (rl) {
-            queue_work(rl, kRLRunLoopDefaultMode);   /* dead loop: released at once */
+            queue_work(rl, kRLRunLoopDefaultMode); /* dead loop: released at once */
             RLRelease(rl);
         }
     }
@@ -465,9 +488,9 @@ static void loops_made_and_destroyed_with_their_threads(void) {
     RL_ASSERT_EQ_INT(atomic_load(&g_q_double), 0);
     RL_ASSERT_EQ_INT(atomic_load(&g_q_released), atomic_load(&g_q_queued));
     RL_ASSERT_LE_INT(atomic_load(&g_q_ran), atomic_load(&g_q_queued));
-    RL_ASSERT_GE_INT(atomic_load(&g_q_ran), (n + 2) / 3 * 4);   /* the threads that ran the default mode */
+    RL_ASSERT_GE_INT(atomic_load(&g_q_ran), (n + 2) / 3 * 4); /* the threads that ran the default mode */
     RL_ASSERT_EQ_INT(atomic_load(&g_sched), atomic_load(&g_cancel));
-    RL_ASSERT_EQ_INT(atomic_load(&g_sched), n * 2);              /* default + "x" */
+    RL_ASSERT_EQ_INT(atomic_load(&g_sched), n * 2); /* default + "x" */
     RL_ASSERT_EQ_INT(atomic_load(&g_src_releases), atomic_load(&g_src_retains));
     RL_ASSERT_EQ_INT(atomic_load(&g_src_retains), n);
     RL_ASSERT_GE_INT(atomic_load(&g_observed_in_x), 1);
@@ -475,7 +498,10 @@ static void loops_made_and_destroyed_with_their_threads(void) {
 
 /* ---- 4. functions queued by K threads: FIFO per sender, exactly once ---- */
 
-typedef struct { int sender; long seq; } msg;
+typedef struct {
+    int sender;
+    long seq;
+} msg;
 static long g_msgs_per_sender;
 static long g_last_seq[K];
 static atomic_long g_msgs_run, g_msgs_released, g_fifo_broken, g_msgs_twice, g_msg_nested;
@@ -510,7 +536,8 @@ static void *msg_sender(void *arg) {
 
 /* Runs the loop re-entrantly in another common mode from a timer. */
 static void nest_from_timer(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
     atomic_fetch_add(&g_msg_nested, 1);
     RLRunLoopRunInMode("other-common", 0.0005, false);
     if (atomic_load(&g_msgs_run) == K * g_msgs_per_sender) RLRunLoopStop(RLRunLoopGetCurrent());

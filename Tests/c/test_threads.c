@@ -62,7 +62,8 @@ static void live_threads_have_distinct_loops(void) {
     for (int i = 0; i < K; i++)
         for (int j = i + 1; j < K; j++)
             if (g_loops[i] == g_loops[j]) ok = 0;
-    for (int i = 0; i < K; i++) if (g_loops[i] == RLRunLoopGetMain() || g_loops[i] == NULL) ok = 0;
+    for (int i = 0; i < K; i++)
+        if (g_loops[i] == RLRunLoopGetMain() || g_loops[i] == NULL) ok = 0;
     atomic_store(&g_distinct_ok, ok);
     pthread_barrier_wait(&g_barrier);
     for (int i = 0; i < K; i++) pthread_join(th[i], NULL);
@@ -72,7 +73,10 @@ static void live_threads_have_distinct_loops(void) {
 
 /* The main loop runs work queued and timers added from other threads. */
 static atomic_int g_main_work;
-static void main_work(void *info) { (void)info; atomic_fetch_add(&g_main_work, 1); }
+static void main_work(void *info) {
+    (void)info;
+    atomic_fetch_add(&g_main_work, 1);
+}
 static void *feed_main(void *arg) {
     (void)arg;
     RLRunLoopRef m = RLRunLoopGetMain();
@@ -109,9 +113,19 @@ static void td_cancel(void *info, RLRunLoopRef rl, RLRunLoopMode mode) {
     (void)mode;
     atomic_fetch_add(&g_cancels, 1);
 }
-static void td_perform(void *info) { (void)info; atomic_fetch_add(&g_performs, 1); }
-static void td_fn(void *info) { (void)info; atomic_fetch_add(&g_fn_calls, 1); }
-static void td_timer(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; atomic_fetch_add(&g_fn_calls, 1); }
+static void td_perform(void *info) {
+    (void)info;
+    atomic_fetch_add(&g_performs, 1);
+}
+static void td_fn(void *info) {
+    (void)info;
+    atomic_fetch_add(&g_fn_calls, 1);
+}
+static void td_timer(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+    atomic_fetch_add(&g_fn_calls, 1);
+}
 static void td_observer(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
     (void)o;
     (void)a;
@@ -119,10 +133,17 @@ static void td_observer(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info)
     atomic_fetch_add(&g_fn_calls, 1);
 }
 
-typedef struct { atomic_int releases; } td_info;
+typedef struct {
+    atomic_int releases;
+} td_info;
 static td_info g_tdi;
-static const void *td_retain(const void *info) { (void)info; return info; }
-static void td_release(const void *info) { atomic_fetch_add(&((td_info *)info)->releases, 1); }
+static const void *td_retain(const void *info) {
+    (void)info;
+    return info;
+}
+static void td_release(const void *info) {
+    atomic_fetch_add(&((td_info *)info)->releases, 1);
+}
 
 static RLRunLoopSourceRef g_td_src;
 static RLRunLoopTimerRef g_td_timer;
@@ -159,8 +180,8 @@ static void loop_is_torn_down_at_thread_exit(void) {
     pthread_join(th, NULL);
     rl_test_sleep(0.05);
     RL_ASSERT_EQ_INT(atomic_load(&g_schedules), 2);
-    RL_ASSERT_EQ_INT(atomic_load(&g_cancels), 2);   /* removed from both modes */
-    RL_ASSERT_EQ_INT(atomic_load(&g_fn_calls), 0);  /* work dropped; timer, observer never called */
+    RL_ASSERT_EQ_INT(atomic_load(&g_cancels), 2);  /* removed from both modes */
+    RL_ASSERT_EQ_INT(atomic_load(&g_fn_calls), 0); /* work dropped; timer, observer never called */
     RL_ASSERT_EQ_INT(atomic_load(&g_performs), 0);
     RL_ASSERT_EQ_INT(atomic_load(&g_tdi.releases), 0); /* we still hold the source */
     /* The objects survive the loop and can be used again here. */
@@ -211,7 +232,9 @@ static void *watch_waiting(void *arg) {
     return NULL;
 }
 static void check_awake(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)a; (void)info;
+    (void)o;
+    (void)a;
+    (void)info;
     if (!RLRunLoopIsWaiting(RLRunLoopGetCurrent())) atomic_fetch_add(&g_saw_awake_in_callout, 1);
 }
 
@@ -219,8 +242,8 @@ static void is_waiting_is_true_only_while_the_loop_sleeps(void) {
     g_rl = RLRunLoopGetCurrent();
     RL_ASSERT(!RLRunLoopIsWaiting(g_rl));
     RLRunLoopSourceRef keep = rl_test_keep_mode(g_rl, kRLRunLoopDefaultMode);
-    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting | kRLRunLoopAfterWaiting, true, 0,
-                                                     check_awake, NULL);
+    RLRunLoopObserverRef o =
+        RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting | kRLRunLoopAfterWaiting, true, 0, check_awake, NULL);
     RLRunLoopAddObserver(g_rl, o, kRLRunLoopDefaultMode);
     pthread_t th;
     RL_ASSERT_EQ_INT(pthread_create(&th, NULL, watch_waiting, NULL), 0);
@@ -255,8 +278,8 @@ static void stop_from_another_thread_ends_a_sleeping_run(void) {
 /* ---- stress: signals and wake-ups from K threads are never lost ---- */
 
 static RLRunLoopSourceRef g_src[K];
-static atomic_long g_gen[K];       /* last signal number of thread i */
-static atomic_long g_seen[K];      /* gen seen by the latest perform of source i */
+static atomic_long g_gen[K];  /* last signal number of thread i */
+static atomic_long g_seen[K]; /* gen seen by the latest perform of source i */
 static atomic_long g_nperform[K];
 static long g_n;
 
@@ -305,7 +328,10 @@ static void signals_and_wakeups_from_many_threads_are_never_lost(void) {
 /* Wake-ups racing with the loop going to sleep: one thread queues work and
    wakes the loop, one item at a time, waiting for each to run. */
 static atomic_long g_done_items;
-static void done_item(void *info) { (void)info; atomic_fetch_add(&g_done_items, 1); }
+static void done_item(void *info) {
+    (void)info;
+    atomic_fetch_add(&g_done_items, 1);
+}
 static void *ping(void *arg) {
     (void)arg;
     for (long j = 1; j <= g_n; j++) {
@@ -359,8 +385,15 @@ static void kept_perform(void *info) {
     if (atomic_fetch_add(&g_kept_performed[(intptr_t)info], 1) == 0) atomic_fetch_add(&g_kept_source_performs, 1);
     maybe_stop();
 }
-static void bad_timer(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; atomic_fetch_add(&g_bad_fires, 1); }
-static void bad_perform(void *info) { (void)info; atomic_fetch_add(&g_bad_fires, 1); }
+static void bad_timer(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+    atomic_fetch_add(&g_bad_fires, 1);
+}
+static void bad_perform(void *info) {
+    (void)info;
+    atomic_fetch_add(&g_bad_fires, 1);
+}
 static void check_stop(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
     (void)o;
     (void)a;

@@ -29,7 +29,9 @@ typedef struct {
     long handled;
 } pipe_source;
 
-static int pipe_read_end(void *info) { return ((pipe_source *)info)->fds[0]; }
+static int pipe_read_end(void *info) {
+    return ((pipe_source *)info)->fds[0];
+}
 
 static void drain_pipe(void *info) {
     pipe_source *p = info;

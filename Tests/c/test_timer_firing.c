@@ -16,16 +16,24 @@
 #define CLOCK_SLACK 1e-4
 
 static rl_test_log g_log;
-static void log_index(RLRunLoopTimerRef t, void *info) { (void)t; rl_test_log_add(&g_log, (long)(intptr_t)info); }
+static void log_index(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    rl_test_log_add(&g_log, (long)(intptr_t)info);
+}
 
 /* ---- nested runs ---- */
 
 static atomic_int g_fast_fires;
-static void count_fast(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; atomic_fetch_add(&g_fast_fires, 1); }
+static void count_fast(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+    atomic_fetch_add(&g_fast_fires, 1);
+}
 
 static int g_fast_in_nested;
 static void run_nested_half_second(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
     int before = atomic_load(&g_fast_fires);
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.5, false);
     g_fast_in_nested = atomic_load(&g_fast_fires) - before;
@@ -52,7 +60,8 @@ static void nested_run_from_a_timer_callout_fires_the_other_due_timers(void) {
 /* The timer whose callout runs the loop is not fired again inside it. */
 static int g_self_nested_calls, g_self_in_nested, g_self_reentered;
 static void nested_self(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
     if (g_self_in_nested) g_self_reentered++;
     if (++g_self_nested_calls == 1) {
         g_self_in_nested = 1;
@@ -78,8 +87,8 @@ static void timer_is_not_fired_again_inside_its_own_nested_run(void) {
 
 typedef struct {
     RLRunLoopTimerRef other;
-    RLAbsoluteTime    date;
-    int               what;     /* 0: re-date other, 1: remove from default, 2: invalidate */
+    RLAbsoluteTime date;
+    int what; /* 0: re-date other, 1: remove from default, 2: invalidate */
 } skip_rec;
 
 static void disturb_other(RLRunLoopTimerRef t, void *info) {
@@ -91,7 +100,11 @@ static void disturb_other(RLRunLoopTimerRef t, void *info) {
     else RLRunLoopTimerInvalidate(r->other);
 }
 
-static void log_two(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; rl_test_log_add(&g_log, 2); }
+static void log_two(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+    rl_test_log_add(&g_log, 2);
+}
 
 /* Two due timers in the default mode: *first, due first, does r->what to the
    second, returned (repeating every 10 s, due at second_date, also in
@@ -190,10 +203,14 @@ static void redating_inside_the_callout_is_ignored(double earlier) {
     RLRelease(keep);
 }
 
-static void redating_earlier_inside_the_callout_is_ignored(void) { redating_inside_the_callout_is_ignored(0.5); }
+static void redating_earlier_inside_the_callout_is_ignored(void) {
+    redating_inside_the_callout_is_ignored(0.5);
+}
 
 /* The same date set again counts as not later: ignored as well. */
-static void redating_to_the_same_date_inside_the_callout_is_ignored(void) { redating_inside_the_callout_is_ignored(0); }
+static void redating_to_the_same_date_inside_the_callout_is_ignored(void) {
+    redating_inside_the_callout_is_ignored(0);
+}
 
 static RLRunLoopTimerRef make_indexed(RLAbsoluteTime date, int i) {
     return rl_test_timer(date, 0, log_index, (void *)(intptr_t)i);
@@ -235,11 +252,11 @@ static void redated_timer_goes_after_others_with_the_same_date(void) {
 /* ---- moving between loops from the callout ---- */
 
 typedef struct {
-    RLRunLoopRef      to;
-    RLThreadRef       thread;
-    atomic_int        fires_there;
-    atomic_int        fires_here;
-    RLRunLoopRef      here;
+    RLRunLoopRef to;
+    RLThreadRef thread;
+    atomic_int fires_there;
+    atomic_int fires_here;
+    RLRunLoopRef here;
 } move_rec;
 
 static void move_to_other_loop(RLRunLoopTimerRef t, void *info) {
@@ -335,10 +352,10 @@ static void one_shot_moved_to_another_loop_by_its_callout_is_invalidated_there(v
 enum { BOUNCE_TIMERS = 16 };
 typedef struct {
     RLRunLoopRef loops[2];
-    atomic_int   fires[BOUNCE_TIMERS];
-    atomic_int   done;
-    atomic_int   wrong_loop;
-    int          quota;
+    atomic_int fires[BOUNCE_TIMERS];
+    atomic_int done;
+    atomic_int wrong_loop;
+    int quota;
 } bounce_rec;
 static bounce_rec g_bounce;
 
@@ -411,7 +428,9 @@ static void *mover(void *arg) {
     (void)arg;
     uint32_t x = 12345;
     while (!atomic_load(&g_mover_stop)) {
-        x ^= x << 13; x ^= x >> 17; x ^= x << 5;
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
         RLRunLoopTimerRef t = g_moved[x % BOUNCE_TIMERS];
         RLRunLoopRemoveTimer(g_bounce.loops[0], t, kRLRunLoopDefaultMode);
         RLRunLoopRemoveTimer(g_bounce.loops[1], t, kRLRunLoopDefaultMode);
@@ -459,13 +478,14 @@ static void timers_moved_by_another_thread_while_they_fire_all_fire(void) {
 /* Observers bounced the same way (BeforeWaiting and AfterWaiting). */
 typedef struct {
     RLRunLoopRef loops[2];
-    atomic_int   calls;
-    atomic_int   wrong_loop;
+    atomic_int calls;
+    atomic_int wrong_loop;
 } obs_bounce_rec;
 static obs_bounce_rec g_obs_bounce;
 
 static void bounce_observer(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)a; (void)info;
+    (void)a;
+    (void)info;
     RLRunLoopRef cur = RLRunLoopGetCurrent();
     int side = cur == g_obs_bounce.loops[1];
     if (cur != g_obs_bounce.loops[side]) atomic_fetch_add(&g_obs_bounce.wrong_loop, 1);
@@ -481,8 +501,8 @@ static void observers_bounced_between_two_loops_by_their_callouts(void) {
     enum { N = 8 };
     RLRunLoopObserverRef o[N];
     for (int i = 0; i < N; i++) {
-        o[i] = RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting | kRLRunLoopAfterWaiting, true, i, bounce_observer,
-                                       NULL);
+        o[i] =
+            RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting | kRLRunLoopAfterWaiting, true, i, bounce_observer, NULL);
         RLRunLoopAddObserver(g_obs_bounce.loops[i & 1], o[i], kRLRunLoopDefaultMode);
         RLRunLoopWakeUp(g_obs_bounce.loops[i & 1]);
     }
@@ -499,11 +519,11 @@ static void observers_bounced_between_two_loops_by_their_callouts(void) {
 /* Version-0 sources bounced the same way from their performs. */
 enum { SRC_BOUNCERS = 8 };
 typedef struct {
-    RLRunLoopRef       loops[2];
+    RLRunLoopRef loops[2];
     RLRunLoopSourceRef sources[SRC_BOUNCERS];
-    atomic_int         performs;
-    atomic_int         wrong_loop;
-    atomic_int         stop;
+    atomic_int performs;
+    atomic_int wrong_loop;
+    atomic_int stop;
 } src_bounce_rec;
 static src_bounce_rec g_src_bounce;
 
@@ -553,7 +573,9 @@ static int g_slack_pass;
 static int g_slack_pass_of[5];
 static double g_slack_fired_at[5];
 static void count_slack_pass(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)a; (void)info;
+    (void)o;
+    (void)a;
+    (void)info;
     g_slack_pass++;
 }
 static void note_slack_fire(RLRunLoopTimerRef t, void *info) {
@@ -584,7 +606,10 @@ static void timers_within_the_timer_slack_share_one_wake_up(void) {
     RLRelease(o);
 }
 
-typedef struct { double mono_at; int fired; } when_rec;
+typedef struct {
+    double mono_at;
+    int fired;
+} when_rec;
 static void note_when(RLRunLoopTimerRef t, void *info) {
     (void)t;
     when_rec *w = info;
@@ -654,9 +679,17 @@ static void tolerant_timer_does_not_wait_for_a_timer_outside_its_window(void) {
 
 /* ---- ownership of the context info ---- */
 
-typedef struct { int retains, releases, calls; int *alive; } owned;
-static const void *owned_retain(const void *info) { ((owned *)info)->retains++; return info; }
-static void owned_release(const void *info) { ((owned *)info)->releases++; }
+typedef struct {
+    int retains, releases, calls;
+    int *alive;
+} owned;
+static const void *owned_retain(const void *info) {
+    ((owned *)info)->retains++;
+    return info;
+}
+static void owned_release(const void *info) {
+    ((owned *)info)->releases++;
+}
 
 static void owned_timer_fire(RLRunLoopTimerRef t, void *info) {
     owned *o = info;
@@ -668,7 +701,7 @@ static void owned_timer_fire(RLRunLoopTimerRef t, void *info) {
 static void timer_context_with_release_but_no_retain_is_released_once(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     static owned o;
-    RLRunLoopTimerContext c = { 0, &o, NULL, owned_release, NULL };
+    RLRunLoopTimerContext c = {0, &o, NULL, owned_release, NULL};
     RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 0.001, 0, 0, owned_timer_fire, &c);
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunFinished);
@@ -682,7 +715,7 @@ static void timer_context_with_release_but_no_retain_is_released_once(void) {
 static void timer_context_with_retain_brackets_every_callout(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     static owned o;
-    RLRunLoopTimerContext c = { 0, &o, owned_retain, owned_release, NULL };
+    RLRunLoopTimerContext c = {0, &o, owned_retain, owned_release, NULL};
     RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 0.001, 0, 0, owned_timer_fire, &c);
     RL_ASSERT_EQ_INT(o.retains, 1);
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
@@ -728,7 +761,7 @@ static void *invalidate_when_in_callout(void *arg) {
 static void timer_invalidated_by_another_thread_mid_callout_releases_info_after_it(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    RLRunLoopTimerContext c = { 0, &g_handed, NULL, handed_over_release, NULL };
+    RLRunLoopTimerContext c = {0, &g_handed, NULL, handed_over_release, NULL};
     RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 0.001, 0, 0, wait_for_invalidation, &c);
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
     pthread_t other;
@@ -756,11 +789,13 @@ static const void *retain_that_reads_the_timer(const void *info) {
     }
     return info;
 }
-static void nothing_released(const void *info) { (void)info; }
+static void nothing_released(const void *info) {
+    (void)info;
+}
 
 static void timer_retain_callback_may_use_its_timer(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopTimerContext c = { 0, NULL, retain_that_reads_the_timer, nothing_released, NULL };
+    RLRunLoopTimerContext c = {0, NULL, retain_that_reads_the_timer, nothing_released, NULL};
     RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 0, 0, 0, rl_test_stop_current, &c);
     g_self_inspecting = t;
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
@@ -772,11 +807,17 @@ static void timer_retain_callback_may_use_its_timer(void) {
 
 /* The info is freed by its release: an observer must not touch it after
    that, nor release it per callout (CF never brackets observer callouts). */
-typedef struct { int calls; } heap_info;
+typedef struct {
+    int calls;
+} heap_info;
 static int g_heap_info_frees;
-static void heap_info_free(const void *info) { g_heap_info_frees++; free((void *)info); }
+static void heap_info_free(const void *info) {
+    g_heap_info_frees++;
+    free((void *)info);
+}
 static void observe_heap_info(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)a;
+    (void)o;
+    (void)a;
     heap_info *h = info;
     h->calls++;
     if (h->calls == 5) RLRunLoopStop(RLRunLoopGetCurrent());
@@ -786,7 +827,7 @@ static void observer_context_with_release_but_no_retain_is_released_once(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     heap_info *h = calloc(1, sizeof *h);
-    RLRunLoopObserverContext c = { 0, h, NULL, heap_info_free, NULL };
+    RLRunLoopObserverContext c = {0, h, NULL, heap_info_free, NULL};
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopBeforeSources, true, 0, observe_heap_info, &c);
     RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
     for (int i = 0; i < 8 && g_heap_info_frees == 0; i++) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false);
@@ -799,7 +840,8 @@ static void observer_context_with_release_but_no_retain_is_released_once(void) {
 }
 
 static void observe_owned(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)a;
+    (void)o;
+    (void)a;
     ((owned *)info)->calls++;
 }
 
@@ -808,7 +850,7 @@ static void observer_context_retain_is_called_once_at_creation(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     static owned ow;
-    RLRunLoopObserverContext c = { 0, &ow, owned_retain, owned_release, NULL };
+    RLRunLoopObserverContext c = {0, &ow, owned_retain, owned_release, NULL};
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopBeforeSources, true, 0, observe_owned, &c);
     RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
     for (int i = 0; i < 5; i++) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false);

@@ -42,22 +42,22 @@ void *realloc(void *p, size_t size) {
 #define MAX_LIVE 600
 
 typedef struct {
-    int            id;          /* the item is &ids[id]; stable */
-    int64_t        deadline;
-    uint64_t       sequence;
+    int id; /* the item is &ids[id]; stable */
+    int64_t deadline;
+    uint64_t sequence;
     rl_heap_handle handle;
 } model_item;
 
 typedef struct {
-    rl_timer_heap      heap;
+    rl_timer_heap heap;
     rl_heap_key_buffer keys;
-    model_item         live[MAX_LIVE];
-    int                count;
-    int                ids[MAX_LIVE * 4];
-    int                next_id;
-    uint64_t           next_sequence;
-    uint64_t           rng;
-    int64_t            deadline_range;
+    model_item live[MAX_LIVE];
+    int count;
+    int ids[MAX_LIVE * 4];
+    int next_id;
+    uint64_t next_sequence;
+    uint64_t rng;
+    int64_t deadline_range;
 } model;
 
 static uint64_t next_random(model *m) {
@@ -245,7 +245,7 @@ static void handles_are_reused_and_stay_distinct(void) {
         rl_heap_verify(&h);
         RL_ASSERT_EQ_INT(rl_heap_count(&h), 0);
     }
-    RL_ASSERT_LE_INT(h.handle_capacity, 64);   /* the freed handles were reused */
+    RL_ASSERT_LE_INT(h.handle_capacity, 64); /* the freed handles were reused */
     rl_heap_free(&h);
 }
 
@@ -260,7 +260,7 @@ static void collecting_without_memory_keeps_the_earliest_in_order(void) {
     uint64_t rng = 12345;
     for (int i = 0; i < N; i++) {
         rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-        all[i] = (model_item){i, (int64_t)(rng >> 58), (uint64_t)i + 1, 0};   /* deadlines 0..63: ties */
+        all[i] = (model_item){i, (int64_t)(rng >> 58), (uint64_t)i + 1, 0}; /* deadlines 0..63: ties */
         all[i].handle = rl_heap_insert(&h, &items[i], all[i].deadline, all[i].sequence);
         RL_ASSERT_NE_INT(all[i].handle, RL_HEAP_NO_HANDLE);
     }
@@ -290,7 +290,7 @@ static void collecting_without_memory_keeps_the_earliest_in_order(void) {
     }
     rl_heap_verify(&h);
     RL_ASSERT_EQ_INT(rl_heap_count(&h), N);
-    RL_ASSERT(rl_heap_collect_due(&h, 40, &keys));   /* with memory: all of them */
+    RL_ASSERT(rl_heap_collect_due(&h, 40, &keys)); /* with memory: all of them */
     RL_ASSERT_GE_INT(keys.count, ROOM + 1);
     rl_heap_key_buffer_free(&keys);
     rl_heap_free(&h);
@@ -307,28 +307,28 @@ static void the_verifier_reports_a_broken_heap(void) {
     RL_ASSERT(rl_heap_check(&h) == NULL);
 
     rl_heap_entry saved = h.entries[0];
-    h.entries[0] = h.entries[39];            /* a late entry on top: order and positions */
+    h.entries[0] = h.entries[39]; /* a late entry on top: order and positions */
     RL_ASSERT(rl_heap_check(&h) != NULL);
     h.entries[0] = saved;
     RL_ASSERT(rl_heap_check(&h) == NULL);
 
-    h.entries[5].deadline_ns = -1;           /* a child before its parent */
+    h.entries[5].deadline_ns = -1; /* a child before its parent */
     RL_ASSERT(rl_heap_check(&h) != NULL);
     h.entries[5].deadline_ns = saved.deadline_ns + 100;
     rl_heap_update(&h, h.entries[5].handle, 3, 1000);
     RL_ASSERT(rl_heap_check(&h) == NULL);
 
     uint32_t position = h.handles[h.entries[7].handle].position;
-    h.handles[h.entries[7].handle].position = 8;   /* a handle pointing elsewhere */
+    h.handles[h.entries[7].handle].position = 8; /* a handle pointing elsewhere */
     RL_ASSERT(rl_heap_check(&h) != NULL);
     h.handles[h.entries[7].handle].position = position;
     RL_ASSERT(rl_heap_check(&h) == NULL);
 
     rl_heap_remove(&h, h.entries[3].handle);
     rl_heap_handle freed = h.free_handle;
-    h.free_handle = RL_HEAP_NO_HANDLE;       /* a free handle lost */
+    h.free_handle = RL_HEAP_NO_HANDLE; /* a free handle lost */
     RL_ASSERT(rl_heap_check(&h) != NULL);
-    h.free_handle = h.entries[0].handle;     /* a handle in use on the free list */
+    h.free_handle = h.entries[0].handle; /* a handle in use on the free list */
     RL_ASSERT(rl_heap_check(&h) != NULL);
     h.free_handle = freed;
     RL_ASSERT(rl_heap_check(&h) == NULL);

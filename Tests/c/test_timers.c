@@ -13,14 +13,23 @@
    that much jitter in "not earlier than" checks. */
 #define CLOCK_SLACK 1e-4
 /* Grid checks: k * interval added up in doubles near 8e8 s. */
-#define GRID_EPS 1e-6
+#define GRID_EPS    1e-6
 
 static int g_count;
 static rl_test_log g_log;
 
-static void count_timer(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; g_count++; }
+static void count_timer(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+    g_count++;
+}
 
-typedef struct { RLAbsoluteTime fire; double mono_start, delay; RLAbsoluteTime at; double mono_at; } early_rec;
+typedef struct {
+    RLAbsoluteTime fire;
+    double mono_start, delay;
+    RLAbsoluteTime at;
+    double mono_at;
+} early_rec;
 static void record_time(RLRunLoopTimerRef t, void *info) {
     (void)t;
     early_rec *r = info;
@@ -32,13 +41,13 @@ static void record_time(RLRunLoopTimerRef t, void *info) {
 static void timer_fires_no_earlier_than_its_fire_date(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     static early_rec rec[6];
-    static const double delays[] = { 0.0, 0.001, 0.01, 0.03, 0.05, 0.12 };
+    static const double delays[] = {0.0, 0.001, 0.01, 0.03, 0.05, 0.12};
     RLRunLoopTimerRef t[6];
     for (int i = 0; i < 6; i++) {
         rec[i].mono_start = rl_test_now();
         rec[i].delay = delays[i];
         rec[i].fire = RLAbsoluteTimeGetCurrent() + delays[i];
-        RLRunLoopTimerContext c = { 0, &rec[i], NULL, NULL, NULL };
+        RLRunLoopTimerContext c = {0, &rec[i], NULL, NULL, NULL};
         t[i] = RLRunLoopTimerCreate(rec[i].fire, 0, 0, 0, record_time, &c);
         RLRunLoopAddTimer(rl, t[i], kRLRunLoopDefaultMode);
     }
@@ -54,7 +63,7 @@ static void timer_fires_no_earlier_than_its_fire_date(void) {
 static void timer_callout_gets_the_timer_and_info(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     static early_rec r;
-    RLRunLoopTimerContext c = { 0, &r, NULL, NULL, NULL };
+    RLRunLoopTimerContext c = {0, &r, NULL, NULL, NULL};
     RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 0, 0, 0, record_time, &c);
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, false), kRLRunLoopRunFinished);
@@ -127,7 +136,9 @@ static void grid_callout(RLRunLoopTimerRef t, void *info) {
 }
 
 static void grid_before_waiting(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)a; (void)info;
+    (void)o;
+    (void)a;
+    (void)info;
     if (g_grid.nnext < 64) {
         g_grid.next[g_grid.nnext] = RLRunLoopTimerGetNextFireDate(g_grid.timer);
         g_grid.next_at[g_grid.nnext] = RLAbsoluteTimeGetCurrent();
@@ -135,7 +146,9 @@ static void grid_before_waiting(RLRunLoopObserverRef o, RLRunLoopActivity a, voi
     }
 }
 
-static double grid_k(RLAbsoluteTime d) { return (d - g_grid.fire) / g_grid.interval; }
+static double grid_k(RLAbsoluteTime d) {
+    return (d - g_grid.fire) / g_grid.interval;
+}
 
 static void repeating_timer_stays_on_its_grid_and_fires_once_when_late(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
@@ -237,7 +250,7 @@ static void repeating_timer_fires_repeatedly(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     static early_rec r;
     r.mono_start = rl_test_now();
-    RLRunLoopTimerContext c = { 0, &r, NULL, NULL, NULL };
+    RLRunLoopTimerContext c = {0, &r, NULL, NULL, NULL};
     RLRunLoopTimerRef t =
         RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + 0.01, 0.01, 0, 0, record_and_stop_at_five, &c);
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
@@ -277,7 +290,10 @@ static void repeating_timer_moved_later_in_its_callout_keeps_the_new_date(void) 
 
 /* ---- ordering ---- */
 
-static void log_timer_index(RLRunLoopTimerRef t, void *info) { (void)t; rl_test_log_add(&g_log, (long)(intptr_t)info); }
+static void log_timer_index(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    rl_test_log_add(&g_log, (long)(intptr_t)info);
+}
 
 static void timers_with_the_same_fire_date_fire_in_insertion_order(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
@@ -285,7 +301,7 @@ static void timers_with_the_same_fire_date_fire_in_insertion_order(void) {
     RLRunLoopTimerRef t[N];
     RLAbsoluteTime fire = RLAbsoluteTimeGetCurrent() + 0.02;
     for (int i = 0; i < N; i++) {
-        RLRunLoopTimerContext c = { 0, (void *)(intptr_t)i, NULL, NULL, NULL };
+        RLRunLoopTimerContext c = {0, (void *)(intptr_t)i, NULL, NULL, NULL};
         /* `order` does not affect firing. */
         t[i] = RLRunLoopTimerCreate(fire, 0, 0, N - i, log_timer_index, &c);
         RLRunLoopAddTimer(rl, t[i], kRLRunLoopDefaultMode);
@@ -298,7 +314,7 @@ static void timers_with_the_same_fire_date_fire_in_insertion_order(void) {
 
 static void timers_fire_in_fire_date_order(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    static const int delay_ms[] = { 30, 10, 50, 0, 20, 40, 10 };
+    static const int delay_ms[] = {30, 10, 50, 0, 20, 40, 10};
     enum { N = sizeof delay_ms / sizeof delay_ms[0] };
     RLRunLoopTimerRef t[N];
     RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
@@ -310,7 +326,6 @@ static void timers_fire_in_fire_date_order(void) {
     RL_ASSERT_LOG(&g_log, 3, 1, 6, 4, 0, 5, 2);
     for (int i = 0; i < N; i++) RLRelease(t[i]);
 }
-
 
 /* Thousands due in one pass (sorted by value, not through their timers):
    date order, ties in insertion order. */
@@ -488,7 +503,7 @@ static void timer_with_tolerance_fires_no_earlier_than_its_date(void) {
     r.mono_start = rl_test_now();
     r.delay = 0.05;
     r.fire = RLAbsoluteTimeGetCurrent() + 0.05;
-    RLRunLoopTimerContext c = { 0, &r, NULL, NULL, NULL };
+    RLRunLoopTimerContext c = {0, &r, NULL, NULL, NULL};
     RLRunLoopTimerRef t = RLRunLoopTimerCreate(r.fire, 0, 0, 0, record_time, &c);
     RLRunLoopTimerSetTolerance(t, 0.05);
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
@@ -523,7 +538,7 @@ static void repeating_timer_can_invalidate_itself_in_its_callout(void) {
 static rl_test_counted g_info;
 
 static void invalidate_releases_the_info_and_getters_work(void) {
-    RLRunLoopTimerContext c = { 0, &g_info, rl_test_counted_retain, rl_test_counted_release, NULL };
+    RLRunLoopTimerContext c = {0, &g_info, rl_test_counted_retain, rl_test_counted_release, NULL};
     RLAbsoluteTime fire = RLAbsoluteTimeGetCurrent() + 100;
     RLRunLoopTimerRef t = RLRunLoopTimerCreate(fire, 2.5, 0, 9, count_timer, &c);
     RL_ASSERT(t != NULL);

@@ -62,8 +62,8 @@ static void signals_do_not_end_the_sleep(void) {
     RLRunLoopRunResult r = run_default_mode_under_signals(0.5);
 
     RL_ASSERT_EQ_INT(r, kRLRunLoopRunTimedOut);
-    RL_ASSERT_GE_INT(signals_seen, 20);    /* the signals did arrive during the sleep */
-    RL_ASSERT_EQ_INT(log.n, 1);            /* one sleep, ended by the timeout */
+    RL_ASSERT_GE_INT(signals_seen, 20); /* the signals did arrive during the sleep */
+    RL_ASSERT_EQ_INT(log.n, 1);         /* one sleep, ended by the timeout */
     RLRunLoopRemoveObserver(rl, o, kRLRunLoopDefaultMode);
     RLRelease(o);
     RLRunLoopSourceInvalidate(keep);
@@ -74,7 +74,8 @@ static void signals_do_not_end_the_sleep(void) {
    date, once. */
 static int timer_fired;
 static void note_timer(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
     timer_fired++;
 }
 
@@ -84,7 +85,7 @@ static void signals_do_not_disturb_timers(void) {
     double start = rl_test_now();
     RLRunLoopTimerRef tm = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.2, 0, note_timer, NULL);
     RLRunLoopRunResult r = run_default_mode_under_signals(0.5);
-    RL_ASSERT_EQ_INT(r, kRLRunLoopRunFinished);   /* the one-shot timer left the mode empty */
+    RL_ASSERT_EQ_INT(r, kRLRunLoopRunFinished); /* the one-shot timer left the mode empty */
     RL_ASSERT_EQ_INT(timer_fired, 1);
     RL_ASSERT_GE_DBL(rl_test_now() - start, 0.2);
     RLRelease(tm);
@@ -122,7 +123,7 @@ static void wake_up_is_seen_only_by_its_run(void) {
         pthread_join(t, NULL);
     }
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("B", 0.3, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(log.n, 1);   /* one sleep, ended by the timeout */
+    RL_ASSERT_EQ_INT(log.n, 1); /* one sleep, ended by the timeout */
 
     RLRunLoopRemoveObserver(rl, o, "B");
     RLRelease(o);
@@ -165,7 +166,7 @@ static void wake_up_with_many_modes(void) {
         char name[32];
         snprintf(name, sizeof name, "m-%d", i);
         RLRunLoopSourceRef s = rl_test_keep_mode(rl, name);
-        RLRelease(s);   /* stays in the mode */
+        RLRelease(s); /* stays in the mode */
     }
     RL_ASSERT_LE_INT(rl_test_open_fds() - before, 2);
     stopper st = {rl};
@@ -179,10 +180,8 @@ static void wake_up_with_many_modes(void) {
 
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
-        RL_TEST(signals_do_not_end_the_sleep),
-        RL_TEST(signals_do_not_disturb_timers),
-        RL_TEST(wake_up_is_seen_only_by_its_run),
-        RL_TEST(modes_hold_no_file_descriptors),
+        RL_TEST(signals_do_not_end_the_sleep),    RL_TEST(signals_do_not_disturb_timers),
+        RL_TEST(wake_up_is_seen_only_by_its_run), RL_TEST(modes_hold_no_file_descriptors),
         RL_TEST(wake_up_with_many_modes),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));

@@ -17,7 +17,7 @@ typedef struct {
     int performed;
     RLOptionFlags last_ready;
     RLRunLoopSourceRef self;
-    RLOptionFlags then_watch;   /* what perform watches afterwards */
+    RLOptionFlags then_watch; /* what perform watches afterwards */
 } watcher;
 
 static int w_fd(void *info) {
@@ -58,7 +58,7 @@ static void watches_for_writing(void) {
     RLRunLoopSourceSetWatchedEvents(s, kRLRunLoopSourceReadable | kRLRunLoopSourceWritable);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 2, true), kRLRunLoopRunHandledSource);
     RL_ASSERT_EQ_INT(w.last_ready, kRLRunLoopSourceReadable | kRLRunLoopSourceWritable);
-    RL_ASSERT_EQ_INT(RLRunLoopSourceGetReadyEvents(s), 0);   /* outside its perform */
+    RL_ASSERT_EQ_INT(RLRunLoopSourceGetReadyEvents(s), 0); /* outside its perform */
     RLRunLoopSourceInvalidate(s);
     RLRelease(s);
     close(sv[0]);
@@ -133,7 +133,8 @@ static void watching_from_another_thread_wakes_the_loop(void) {
 /* ---- file descriptor objects cost no descriptor of their own -------------- */
 
 static void fd_cb(RLFileDescriptorRef f, RLOptionFlags types, void *info) {
-    (void)f; (void)types;
+    (void)f;
+    (void)types;
     (*(int *)info)++;
 }
 
@@ -156,7 +157,7 @@ static void file_descriptor_objects_hold_no_descriptors(void) {
         RLFileDescriptorEnableCallBacks(fds[i], kRLFileDescriptorReadCallBack);
     }
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LE_INT(rl_test_open_fds() - before, 1);   /* at most the loop's timerfd */
+    RL_ASSERT_LE_INT(rl_test_open_fds() - before, 1); /* at most the loop's timerfd */
     for (int i = 0; i < N; i += 3) RL_ASSERT_EQ_INT(write(pipes[i][1], "x", 1), 1);
     for (int k = 0; k < 50 && fired < (N + 2) / 3; k++) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false);
     RL_ASSERT_EQ_INT(fired, (N + 2) / 3);
@@ -212,8 +213,8 @@ static void feed_one(int fd, const char *name, long i) {
     long retries = 0;
     while (write(fd, name, 1) != 1) {
         if (++retries == 100000)
-            fprintf(stderr, "feeder: byte %ld of '%s' not taken after %ld retries: is that fd still read?\n", i,
-                    name, retries);
+            fprintf(stderr, "feeder: byte %ld of '%s' not taken after %ld retries: is that fd still read?\n", i, name,
+                    retries);
         rl_test_sleep(0.0001);
     }
 }
@@ -260,7 +261,7 @@ static void watch_changes_race_with_mode_switches(void) {
     RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
     RLRunLoopSourceRef sb = rl_test_source1(0, sink_fd, v1_drain, &kb);
     RLRunLoopAddSource(rl, sb, "B");
-    RLRunLoopAddSource(rl, sb, "A");   /* shared by both modes */
+    RLRunLoopAddSource(rl, sb, "A"); /* shared by both modes */
 
     feeder fe = {.fd_a = sv[1], .fd_b = p[1], .n = rl_test_scaled(20000), .f = f};
     pthread_t tf, tt;
@@ -275,7 +276,7 @@ static void watch_changes_race_with_mode_switches(void) {
     RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
     for (int k = 0; k < 2000 && (atomic_load(&ka.got) < fe.n || atomic_load(&kb.got) < fe.n); k++)
         RLRunLoopRunInMode("A", 0.01, false);
-    RL_ASSERT_EQ_INT(atomic_load(&ka.got), fe.n);   /* every byte sent, read */
+    RL_ASSERT_EQ_INT(atomic_load(&ka.got), fe.n); /* every byte sent, read */
     RL_ASSERT_EQ_INT(atomic_load(&kb.got), fe.n);
     RLFileDescriptorInvalidate(f);
     RLRelease(f);

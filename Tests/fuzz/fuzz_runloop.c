@@ -60,8 +60,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FZ_NMODES   3          /* default, "A", "B" */
-#define FZ_COMMON   3          /* index meaning kRLRunLoopCommonModes */
+#define FZ_NMODES   3 /* default, "A", "B" */
+#define FZ_COMMON   3 /* index meaning kRLRunLoopCommonModes */
 #define FZ_NSRC     6
 #define FZ_NTIMER   6
 #define FZ_NOBS     4
@@ -71,7 +71,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define FZ_MAXRUNS  40
 #define FZ_DISP     64
 
-#define FZ_CHECK(c) do { if (!(c)) fz_fail(#c, __LINE__); } while (0)
+#define FZ_CHECK(c)                                                                                                    \
+    do {                                                                                                               \
+        if (!(c)) fz_fail(#c, __LINE__);                                                                               \
+    } while (0)
 
 static void fz_fail(const char *what, int line) {
     fprintf(stderr, "fuzz_runloop.c:%d: invariant broken: %s\n", line, what);
@@ -79,67 +82,67 @@ static void fz_fail(const char *what, int line) {
     abort();
 }
 
-static const char *const fz_mode_names[4] = { "kCFRunLoopDefaultMode", "A", "B", "kCFRunLoopCommonModes" };
+static const char *const fz_mode_names[4] = {"kCFRunLoopDefaultMode", "A", "B", "kCFRunLoopCommonModes"};
 
 /* What the model knows of an item. `member` has one bit per mode of the main
    loop, and FZ_B_BIT for loop B's default mode. */
 #define FZ_B_BIT  (1u << 8)
 #define FZ_A_MASK (FZ_B_BIT - 1)
 typedef struct {
-    int      made;        /* created */
-    int      ref_gone;    /* our reference released: no more calls on it */
-    int      valid;
+    int made;     /* created */
+    int ref_gone; /* our reference released: no more calls on it */
+    int valid;
     unsigned member;
-    int      in_common;
-    int      one_loop;    /* timers and observers: in one loop at a time */
-    int      owned;       /* context has release but no retain: released once */
-    int      retains, releases;
+    int in_common;
+    int one_loop; /* timers and observers: in one loop at a time */
+    int owned;    /* context has release but no retain: released once */
+    int retains, releases;
     /* sources */
-    int      signalled, performs, schedules, cancels, expected_schedules;
-    RLIndex  order;
+    int signalled, performs, schedules, cancels, expected_schedules;
+    RLIndex order;
     /* timers */
-    double   not_before;  /* a lower bound of the next fire date */
-    double   interval;
-    int      fires;
+    double not_before; /* a lower bound of the next fire date */
+    double interval;
+    int fires;
     /* observers */
     RLOptionFlags activities;
-    int      repeats, calls;
-    void    *ref;
+    int repeats, calls;
+    void *ref;
 } fz_item;
 
 typedef struct {
-    int    mode;
-    int    rash;               /* returnAfterSourceHandled */
-    int    stop_requested;
-    int    performed;          /* sources performed by this run itself */
+    int mode;
+    int rash; /* returnAfterSourceHandled */
+    int stop_requested;
+    int performed; /* sources performed by this run itself */
     unsigned long last_activity;
-    int    nonempty_at_entry;
-    int    nonempty_at_exit;
+    int nonempty_at_entry;
+    int nonempty_at_exit;
 } fz_frame;
 
 typedef struct {
-    int      target;           /* 0..2, or FZ_COMMON */
-    int      seq;
+    int target; /* 0..2, or FZ_COMMON */
+    int seq;
     unsigned common_at_queue;
     unsigned nest_epoch;
-    int      ran, released, must_drop;
+    int ran, released, must_drop;
 } fz_work;
 
 typedef struct {
     unsigned long activity;
-    RLIndex       last_order;
+    RLIndex last_order;
 } fz_dispatch;
 
 static struct {
     const uint8_t *data;
     size_t size, pos;
     int ops, runs;
-    int inert;                 /* callouts do nothing (final drain) */
-    int body_done;             /* the loop's thread is exiting */
+    int inert;     /* callouts do nothing (final drain) */
+    int body_done; /* the loop's thread is exiting */
     int callout_depth;
-    int in_block;              /* queued functions on the stack */
-    unsigned nest_epoch;       /* runs started from inside a queued function */
-    unsigned common;           /* modes in the common set */
+    int in_block;        /* queued functions on the stack */
+    unsigned nest_epoch; /* runs started from inside a queued function */
+    unsigned common;     /* modes in the common set */
     RLRunLoopRef rl;
     RLRunLoopRef rl_b;         /* the second loop */
     int on_b;                  /* a callout of loop B is running (on B's thread) */
@@ -156,10 +159,14 @@ static struct {
 } fz;
 
 /* Totals over every input, for the replay's report. */
-static struct { long inputs, ops, runs, performs, fires, observed, work_ran, results[5], b_moves, b_passes, b_callouts,
-                runs_in_timer, runs_in_observer; } fz_stats;
+static struct {
+    long inputs, ops, runs, performs, fires, observed, work_ran, results[5], b_moves, b_passes, b_callouts,
+        runs_in_timer, runs_in_observer;
+} fz_stats;
 
-static unsigned fz_bit(int m) { return 1u << m; }
+static unsigned fz_bit(int m) {
+    return 1u << m;
+}
 
 static int fz_byte(void) {
     if (fz.pos >= fz.size) return -1;
@@ -170,18 +177,22 @@ static int fz_arg(void) {
     return b < 0 ? 0 : b;
 }
 
-static double fz_now(void) { return RLAbsoluteTimeGetCurrent(); }
+static double fz_now(void) {
+    return RLAbsoluteTimeGetCurrent();
+}
 
 /* ---- the model's view of membership ---- */
 
 /* Whether a timer or observer is held by the main loop: by a mode or the
    common set (a source may be in both loops). */
-static int fz_in_a(const fz_item *it) { return (it->member & FZ_A_MASK) || it->in_common; }
+static int fz_in_a(const fz_item *it) {
+    return (it->member & FZ_A_MASK) || it->in_common;
+}
 
 /* Returns the bits newly set. */
 static unsigned fz_add(fz_item *it, int m) {
     if (!it->valid) return 0;
-    if (it->one_loop && (it->member & FZ_B_BIT)) return 0;   /* B holds it */
+    if (it->one_loop && (it->member & FZ_B_BIT)) return 0; /* B holds it */
     unsigned before = it->member;
     if (m == FZ_COMMON) {
         if (!it->in_common) {
@@ -315,7 +326,7 @@ static void fz_timer_fired(RLRunLoopTimerRef t, void *info) {
     fz_stats.fires++;
     if (it->interval <= 0) {
         FZ_CHECK(it->fires == 1);
-        fz_invalidate(it);          /* the loop invalidates it after this callout */
+        fz_invalidate(it); /* the loop invalidates it after this callout */
     } else {
         it->not_before += it->interval - 1e-6;
     }
@@ -331,7 +342,7 @@ static void fz_observed(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info)
     FZ_CHECK(it->valid);
     FZ_CHECK(it->member & fz_running_bit());
     FZ_CHECK(it->activities & (RLOptionFlags)a);
-    if (!fz.on_b) {   /* the grammar checkers watch the main loop only */
+    if (!fz.on_b) { /* the grammar checkers watch the main loop only */
         FZ_CHECK(fz.ndisp > 0);
         fz_dispatch *d = &fz.disp[fz.ndisp - 1];
         FZ_CHECK(d->activity == (unsigned long)a);
@@ -351,7 +362,8 @@ static void fz_observed(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info)
 
 /* The first observer of every activity: checks the run's grammar. */
 static void fz_first_checker(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)info;
+    (void)o;
+    (void)info;
     fz_frame *f = fz_top();
     unsigned long last = f->last_activity;
     switch (a) {
@@ -378,7 +390,8 @@ static void fz_first_checker(RLRunLoopObserverRef o, RLRunLoopActivity a, void *
 }
 
 static void fz_last_checker(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)info;
+    (void)o;
+    (void)info;
     FZ_CHECK(fz.ndisp > 0);
     FZ_CHECK(fz.disp[fz.ndisp - 1].activity == (unsigned long)a);
     fz.ndisp--;
@@ -408,7 +421,7 @@ static void fz_work_fn(void *info) {
 static void fz_work_release(void *info) {
     fz_work *w = info;
     FZ_CHECK(!w->released);
-    if (!w->ran) FZ_CHECK(fz.body_done);   /* dropped only at thread exit */
+    if (!w->ran) FZ_CHECK(fz.body_done); /* dropped only at thread exit */
     if (w->must_drop) FZ_CHECK(!w->ran);
     w->released = 1;
 }
@@ -442,13 +455,13 @@ static void fz_make_source(int i, int b) {
 }
 
 static void fz_make_timer(int i, int b) {
-    static const double offsets[8] = { -0.01, -0.001, 0, 0.0002, 0.0005, 0.001, 0.003, 5.0 };
-    static const double intervals[8] = { 0, 0, 0, 0.0001, 0.0005, 1e-6, 0.002, 10 };
+    static const double offsets[8] = {-0.01, -0.001, 0, 0.0002, 0.0005, 0.001, 0.003, 5.0};
+    static const double intervals[8] = {0, 0, 0, 0.0001, 0.0005, 1e-6, 0.002, 10};
     fz_item *it = &fz.tm[i];
     if (it->made) return;
     it->owned = i >= FZ_NTIMER / 2;
     it->one_loop = 1;
-    RLRunLoopTimerContext c = { 0, it, it->owned ? NULL : fz_retain, fz_release, NULL };
+    RLRunLoopTimerContext c = {0, it, it->owned ? NULL : fz_retain, fz_release, NULL};
     double date = fz_now() + offsets[b & 7];
     it->interval = intervals[(b >> 3) & 7];
     it->not_before = date;
@@ -464,7 +477,7 @@ static void fz_make_observer(int i, int b, int b2) {
     if (it->made) return;
     it->owned = i >= FZ_NOBS / 2;
     it->one_loop = 1;
-    RLRunLoopObserverContext c = { 0, it, it->owned ? NULL : fz_retain, fz_release, NULL };
+    RLRunLoopObserverContext c = {0, it, it->owned ? NULL : fz_retain, fz_release, NULL};
     it->activities = (RLOptionFlags)((b & 7) | ((b & 0x38) << 2));
     it->repeats = (b & 0x40) != 0;
     it->order = (RLIndex)(b2 % 7) - 3;
@@ -527,10 +540,10 @@ static void fz_query(void) {
 
 static struct {
     pthread_mutex_t mu;
-    pthread_cond_t  cv;
-    int             request;   /* 1: run a pass, 2: exit; back to 0 when done */
-    pthread_t       thread;
-} fzb = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0 };
+    pthread_cond_t cv;
+    int request; /* 1: run a pass, 2: exit; back to 0 when done */
+    pthread_t thread;
+} fzb = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
 
 static void *fz_b_body(void *arg) {
     (void)arg;
@@ -551,7 +564,7 @@ static void *fz_b_body(void *arg) {
     fzb.request = 0;
     pthread_cond_broadcast(&fzb.cv);
     pthread_mutex_unlock(&fzb.mu);
-    return NULL;   /* loop B is torn down now */
+    return NULL; /* loop B is torn down now */
 }
 
 static void fz_b_request(int request) {
@@ -589,8 +602,8 @@ static void fz_api_remove(int kind, fz_item *it, RLRunLoopRef rl, int m) {
 /* Moves an item from mode m of the main loop to loop B or back (from the
    body or from any callout, its own included), or runs a pass of B. */
 static void fz_loop_b_op(int a) {
-    fz_item *kinds[3] = { fz.src, fz.tm, fz.obs };
-    int counts[3] = { FZ_NSRC, FZ_NTIMER, FZ_NOBS };
+    fz_item *kinds[3] = {fz.src, fz.tm, fz.obs};
+    int counts[3] = {FZ_NSRC, FZ_NTIMER, FZ_NOBS};
     int k = ((a >> 2) & 3) % 3;
     int m = (a >> 4) & 3;
     fz_item *it = fz_pick(kinds[k], counts[k], a >> 4);
@@ -629,7 +642,7 @@ static int fz_op(void) {
     if (b < 0 || fz.ops >= FZ_MAXOPS) return 0;
     fz.ops++;
     int a = fz_arg();
-    int m = (a >> 4) & 3;               /* a mode, or common */
+    int m = (a >> 4) & 3; /* a mode, or common */
     fz_item *it;
     /* Loop B's callouts run on B's thread: they never run or stop the main loop. */
     if (fz.on_b && (b % 22 == 17 || b % 22 == 18)) return 1;
@@ -682,7 +695,7 @@ static int fz_op(void) {
         break;
     case 10:
         if ((it = fz_pick(fz.tm, FZ_NTIMER, a))) {
-            static const double offsets[4] = { -0.002, 0, 0.0003, 0.001 };
+            static const double offsets[4] = {-0.002, 0, 0.0003, 0.001};
             double date = fz_now() + offsets[(a >> 4) & 3];
             if (it->valid) it->not_before = date;
             RLRunLoopTimerSetNextFireDate(it->ref, date);
@@ -708,8 +721,8 @@ static int fz_op(void) {
         break;
     case 14: {
         /* Release our reference to any kind of item: the loop may keep it. */
-        fz_item *kinds[3] = { fz.src, fz.tm, fz.obs };
-        int counts[3] = { FZ_NSRC, FZ_NTIMER, FZ_NOBS };
+        fz_item *kinds[3] = {fz.src, fz.tm, fz.obs};
+        int counts[3] = {FZ_NSRC, FZ_NTIMER, FZ_NOBS};
         int k = (a >> 6) % 3;
         if ((it = fz_pick(kinds[k], counts[k], a))) {
             it->ref_gone = 1;
@@ -720,7 +733,7 @@ static int fz_op(void) {
     case 15:
     case 16: fz_queue(m, 0); break;
     case 17: {
-        static const double secs[4] = { 0, 0, 0.0002, 0.001 };
+        static const double secs[4] = {0, 0, 0.0002, 0.001};
         fz_run(a % FZ_NMODES, secs[(a >> 2) & 3], (a >> 4) & 1);
         break;
     }
@@ -733,8 +746,8 @@ static int fz_op(void) {
         int cm = 1 + (a & 1);
         if (!(fz.common & fz_bit(cm))) {
             fz.common |= fz_bit(cm);
-            fz_item *kinds[3] = { fz.src, fz.tm, fz.obs };
-            int counts[3] = { FZ_NSRC, FZ_NTIMER, FZ_NOBS };
+            fz_item *kinds[3] = {fz.src, fz.tm, fz.obs};
+            int counts[3] = {FZ_NSRC, FZ_NTIMER, FZ_NOBS};
             for (int k = 0; k < 3; k++)
                 for (int i = 0; i < counts[k]; i++) {
                     fz_item *x = &kinds[k][i];
@@ -843,15 +856,15 @@ static void *fz_body(void *arg) {
         if (fz.obs[i].made && !fz.obs[i].ref_gone) RLRelease(fz.obs[i].ref);
     RLRelease(fz.first_checker);
     RLRelease(fz.last_checker);
-    return NULL;   /* the loop is torn down now */
+    return NULL; /* the loop is torn down now */
 }
 
 /* ---- the timer heap alone, against a linear model ------------------------ */
 
 #define FZ_HEAP_MAX 48
 typedef struct {
-    int64_t        deadline;
-    uint64_t       sequence;
+    int64_t deadline;
+    uint64_t sequence;
     rl_heap_handle handle;
 } fz_heap_item;
 
@@ -914,7 +927,7 @@ static void fz_heap(const uint8_t *data, size_t size) {
             FZ_CHECK(rl_heap_earliest_latest(&h, fz_heap_no_tolerance) ==
                      (n ? items[fz_heap_earliest(items, n)].deadline : INT64_MAX));
             int e = fz_heap_earliest(items, n);
-            if (e >= 0 && (a & 1)) {       /* pop */
+            if (e >= 0 && (a & 1)) { /* pop */
                 FZ_CHECK(rl_heap_top(&h)->handle == items[e].handle);
                 rl_heap_remove(&h, items[e].handle);
                 items[e] = items[--n];

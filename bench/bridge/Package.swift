@@ -3,9 +3,14 @@ import PackageDescription
 let package = Package(
     name: "BridgeBench",
     dependencies: [.package(name: "SwiftRunLoop", path: "../..")],
-    targets: [.executableTarget(name: "BridgeBench", dependencies: [
-        .product(name: "SwiftRunLoop", package: "SwiftRunLoop"),
-        .product(name: "SwiftRunLoopFoundation", package: "SwiftRunLoop"),
-        .product(name: "CRunLoop", package: "SwiftRunLoop")],
-        swiftSettings: [.swiftLanguageMode(.v5)])]
+    targets: [
+        .executableTarget(
+            name: "BridgeBench",
+            dependencies: [
+                .product(name: "SwiftRunLoop", package: "SwiftRunLoop"),
+                .product(name: "SwiftRunLoopFoundation", package: "SwiftRunLoop"),
+                .product(name: "CRunLoop", package: "SwiftRunLoop"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v5)])
+    ]
 )

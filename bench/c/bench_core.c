@@ -34,11 +34,12 @@
 
 #define MODE kRLRunLoopDefaultMode
 
-static void noop(void *info) { (void)info; }
+static void noop(void *info) {
+    (void)info;
+}
 
 /* A version-0 source that is never signalled: keeps a mode from being empty. */
-static RLRunLoopSourceRef keepalive_add(RLRunLoopRef rl)
-{
+static RLRunLoopSourceRef keepalive_add(RLRunLoopRef rl) {
     RLRunLoopSourceContext c;
     memset(&c, 0, sizeof c);
     c.perform = noop;
@@ -47,8 +48,7 @@ static RLRunLoopSourceRef keepalive_add(RLRunLoopRef rl)
     return s;
 }
 
-static void keepalive_remove(RLRunLoopSourceRef s)
-{
+static void keepalive_remove(RLRunLoopSourceRef s) {
     RLRunLoopSourceInvalidate(s);
     RLRelease(s);
 }
@@ -59,27 +59,24 @@ typedef struct {
     pthread_t thread;
     RLRunLoopRef rl;
     atomic_int ready, stop;
-    long long sc;            /* system calls made by the thread while running */
-    void (*setup)(void);     /* optional, run on the thread before its loop */
+    long long sc;        /* system calls made by the thread while running */
+    void (*setup)(void); /* optional, run on the thread before its loop */
 } peer_thread;
 
-static void *peer_main(void *arg)
-{
+static void *peer_main(void *arg) {
     peer_thread *p = arg;
     p->rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef ka = keepalive_add(p->rl);
     if (p->setup) p->setup();
     bl_sc_span span = bl_sc_begin();
     atomic_store(&p->ready, 1);
-    while (!atomic_load(&p->stop))
-        RLRunLoopRunInMode(MODE, 1.0, false);
+    while (!atomic_load(&p->stop)) RLRunLoopRunInMode(MODE, 1.0, false);
     p->sc = bl_sc_end(&span);
     keepalive_remove(ka);
     return NULL;
 }
 
-static void peer_start(peer_thread *p, void (*setup)(void))
-{
+static void peer_start(peer_thread *p, void (*setup)(void)) {
     memset(p, 0, sizeof *p);
     p->setup = setup;
     pthread_create(&p->thread, NULL, peer_main, p);
@@ -87,8 +84,7 @@ static void peer_start(peer_thread *p, void (*setup)(void))
 }
 
 /* Stops the thread; its system calls while it ran, or -1. */
-static long long peer_stop(peer_thread *p)
-{
+static long long peer_stop(peer_thread *p) {
     atomic_store(&p->stop, 1);
     RLRunLoopStop(p->rl);
     RLRunLoopWakeUp(p->rl);
@@ -103,35 +99,32 @@ static RLRunLoopRef w1_a;
 static peer_thread w1_b;
 
 static void w1_on_a(void *info);
-static void w1_on_b(void *info)
-{
+static void w1_on_b(void *info) {
     (void)info;
     RLRunLoopPerformFunction(w1_a, MODE, w1_on_a, NULL);
     RLRunLoopWakeUp(w1_a);
 }
 
-static void w1_wake_b(void)
-{
+static void w1_wake_b(void) {
     RLRunLoopPerformFunction(w1_b.rl, MODE, w1_on_b, NULL);
     RLRunLoopWakeUp(w1_b.rl);
 }
 
-static void w1_on_a(void *info)
-{
+static void w1_on_a(void *info) {
     (void)info;
     if (bl_w1_back(&w1)) RLRunLoopStop(w1_a);
     else w1_wake_b();
 }
 
-static void w1_run(void)
-{
+static void w1_run(void) {
     while (w1.i < w1.n) RLRunLoopRunInMode(MODE, 10.0, false);
 }
 
-static long long w1_stop_b(void) { return peer_stop(&w1_b); }
+static long long w1_stop_b(void) {
+    return peer_stop(&w1_b);
+}
 
-static void run_w1(double arg)
-{
+static void run_w1(double arg) {
     bl_w1_begin(&w1, (long)arg);
     w1_a = RLRunLoopGetCurrent();
     RLRunLoopSourceRef ka = keepalive_add(w1_a);
@@ -150,8 +143,7 @@ static struct {
     double *late;
 } w2;
 
-static void w2_fire(RLRunLoopTimerRef timer, void *info)
-{
+static void w2_fire(RLRunLoopTimerRef timer, void *info) {
     (void)timer;
     long i = (long)(intptr_t)info;
     uint64_t now = bl_now_ns();
@@ -161,8 +153,7 @@ static void w2_fire(RLRunLoopTimerRef timer, void *info)
     if (++w2.fired == w2.n) RLRunLoopStop(RLRunLoopGetCurrent());
 }
 
-static void run_w2(double arg)
-{
+static void run_w2(double arg) {
     w2.n = (long)arg;
     w2.fired = 0;
     w2.late = calloc((size_t)w2.n, sizeof(double));
@@ -174,7 +165,7 @@ static void run_w2(double arg)
     w2.t0 = bl_now_ns();
     RLAbsoluteTime abs0 = RLAbsoluteTimeGetCurrent();
     for (long i = 0; i < w2.n; i++) {
-        RLRunLoopTimerContext ctx = { 0, (void *)(intptr_t)i, NULL, NULL, NULL };
+        RLRunLoopTimerContext ctx = {0, (void *)(intptr_t)i, NULL, NULL, NULL};
         RLRunLoopTimerRef t = RLRunLoopTimerCreate(abs0 + bl_spread(i), 0, 0, 0, w2_fire, &ctx);
         RLRunLoopAddTimer(rl, t, MODE);
         RLRelease(t);
@@ -195,33 +186,31 @@ static void run_w2(double arg)
 #define W3_INTERVAL 0.001
 static bl_w3 w3;
 
-static void w3_fire(RLRunLoopTimerRef timer, void *info)
-{
-    (void)timer; (void)info;
+static void w3_fire(RLRunLoopTimerRef timer, void *info) {
+    (void)timer;
+    (void)info;
     bl_w3_fired(&w3);
 }
 
 /* Starts W3's timer on this thread's loop (the run is the caller's). */
-static RLRunLoopTimerRef w3_start(double secs, uint64_t *t0, bl_usage *u0)
-{
+static RLRunLoopTimerRef w3_start(double secs, uint64_t *t0, bl_usage *u0) {
     bl_w3_begin(&w3, secs);
     *u0 = bl_usage_now(false);
     *t0 = bl_now_ns();
     w3.first = *t0 + (uint64_t)(W3_INTERVAL * 1e9);
-    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + W3_INTERVAL, W3_INTERVAL, 0, 0, w3_fire, NULL);
+    RLRunLoopTimerRef t =
+        RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + W3_INTERVAL, W3_INTERVAL, 0, 0, w3_fire, NULL);
     RLRunLoopAddTimer(RLRunLoopGetCurrent(), t, MODE);
     return t;
 }
 
-static void w3_stop(RLRunLoopTimerRef t)
-{
+static void w3_stop(RLRunLoopTimerRef t) {
     RLRunLoopTimerInvalidate(t);
     RLRelease(t);
     free(w3.jit);
 }
 
-static void run_w3(double secs)
-{
+static void run_w3(double secs) {
     uint64_t t0;
     bl_usage u0;
     RLRunLoopTimerRef t = w3_start(secs, &t0, &u0);
@@ -235,14 +224,12 @@ static void run_w3(double secs)
 /* ---- W4: same-thread perform ---------------------------------------------- */
 
 static long w4_done, w4_n;
-static void w4_fn(void *info)
-{
+static void w4_fn(void *info) {
     (void)info;
     if (++w4_done == w4_n) RLRunLoopStop(RLRunLoopGetCurrent());
 }
 
-static void run_w4(double arg)
-{
+static void run_w4(double arg) {
     w4_n = (long)arg;
     w4_done = 0;
     RLRunLoopRef rl = RLRunLoopGetCurrent();
@@ -265,18 +252,20 @@ static RLRunLoopSourceRef w5_src_b;
 static peer_thread w5_b;
 
 /* A version-1 source watching fd, whose info is the fd itself. */
-static int fd_of(void *info) { return (int)(intptr_t)info; }
+static int fd_of(void *info) {
+    return (int)(intptr_t)info;
+}
 
-static void w5_perform_b(void *info) { bl_w5_echo((int)(intptr_t)info); }
+static void w5_perform_b(void *info) {
+    bl_w5_echo((int)(intptr_t)info);
+}
 
-static void w5_perform_a(void *info)
-{
+static void w5_perform_a(void *info) {
     (void)info;
     if (bl_w5_answered(&w5)) RLRunLoopStop(RLRunLoopGetCurrent());
 }
 
-static RLRunLoopSourceRef fd_source(int fd, void (*perform)(void *))
-{
+static RLRunLoopSourceRef fd_source(int fd, void (*perform)(void *)) {
     RLRunLoopSourceContext1 c;
     memset(&c, 0, sizeof c);
     c.version = 1;
@@ -286,29 +275,27 @@ static RLRunLoopSourceRef fd_source(int fd, void (*perform)(void *))
     return RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&c);
 }
 
-static void w5_setup_b(void)
-{
+static void w5_setup_b(void) {
     w5_src_b = fd_source(w5.sv[1], w5_perform_b);
     RLRunLoopAddSource(RLRunLoopGetCurrent(), w5_src_b, MODE);
 }
 
 /* The timed part of W5 and its report, for either kind of source: loop b's
    thread is set up by `setup_b`, this thread's source is already added. */
-static void w5_run(void)
-{
+static void w5_run(void) {
     while (w5.i < w5.n) RLRunLoopRunInMode(MODE, 10.0, false);
 }
 
-static long long w5_stop_b(void) { return peer_stop(&w5_b); }
+static long long w5_stop_b(void) {
+    return peer_stop(&w5_b);
+}
 
-static void w5_ping_pong(const char *name, void (*setup_b)(void))
-{
+static void w5_ping_pong(const char *name, void (*setup_b)(void)) {
     peer_start(&w5_b, setup_b);
     bl_run_w5(name, &w5, w5_run, w5_stop_b);
 }
 
-static void run_w5(double arg)
-{
+static void run_w5(double arg) {
     bl_w5_open(&w5, (long)arg);
     RLRunLoopRef a = RLRunLoopGetCurrent();
     RLRunLoopSourceRef src_a = fd_source(w5.sv[0], w5_perform_a);
@@ -330,30 +317,28 @@ static struct {
     RLRunLoopSourceRef src_b;
 } w5fd;
 
-static void w5fd_on_b(RLFileDescriptorRef f, RLOptionFlags types, void *info)
-{
-    (void)types; (void)info;
+static void w5fd_on_b(RLFileDescriptorRef f, RLOptionFlags types, void *info) {
+    (void)types;
+    (void)info;
     w5_perform_b((void *)(intptr_t)RLFileDescriptorGetNativeDescriptor(f));
     RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
 }
 
-static void w5fd_on_a(RLFileDescriptorRef f, RLOptionFlags types, void *info)
-{
-    (void)types; (void)info;
+static void w5fd_on_a(RLFileDescriptorRef f, RLOptionFlags types, void *info) {
+    (void)types;
+    (void)info;
     w5_perform_a((void *)(intptr_t)RLFileDescriptorGetNativeDescriptor(f));
     if (w5.i < w5.n) RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
 }
 
-static void w5fd_setup_b(void)
-{
+static void w5fd_setup_b(void) {
     w5fd.fb = RLFileDescriptorCreate(w5.sv[1], false, w5fd_on_b, NULL);
     w5fd.src_b = RLFileDescriptorCreateRunLoopSource(w5fd.fb, 0);
     RLRunLoopAddSource(RLRunLoopGetCurrent(), w5fd.src_b, MODE);
     RLFileDescriptorEnableCallBacks(w5fd.fb, kRLFileDescriptorReadCallBack);
 }
 
-static void run_w5fd(double arg)
-{
+static void run_w5fd(double arg) {
     bl_w5_open(&w5, (long)arg);
     RLRunLoopRef a = RLRunLoopGetCurrent();
     RLFileDescriptorRef fa = RLFileDescriptorCreate(w5.sv[0], false, w5fd_on_a, NULL);
@@ -374,10 +359,12 @@ static void run_w5fd(double arg)
 
 /* ---- W6: idle loop ---------------------------------------------------------- */
 
-static void never(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; }
+static void never(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+}
 
-static void run_w6(double secs)
-{
+static void run_w6(double secs) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + 3600, 0, 0, 0, never, NULL);
     RLRunLoopAddTimer(rl, t, MODE);
@@ -400,8 +387,7 @@ static void run_w6(double secs)
    way (lateness against running the loop directly), E6 is W6's idle loop
    (the host must never wake). Both count the host's wake-ups. */
 
-static long embed_host_loop(RLRunLoopRef rl, uint64_t until_ns)
-{
+static long embed_host_loop(RLRunLoopRef rl, uint64_t until_ns) {
     int fd = RLRunLoopEmbedGetFD(rl);
     long wakeups = 0;
     for (;;) {
@@ -410,16 +396,15 @@ static long embed_host_loop(RLRunLoopRef rl, uint64_t until_ns)
         int timeout;
         RLRunLoopEmbedPrepare(rl, MODE, &timeout);
         int left_ms = (int)((until_ns - now + 999999) / 1000000);
-        struct pollfd p = { .fd = fd, .events = POLLIN };
-        if (poll(&p, 1, left_ms) > 0) {   /* the host's own deadline only; no timeout from the loop */
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, left_ms) > 0) { /* the host's own deadline only; no timeout from the loop */
             wakeups++;
             RLRunLoopRunInMode(MODE, 0, false);
         }
     }
 }
 
-static void run_e3(double secs)
-{
+static void run_e3(double secs) {
     uint64_t t0;
     bl_usage u0;
     RLRunLoopTimerRef t = w3_start(secs, &t0, &u0);
@@ -430,8 +415,7 @@ static void run_e3(double secs)
     w3_stop(t);
 }
 
-static void run_e6(double secs)
-{
+static void run_e6(double secs) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + 3600, 0, 0, 0, never, NULL);
     RLRunLoopAddTimer(rl, t, MODE);
@@ -457,70 +441,100 @@ static void run_e6(double secs)
 
 static peer_thread w7_b;
 
-static void w7_on_b(void *info) { (void)info; bl_w7_handled(); }
-static void w7_spin_b(void *info) { (void)info; bl_w7_hold(); }
+static void w7_on_b(void *info) {
+    (void)info;
+    bl_w7_handled();
+}
+static void w7_spin_b(void *info) {
+    (void)info;
+    bl_w7_hold();
+}
 
-static void w7_send(void)
-{
+static void w7_send(void) {
     RLRunLoopPerformFunction(w7_b.rl, MODE, w7_on_b, NULL);
     RLRunLoopWakeUp(w7_b.rl);
 }
 
 /* Lets the loop go back to sleep. */
-static void w7_settle(void)
-{
+static void w7_settle(void) {
     uint64_t until = bl_now_ns() + 1000000;
     while (!RLRunLoopIsWaiting(w7_b.rl) && bl_now_ns() < until) bl_spin_pause();
 }
 
-static void w7_hold(void)
-{
+static void w7_hold(void) {
     RLRunLoopPerformFunction(w7_b.rl, MODE, w7_spin_b, NULL);
     RLRunLoopWakeUp(w7_b.rl);
 }
 
-static void w7_wake(void) { RLRunLoopWakeUp(w7_b.rl); }
+static void w7_wake(void) {
+    RLRunLoopWakeUp(w7_b.rl);
+}
 
 /* b.sc: every system call the loop thread made from start to stop, which is
    n woken passes + the busy pass + the stop; subtract nothing, divide by n. */
-static long long w7_stop(void) { return peer_stop(&w7_b); }
+static long long w7_stop(void) {
+    return peer_stop(&w7_b);
+}
 
-static void run_w7(double arg)
-{
-    static const bl_w7_peer peer = { w7_send, w7_settle, w7_hold, w7_wake, w7_stop };
+static void run_w7(double arg) {
+    static const bl_w7_peer peer = {w7_send, w7_settle, w7_hold, w7_wake, w7_stop};
     peer_start(&w7_b, NULL);
     bl_run_w7((long)arg, &peer);
 }
 
 /* ---- scale: adding and removing many items (ours only) --------------------- */
 
-static void scale_perform(void *info) { (void)info; }
+static void scale_perform(void *info) {
+    (void)info;
+}
 /* Version-1 sources without a descriptor: what their membership costs, with
    no system call in the measurement. */
-static int scale_no_fd(void *info) { (void)info; return -1; }
-static void scale_observe(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) { (void)o; (void)a; (void)info; }
+static int scale_no_fd(void *info) {
+    (void)info;
+    return -1;
+}
+static void scale_observe(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o;
+    (void)a;
+    (void)info;
+}
 
 /* Removal visits the items in a scrambled order (a stride coprime with n), so
    neither the first nor the last item is always the one removed. */
-static long scale_index(long i, long n) { return (long)(((unsigned long long)i * 7919ULL) % (unsigned long long)n); }
+static long scale_index(long i, long n) {
+    return (long)(((unsigned long long)i * 7919ULL) % (unsigned long long)n);
+}
 
-static double scale_ns_per(uint64_t t0, uint64_t t1, long n) { return (double)(t1 - t0) / (double)n; }
+static double scale_ns_per(uint64_t t0, uint64_t t1, long n) {
+    return (double)(t1 - t0) / (double)n;
+}
 
 /* The items' membership calls, through one signature. */
 typedef void (*scale_op)(RLRunLoopRef rl, void *item, RLRunLoopMode mode);
-static void add_source(RLRunLoopRef rl, void *s, RLRunLoopMode mode) { RLRunLoopAddSource(rl, s, mode); }
-static void remove_source(RLRunLoopRef rl, void *s, RLRunLoopMode mode) { RLRunLoopRemoveSource(rl, s, mode); }
-static void add_observer(RLRunLoopRef rl, void *o, RLRunLoopMode mode) { RLRunLoopAddObserver(rl, o, mode); }
-static void remove_observer(RLRunLoopRef rl, void *o, RLRunLoopMode mode) { RLRunLoopRemoveObserver(rl, o, mode); }
-static void add_timer(RLRunLoopRef rl, void *t, RLRunLoopMode mode) { RLRunLoopAddTimer(rl, t, mode); }
-static void remove_timer(RLRunLoopRef rl, void *t, RLRunLoopMode mode) { RLRunLoopRemoveTimer(rl, t, mode); }
+static void add_source(RLRunLoopRef rl, void *s, RLRunLoopMode mode) {
+    RLRunLoopAddSource(rl, s, mode);
+}
+static void remove_source(RLRunLoopRef rl, void *s, RLRunLoopMode mode) {
+    RLRunLoopRemoveSource(rl, s, mode);
+}
+static void add_observer(RLRunLoopRef rl, void *o, RLRunLoopMode mode) {
+    RLRunLoopAddObserver(rl, o, mode);
+}
+static void remove_observer(RLRunLoopRef rl, void *o, RLRunLoopMode mode) {
+    RLRunLoopRemoveObserver(rl, o, mode);
+}
+static void add_timer(RLRunLoopRef rl, void *t, RLRunLoopMode mode) {
+    RLRunLoopAddTimer(rl, t, mode);
+}
+static void remove_timer(RLRunLoopRef rl, void *t, RLRunLoopMode mode) {
+    RLRunLoopRemoveTimer(rl, t, mode);
+}
 
 /* Times adding the n items to `mode` and removing them (in a scrambled
    order), releases them, and reports <kind>_add_ns_<what> and
    <kind>_remove_ns_<what>. */
 static void scale_time(RLRunLoopRef rl, RLRunLoopMode mode, const char *kind, const char *what, void **items, long n,
-                       scale_op add, scale_op remove)
-{
+                       scale_op add, scale_op remove) {
     uint64_t t0 = bl_now_ns();
     for (long i = 0; i < n; i++) add(rl, items[i], mode);
     uint64_t t1 = bl_now_ns();
@@ -534,8 +548,7 @@ static void scale_time(RLRunLoopRef rl, RLRunLoopMode mode, const char *kind, co
     bl_result(key, scale_ns_per(t1, t2, n));
 }
 
-static void run_scale(double arg)
-{
+static void run_scale(double arg) {
     long n = (long)arg;
     if (n % 7919 == 0) n++;
     RLRunLoopRef rl = RLRunLoopGetCurrent();
@@ -548,13 +561,13 @@ static void run_scale(double arg)
         const char *what = common ? "common" : "mode";
 
         for (long i = 0; i < n; i++) {
-            RLRunLoopSourceContext c = { .perform = scale_perform };
+            RLRunLoopSourceContext c = {.perform = scale_perform};
             items[i] = RLRunLoopSourceCreate(i % 3, &c);
         }
         scale_time(rl, mode, "source0", what, items, n, add_source, remove_source);
 
         for (long i = 0; i < n; i++) {
-            RLRunLoopSourceContext1 c = { .version = 1, .getFileDescriptor = scale_no_fd, .perform = scale_perform };
+            RLRunLoopSourceContext1 c = {.version = 1, .getFileDescriptor = scale_no_fd, .perform = scale_perform};
             items[i] = RLRunLoopSourceCreate(i % 3, (RLRunLoopSourceContext *)&c);
         }
         scale_time(rl, mode, "source1", what, items, n, add_source, remove_source);
@@ -571,13 +584,12 @@ static void run_scale(double arg)
     free(items);
 }
 
-
 /* ---- W8: oversubscribed ping-pong: 4 pairs of loops on their own threads -- */
 
 #define W8_PAIRS 4
 
 typedef struct w8_pair {
-    bl_pair base;   /* first: the driver fills it */
+    bl_pair base; /* first: the driver fills it */
     RLRunLoopRef a, b;
     atomic_int stop_b;
 } w8_pair;
@@ -585,15 +597,13 @@ typedef struct w8_pair {
 static w8_pair w8[W8_PAIRS];
 
 static void w8_on_a(void *info);
-static void w8_on_b(void *info)
-{
+static void w8_on_b(void *info) {
     w8_pair *p = info;
     RLRunLoopPerformFunction(p->a, MODE, w8_on_a, p);
     RLRunLoopWakeUp(p->a);
 }
 
-static void w8_on_a(void *info)
-{
+static void w8_on_a(void *info) {
     w8_pair *p = info;
     if (++p->base.done == p->base.n) {
         RLRunLoopStop(p->a);
@@ -603,8 +613,7 @@ static void w8_on_a(void *info)
     RLRunLoopWakeUp(p->b);
 }
 
-static void *w8_b_main(void *arg)
-{
+static void *w8_b_main(void *arg) {
     w8_pair *p = arg;
     p->b = RLRunLoopGetCurrent();
     RLRunLoopSourceRef ka = keepalive_add(p->b);
@@ -614,8 +623,7 @@ static void *w8_b_main(void *arg)
     return NULL;
 }
 
-static void *w8_a_main(void *arg)
-{
+static void *w8_a_main(void *arg) {
     w8_pair *p = arg;
     p->a = RLRunLoopGetCurrent();
     RLRunLoopSourceRef ka = keepalive_add(p->a);
@@ -628,25 +636,30 @@ static void *w8_a_main(void *arg)
     return NULL;
 }
 
-static void w8_stop_b(void *pair)
-{
+static void w8_stop_b(void *pair) {
     w8_pair *p = pair;
     atomic_store(&p->stop_b, 1);
     RLRunLoopStop(p->b);
     RLRunLoopWakeUp(p->b);
 }
 
-static void run_w8(double arg) { bl_run_w8((long)arg, w8, W8_PAIRS, sizeof *w8, w8_a_main, w8_b_main, w8_stop_b); }
+static void run_w8(double arg) {
+    bl_run_w8((long)arg, w8, W8_PAIRS, sizeof *w8, w8_a_main, w8_b_main, w8_stop_b);
+}
 
 /* ---- W9 scale ----------------------------------------------------------- */
 
 /* (a) N registered fds, one active: the active eventfd's perform reads it and
    writes it again, so every pass handles exactly one event. */
-static struct { int active_fd; long events, want; } w9a;
+static struct {
+    int active_fd;
+    long events, want;
+} w9a;
 
-static void w9a_idle(void *info) { (void)info; }
-static void w9a_active(void *info)
-{
+static void w9a_idle(void *info) {
+    (void)info;
+}
+static void w9a_active(void *info) {
     int fd = (int)(intptr_t)info;
     uint64_t v;
     if (read(fd, &v, sizeof v) != sizeof v) return;
@@ -658,8 +671,7 @@ static void w9a_active(void *info)
     if (write(fd, &v, sizeof v) != sizeof v) perror("write");
 }
 
-static void run_w9a(double arg)
-{
+static void run_w9a(double arg) {
     long n = (long)arg;
     w9a.want = 50000;
     w9a.events = 0;
@@ -669,7 +681,10 @@ static void run_w9a(double arg)
     RLRunLoopSourceRef *srcs = calloc((size_t)n, sizeof *srcs);
     for (long i = 0; i < n; i++) {
         fds[i] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-        if (fds[i] < 0) { perror("eventfd"); exit(1); }
+        if (fds[i] < 0) {
+            perror("eventfd");
+            exit(1);
+        }
         srcs[i] = fd_source(fds[i], i == n / 2 ? w9a_active : w9a_idle);
         RLRunLoopAddSource(rl, srcs[i], MODE);
     }
@@ -694,11 +709,15 @@ static void run_w9a(double arg)
 
 /* (b) N version-0 sources, one signalled per pass (its perform signals it
    again, so every pass performs exactly one). */
-static struct { long performs, want; RLRunLoopSourceRef active; } w9b;
+static struct {
+    long performs, want;
+    RLRunLoopSourceRef active;
+} w9b;
 
-static void w9b_idle(void *info) { (void)info; }
-static void w9b_active(void *info)
-{
+static void w9b_idle(void *info) {
+    (void)info;
+}
+static void w9b_active(void *info) {
     (void)info;
     if (++w9b.performs == w9b.want) {
         RLRunLoopStop(RLRunLoopGetCurrent());
@@ -707,8 +726,7 @@ static void w9b_active(void *info)
     RLRunLoopSourceSignal(w9b.active);
 }
 
-static void run_w9b(double arg)
-{
+static void run_w9b(double arg) {
     long n = (long)arg;
     w9b.want = 50000;
     w9b.performs = 0;
@@ -742,8 +760,7 @@ static void run_w9b(double arg)
 /* (c) W1's ping-pong with N other modes in each loop (each holding a source):
    waking a sleeping loop must not cost more with more modes. */
 static long w9c_modes;
-static RLRunLoopSourceRef *w9c_add_modes(RLRunLoopRef rl, long n)
-{
+static RLRunLoopSourceRef *w9c_add_modes(RLRunLoopRef rl, long n) {
     RLRunLoopSourceRef *srcs = calloc((size_t)(n ? n : 1), sizeof *srcs);
     for (long i = 0; i < n; i++) {
         char name[32];
@@ -757,8 +774,7 @@ static RLRunLoopSourceRef *w9c_add_modes(RLRunLoopRef rl, long n)
     return srcs;
 }
 
-static void w9c_drop_modes(RLRunLoopSourceRef *srcs, long n)
-{
+static void w9c_drop_modes(RLRunLoopSourceRef *srcs, long n) {
     for (long i = 0; i < n; i++) {
         RLRunLoopSourceInvalidate(srcs[i]);
         RLRelease(srcs[i]);
@@ -767,10 +783,11 @@ static void w9c_drop_modes(RLRunLoopSourceRef *srcs, long n)
 }
 
 static RLRunLoopSourceRef *w9c_b_srcs;
-static void w9c_setup_b(void) { w9c_b_srcs = w9c_add_modes(RLRunLoopGetCurrent(), w9c_modes); }
+static void w9c_setup_b(void) {
+    w9c_b_srcs = w9c_add_modes(RLRunLoopGetCurrent(), w9c_modes);
+}
 
-static void run_w9c(double arg)
-{
+static void run_w9c(double arg) {
     w9c_modes = (long)arg;
     long n = 20000;
     bl_w1_begin(&w1, n);
@@ -799,38 +816,33 @@ static void run_w9c(double arg)
 #define W9D_MAX 64
 static peer_thread w9d_loops[W9D_MAX];
 
-static void w9d_on(void *info) { (void)info; bl_w9d_handled(); }
+static void w9d_on(void *info) {
+    (void)info;
+    bl_w9d_handled();
+}
 
-static void w9d_start(int i) { peer_start(&w9d_loops[i], NULL); }
-static void w9d_wake(int i)
-{
+static void w9d_start(int i) {
+    peer_start(&w9d_loops[i], NULL);
+}
+static void w9d_wake(int i) {
     RLRunLoopPerformFunction(w9d_loops[i].rl, MODE, w9d_on, NULL);
     RLRunLoopWakeUp(w9d_loops[i].rl);
 }
-static void w9d_stop(int i) { peer_stop(&w9d_loops[i]); }
+static void w9d_stop(int i) {
+    peer_stop(&w9d_loops[i]);
+}
 
-static void run_w9d(double arg) { bl_run_w9d(arg, W9D_MAX, w9d_start, w9d_wake, w9d_stop); }
+static void run_w9d(double arg) {
+    bl_run_w9d(arg, W9D_MAX, w9d_start, w9d_wake, w9d_stop);
+}
 
 static const bl_workload workloads[] = {
-    { "w1", run_w1, 100000 },
-    { "w2", run_w2, 1000000 },
-    { "w3", run_w3, 2.0 },
-    { "w4", run_w4, 1000000 },
-    { "w5", run_w5, 100000 },
-    { "w5fd", run_w5fd, 100000 },
-    { "w6", run_w6, 2.0 },
-    { "w7", run_w7, 20000 },
-    { "e3", run_e3, 2.0 },
-    { "e6", run_e6, 2.0 },
-    { "w8", run_w8, 100000 },
-    { "w9a", run_w9a, 10000 },
-    { "w9b", run_w9b, 10000 },
-    { "w9c", run_w9c, 1000 },
-    { "w9d", run_w9d, 8 },
-    { "scale", run_scale, 40000 },
+    {"w1", run_w1, 100000},  {"w2", run_w2, 1000000},    {"w3", run_w3, 2.0},    {"w4", run_w4, 1000000},
+    {"w5", run_w5, 100000},  {"w5fd", run_w5fd, 100000}, {"w6", run_w6, 2.0},    {"w7", run_w7, 20000},
+    {"e3", run_e3, 2.0},     {"e6", run_e6, 2.0},        {"w8", run_w8, 100000}, {"w9a", run_w9a, 10000},
+    {"w9b", run_w9b, 10000}, {"w9c", run_w9c, 1000},     {"w9d", run_w9d, 8},    {"scale", run_scale, 40000},
 };
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     return bl_main(argc, argv, workloads, (int)(sizeof workloads / sizeof *workloads), 3);
 }

@@ -33,15 +33,16 @@ typedef struct {
     long long sc;
 } peer_thread;
 
-static void peer_async(struct ev_loop *loop, ev_async *w, int revents)
-{
+static void peer_async(struct ev_loop *loop, ev_async *w, int revents) {
     peer_thread *p = w->data;
-    if (atomic_load(&p->stop)) { ev_break(loop, EVBREAK_ALL); return; }
+    if (atomic_load(&p->stop)) {
+        ev_break(loop, EVBREAK_ALL);
+        return;
+    }
     if (p->cb) p->cb(loop, w, revents);
 }
 
-static void *peer_main(void *arg)
-{
+static void *peer_main(void *arg) {
     peer_thread *p = arg;
     p->loop = ev_loop_new(EVFLAG_AUTO);
     ev_async_init(&p->async, peer_async);
@@ -55,8 +56,7 @@ static void *peer_main(void *arg)
     return NULL;
 }
 
-static void peer_start(peer_thread *p, async_cb cb, void (*setup)(struct ev_loop *))
-{
+static void peer_start(peer_thread *p, async_cb cb, void (*setup)(struct ev_loop *)) {
     memset(p, 0, sizeof *p);
     p->cb = cb;
     p->setup = setup;
@@ -65,8 +65,7 @@ static void peer_start(peer_thread *p, async_cb cb, void (*setup)(struct ev_loop
 }
 
 /* Stops the thread; its system calls while it ran, or -1. */
-static long long peer_stop(peer_thread *p)
-{
+static long long peer_stop(peer_thread *p) {
     atomic_store(&p->stop, 1);
     ev_async_send(p->loop, &p->async);
     pthread_join(p->thread, NULL);
@@ -80,26 +79,32 @@ static struct ev_loop *w1_a;
 static ev_async w1_async_a;
 static peer_thread w1_b;
 
-static void w1_on_b(struct ev_loop *loop, ev_async *w, int revents)
-{
-    (void)loop; (void)w; (void)revents;
+static void w1_on_b(struct ev_loop *loop, ev_async *w, int revents) {
+    (void)loop;
+    (void)w;
+    (void)revents;
     ev_async_send(w1_a, &w1_async_a);
 }
 
-static void w1_wake_b(void) { ev_async_send(w1_b.loop, &w1_b.async); }
+static void w1_wake_b(void) {
+    ev_async_send(w1_b.loop, &w1_b.async);
+}
 
-static void w1_on_a(struct ev_loop *loop, ev_async *w, int revents)
-{
-    (void)w; (void)revents;
+static void w1_on_a(struct ev_loop *loop, ev_async *w, int revents) {
+    (void)w;
+    (void)revents;
     if (bl_w1_back(&w1)) ev_break(loop, EVBREAK_ALL);
     else w1_wake_b();
 }
 
-static void w1_run(void) { ev_run(w1_a, 0); }
-static long long w1_stop_b(void) { return peer_stop(&w1_b); }
+static void w1_run(void) {
+    ev_run(w1_a, 0);
+}
+static long long w1_stop_b(void) {
+    return peer_stop(&w1_b);
+}
 
-static void run_w1(double arg)
-{
+static void run_w1(double arg) {
     bl_w1_begin(&w1, (long)arg);
     w1_a = ev_default_loop(0);
     ev_async_init(&w1_async_a, w1_on_a);
@@ -112,14 +117,13 @@ static void run_w1(double arg)
 
 static bl_w2 w2;
 
-static void w2_fire(struct ev_loop *loop, ev_timer *t, int revents)
-{
-    (void)loop; (void)revents;
+static void w2_fire(struct ev_loop *loop, ev_timer *t, int revents) {
+    (void)loop;
+    (void)revents;
     bl_w2_fired(&w2, (long)(intptr_t)t->data);
 }
 
-static void run_w2(double arg)
-{
+static void run_w2(double arg) {
     bl_w2_begin(&w2, (long)arg);
     ev_timer *timers = calloc((size_t)w2.n, sizeof(ev_timer));
     struct ev_loop *loop = ev_default_loop(0);
@@ -143,20 +147,20 @@ static void run_w2(double arg)
 
 static bl_w3 w3;
 
-static void w3_fire(struct ev_loop *loop, ev_timer *t, int revents)
-{
-    (void)loop; (void)t; (void)revents;
+static void w3_fire(struct ev_loop *loop, ev_timer *t, int revents) {
+    (void)loop;
+    (void)t;
+    (void)revents;
     bl_w3_fired(&w3);
 }
 
-static void w3_stop(struct ev_loop *loop, ev_timer *t, int revents)
-{
-    (void)t; (void)revents;
+static void w3_stop(struct ev_loop *loop, ev_timer *t, int revents) {
+    (void)t;
+    (void)revents;
     ev_break(loop, EVBREAK_ALL);
 }
 
-static void run_w3(double secs)
-{
+static void run_w3(double secs) {
     bl_w3_begin(&w3, secs);
     struct ev_loop *loop = ev_default_loop(0);
     ev_timer t, stop;
@@ -183,27 +187,23 @@ static struct {
     long done, n;
 } q;
 
-static void q_drain(struct ev_loop *loop, ev_idle *w, int revents)
-{
+static void q_drain(struct ev_loop *loop, ev_idle *w, int revents) {
     (void)revents;
     bl_node *list = bl_node_queue_take(&queue);
     ev_idle_stop(loop, w);
     if (bl_node_queue_run(&queue, list)) ev_idle_start(loop, w);
 }
 
-static void q_perform(void (*fn)(void *), void *info)
-{
+static void q_perform(void (*fn)(void *), void *info) {
     if (bl_node_queue_push(&queue, fn, info) && !ev_is_active(&q.idle)) ev_idle_start(q.loop, &q.idle);
 }
 
-static void w4_fn(void *info)
-{
+static void w4_fn(void *info) {
     (void)info;
     if (++q.done == q.n) ev_break(q.loop, EVBREAK_ALL);
 }
 
-static void run_w4(double arg)
-{
+static void run_w4(double arg) {
     q.n = (long)arg;
     q.loop = ev_default_loop(0);
     ev_idle_init(&q.idle, q_drain);
@@ -223,30 +223,32 @@ static bl_w5 w5;
 static ev_io w5_ia, w5_ib;
 static peer_thread w5_b;
 
-static void w5_on_b(struct ev_loop *loop, ev_io *w, int revents)
-{
-    (void)loop; (void)revents;
+static void w5_on_b(struct ev_loop *loop, ev_io *w, int revents) {
+    (void)loop;
+    (void)revents;
     bl_w5_echo(w->fd);
 }
 
-static void w5_on_a(struct ev_loop *loop, ev_io *w, int revents)
-{
-    (void)w; (void)revents;
+static void w5_on_a(struct ev_loop *loop, ev_io *w, int revents) {
+    (void)w;
+    (void)revents;
     if (bl_w5_answered(&w5)) ev_break(loop, EVBREAK_ALL);
 }
 
-static void w5_setup_b(struct ev_loop *loop)
-{
+static void w5_setup_b(struct ev_loop *loop) {
     ev_io_init(&w5_ib, w5_on_b, w5.sv[1], EV_READ);
     ev_io_start(loop, &w5_ib);
 }
 
-static void w5_run(void) { ev_run(ev_default_loop(0), 0); }
+static void w5_run(void) {
+    ev_run(ev_default_loop(0), 0);
+}
 
-static long long w5_stop_b(void) { return peer_stop(&w5_b); }
+static long long w5_stop_b(void) {
+    return peer_stop(&w5_b);
+}
 
-static void run_w5(double arg)
-{
+static void run_w5(double arg) {
     bl_w5_open(&w5, (long)arg);
     ev_io_init(&w5_ia, w5_on_a, w5.sv[0], EV_READ);
     ev_io_start(ev_default_loop(0), &w5_ia);
@@ -256,10 +258,13 @@ static void run_w5(double arg)
 
 /* ---- W6 ---------------------------------------------------------------------- */
 
-static void never(struct ev_loop *loop, ev_timer *t, int revents) { (void)loop; (void)t; (void)revents; }
+static void never(struct ev_loop *loop, ev_timer *t, int revents) {
+    (void)loop;
+    (void)t;
+    (void)revents;
+}
 
-static void run_w6(double secs)
-{
+static void run_w6(double secs) {
     struct ev_loop *loop = ev_default_loop(0);
     ev_timer far, stop;
     ev_timer_init(&far, never, 3600., 0.);
@@ -279,53 +284,59 @@ static void run_w6(double secs)
 /* ---- W7 ---------------------------------------------------------------------- */
 
 static peer_thread w7_b;
-static void w7_on_b(struct ev_loop *loop, ev_async *w, int revents)
-{
-    (void)loop; (void)w; (void)revents;
+static void w7_on_b(struct ev_loop *loop, ev_async *w, int revents) {
+    (void)loop;
+    (void)w;
+    (void)revents;
     bl_w7_woken();
 }
 
-static void w7_wake(void) { ev_async_send(w7_b.loop, &w7_b.async); }
+static void w7_wake(void) {
+    ev_async_send(w7_b.loop, &w7_b.async);
+}
 
-static long long w7_stop(void) { return peer_stop(&w7_b); }
+static long long w7_stop(void) {
+    return peer_stop(&w7_b);
+}
 
-static void run_w7(double arg)
-{
-    static const bl_w7_peer peer = { w7_wake, NULL, NULL, w7_wake, w7_stop };
+static void run_w7(double arg) {
+    static const bl_w7_peer peer = {w7_wake, NULL, NULL, w7_wake, w7_stop};
     peer_start(&w7_b, w7_on_b, NULL);
     bl_run_w7((long)arg, &peer);
 }
-
 
 /* ---- W8: 4 pairs of loops ping-ponging (ev_async both ways) -------------- */
 
 #define W8_PAIRS 4
 typedef struct {
-    bl_pair base;   /* first: the driver fills it */
+    bl_pair base; /* first: the driver fills it */
     struct ev_loop *la, *lb;
     ev_async aa, ab;
     atomic_int stop_b;
 } w8_pair;
 static w8_pair w8[W8_PAIRS];
 
-static void w8_on_b(struct ev_loop *loop, ev_async *w, int revents)
-{
+static void w8_on_b(struct ev_loop *loop, ev_async *w, int revents) {
     (void)revents;
     w8_pair *p = w->data;
-    if (atomic_load(&p->stop_b)) { ev_break(loop, EVBREAK_ALL); return; }
+    if (atomic_load(&p->stop_b)) {
+        ev_break(loop, EVBREAK_ALL);
+        return;
+    }
     ev_async_send(p->la, &p->aa);
 }
 
-static void w8_on_a(struct ev_loop *loop, ev_async *w, int revents)
-{
+static void w8_on_a(struct ev_loop *loop, ev_async *w, int revents) {
     (void)revents;
     w8_pair *p = w->data;
-    if (++p->base.done == p->base.n) { ev_break(loop, EVBREAK_ALL); return; }
+    if (++p->base.done == p->base.n) {
+        ev_break(loop, EVBREAK_ALL);
+        return;
+    }
     ev_async_send(p->lb, &p->ab);
 }
 
-static void *w8_b_main(void *arg)
-{
+static void *w8_b_main(void *arg) {
     w8_pair *p = arg;
     p->lb = ev_loop_new(EVFLAG_AUTO);
     ev_async_init(&p->ab, w8_on_b);
@@ -337,8 +348,7 @@ static void *w8_b_main(void *arg)
     return NULL;
 }
 
-static void *w8_a_main(void *arg)
-{
+static void *w8_a_main(void *arg) {
     w8_pair *p = arg;
     p->la = ev_loop_new(EVFLAG_AUTO);
     ev_async_init(&p->aa, w8_on_a);
@@ -352,32 +362,38 @@ static void *w8_a_main(void *arg)
     return NULL;
 }
 
-static void w8_stop_b(void *pair)
-{
+static void w8_stop_b(void *pair) {
     w8_pair *p = pair;
     atomic_store(&p->stop_b, 1);
     ev_async_send(p->lb, &p->ab);
 }
 
-static void run_w8(double arg) { bl_run_w8((long)arg, w8, W8_PAIRS, sizeof *w8, w8_a_main, w8_b_main, w8_stop_b); }
+static void run_w8(double arg) {
+    bl_run_w8((long)arg, w8, W8_PAIRS, sizeof *w8, w8_a_main, w8_b_main, w8_stop_b);
+}
 
 /* ---- W9a: N eventfds watched (ev_io), one active ------------------------- */
 
 static struct { long events, want; } w9a;
 
-static void w9a_idle(struct ev_loop *loop, ev_io *w, int revents) { (void)loop; (void)w; (void)revents; }
-static void w9a_active(struct ev_loop *loop, ev_io *w, int revents)
-{
+static void w9a_idle(struct ev_loop *loop, ev_io *w, int revents) {
+    (void)loop;
+    (void)w;
+    (void)revents;
+}
+static void w9a_active(struct ev_loop *loop, ev_io *w, int revents) {
     (void)revents;
     uint64_t v;
     if (read(w->fd, &v, sizeof v) != sizeof v) return;
-    if (++w9a.events == w9a.want) { ev_break(loop, EVBREAK_ALL); return; }
+    if (++w9a.events == w9a.want) {
+        ev_break(loop, EVBREAK_ALL);
+        return;
+    }
     v = 1;
     if (write(w->fd, &v, sizeof v) != sizeof v) perror("write");
 }
 
-static void run_w9a(double arg)
-{
+static void run_w9a(double arg) {
     long n = (long)arg;
     w9a.want = 50000;
     struct ev_loop *loop = ev_default_loop(0);
@@ -385,7 +401,10 @@ static void run_w9a(double arg)
     ev_io *ios = calloc((size_t)n, sizeof *ios);
     for (long i = 0; i < n; i++) {
         int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-        if (fd < 0) { perror("eventfd"); exit(1); }
+        if (fd < 0) {
+            perror("eventfd");
+            exit(1);
+        }
         ev_io_init(&ios[i], i == n / 2 ? w9a_active : w9a_idle, fd, EV_READ);
         ev_io_start(loop, &ios[i]);
     }
@@ -405,26 +424,33 @@ static void run_w9a(double arg)
 
 #define W9D_MAX 64
 static peer_thread w9d_loops[W9D_MAX];
-static void w9d_on(struct ev_loop *loop, ev_async *w, int revents)
-{
-    (void)loop; (void)w; (void)revents;
+static void w9d_on(struct ev_loop *loop, ev_async *w, int revents) {
+    (void)loop;
+    (void)w;
+    (void)revents;
     bl_w9d_handled();
 }
 
-static void w9d_start(int i) { peer_start(&w9d_loops[i], w9d_on, NULL); }
-static void w9d_wake(int i) { ev_async_send(w9d_loops[i].loop, &w9d_loops[i].async); }
-static void w9d_stop(int i) { peer_stop(&w9d_loops[i]); }
+static void w9d_start(int i) {
+    peer_start(&w9d_loops[i], w9d_on, NULL);
+}
+static void w9d_wake(int i) {
+    ev_async_send(w9d_loops[i].loop, &w9d_loops[i].async);
+}
+static void w9d_stop(int i) {
+    peer_stop(&w9d_loops[i]);
+}
 
-static void run_w9d(double arg) { bl_run_w9d(arg, W9D_MAX, w9d_start, w9d_wake, w9d_stop); }
+static void run_w9d(double arg) {
+    bl_run_w9d(arg, W9D_MAX, w9d_start, w9d_wake, w9d_stop);
+}
 
 static const bl_workload workloads[] = {
-    { "w1", run_w1, 100000 }, { "w2", run_w2, 1000000 }, { "w3", run_w3, 2.0 },
-    { "w4", run_w4, 1000000 }, { "w5", run_w5, 100000 }, { "w6", run_w6, 2.0 },
-    { "w7", run_w7, 20000 }, { "w8", run_w8, 100000 }, { "w9a", run_w9a, 10000 },
-    { "w9d", run_w9d, 8 },
+    {"w1", run_w1, 100000},  {"w2", run_w2, 1000000}, {"w3", run_w3, 2.0},   {"w4", run_w4, 1000000},
+    {"w5", run_w5, 100000},  {"w6", run_w6, 2.0},     {"w7", run_w7, 20000}, {"w8", run_w8, 100000},
+    {"w9a", run_w9a, 10000}, {"w9d", run_w9d, 8},
 };
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     return bl_main(argc, argv, workloads, (int)(sizeof workloads / sizeof *workloads), 3);
 }

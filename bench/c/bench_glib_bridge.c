@@ -35,7 +35,7 @@ static int cmp_double(const void *a, const void *b) {
 
 static double *late;
 static int n_timers, done_count;
-static double due;   /* monotonic time the current timer is due */
+static double due; /* monotonic time the current timer is due */
 static GMainLoop *main_loop;
 static int use_glib_loop;
 
@@ -59,7 +59,8 @@ static void schedule_ours(void) {
     RLRelease(t);
 }
 static void our_timer_fired(RLRunLoopTimerRef t, void *info) {
-    (void)t; (void)info;
+    (void)t;
+    (void)info;
     late[done_count++] = mono() - due;
     if (done_count == n_timers) finish();
     else schedule_ours();
@@ -96,9 +97,14 @@ static void latency_case(const char *what, int glib_timers, int host_glib, int a
         g_source_attach(hosted, NULL);
     }
     if (attach_glib) attached = RLGLibContextAttach(NULL, RLRunLoopGetCurrent(), kRLRunLoopDefaultMode);
-    if (glib_timers) schedule_glib(); else schedule_ours();
-    if (use_glib_loop) run_glib_loop(); else run_our_loop();
-    if (hosted) { g_source_destroy(hosted); g_source_unref(hosted); }
+    if (glib_timers) schedule_glib();
+    else schedule_ours();
+    if (use_glib_loop) run_glib_loop();
+    else run_our_loop();
+    if (hosted) {
+        g_source_destroy(hosted);
+        g_source_unref(hosted);
+    }
     if (attached) RLGLibContextDetach(attached);
     report(what);
 }
@@ -112,11 +118,20 @@ static gint counting_poll(GPollFD *fds, guint n, gint timeout) {
     polls++;
     return real_poll(fds, n, timeout);
 }
-static gboolean quit_glib(gpointer data) { (void)data; g_main_loop_quit(main_loop); return G_SOURCE_REMOVE; }
-static void nothing(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; }
+static gboolean quit_glib(gpointer data) {
+    (void)data;
+    g_main_loop_quit(main_loop);
+    return G_SOURCE_REMOVE;
+}
+static void nothing(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+}
 static int wakeups;
 static void count_wakeup(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o; (void)a; (void)info;
+    (void)o;
+    (void)a;
+    (void)info;
     wakeups++;
 }
 
@@ -136,18 +151,25 @@ static void idle_glib_host(int with_ours) {
     g_main_context_set_poll_func(NULL, real_poll);
     printf("%-52s %d polls returned in %g s\n",
            with_ours ? "idle g_main_loop_run hosting our idle loop:" : "idle g_main_loop_run alone:", polls, idle_s);
-    if (hosted) { g_source_destroy(hosted); g_source_unref(hosted); }
+    if (hosted) {
+        g_source_destroy(hosted);
+        g_source_unref(hosted);
+    }
     RLRunLoopTimerInvalidate(far);
     RLRelease(far);
 }
 
-static void stop_ours(RLRunLoopTimerRef t, void *info) { (void)t; (void)info; RLRunLoopStop(RLRunLoopGetCurrent()); }
+static void stop_ours(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+    RLRunLoopStop(RLRunLoopGetCurrent());
+}
 
 static void idle_our_host(int with_glib) {
     RLGLibContextRef attached = NULL;
     if (with_glib) {
         attached = RLGLibContextAttach(NULL, RLRunLoopGetCurrent(), kRLRunLoopDefaultMode);
-        g_timeout_add_seconds(3600, quit_glib, NULL);   /* GLib has something, far away */
+        g_timeout_add_seconds(3600, quit_glib, NULL); /* GLib has something, far away */
     }
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAfterWaiting, true, 0, count_wakeup, NULL);
     RLRunLoopAddObserver(RLRunLoopGetCurrent(), o, kRLRunLoopDefaultMode);

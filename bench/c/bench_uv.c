@@ -33,15 +33,16 @@ typedef struct {
     long long sc;
 } peer_thread;
 
-static void peer_async(uv_async_t *h)
-{
+static void peer_async(uv_async_t *h) {
     peer_thread *p = h->data;
-    if (atomic_load(&p->stop)) { uv_stop(&p->loop); return; }
+    if (atomic_load(&p->stop)) {
+        uv_stop(&p->loop);
+        return;
+    }
     if (p->cb) p->cb(h);
 }
 
-static void *peer_main(void *arg)
-{
+static void *peer_main(void *arg) {
     peer_thread *p = arg;
     uv_loop_init(&p->loop);
     uv_async_init(&p->loop, &p->async, peer_async);
@@ -54,8 +55,7 @@ static void *peer_main(void *arg)
     return NULL;
 }
 
-static void peer_start(peer_thread *p, uv_async_cb cb, void (*setup)(uv_loop_t *))
-{
+static void peer_start(peer_thread *p, uv_async_cb cb, void (*setup)(uv_loop_t *)) {
     memset(p, 0, sizeof *p);
     p->cb = cb;
     p->setup = setup;
@@ -64,8 +64,7 @@ static void peer_start(peer_thread *p, uv_async_cb cb, void (*setup)(uv_loop_t *
 }
 
 /* Stops the thread; its system calls while it ran, or -1. */
-static long long peer_stop(peer_thread *p)
-{
+static long long peer_stop(peer_thread *p) {
     atomic_store(&p->stop, 1);
     uv_async_send(&p->async);
     pthread_join(p->thread, NULL);
@@ -78,20 +77,27 @@ static bl_w1 w1;
 static uv_async_t w1_async_a;
 static peer_thread w1_b;
 
-static void w1_on_b(uv_async_t *h) { (void)h; uv_async_send(&w1_async_a); }
-static void w1_wake_b(void) { uv_async_send(&w1_b.async); }
+static void w1_on_b(uv_async_t *h) {
+    (void)h;
+    uv_async_send(&w1_async_a);
+}
+static void w1_wake_b(void) {
+    uv_async_send(&w1_b.async);
+}
 
-static void w1_on_a(uv_async_t *h)
-{
+static void w1_on_a(uv_async_t *h) {
     if (bl_w1_back(&w1)) uv_stop(h->loop);
     else w1_wake_b();
 }
 
-static void w1_run(void) { uv_run(uv_default_loop(), UV_RUN_DEFAULT); }
-static long long w1_stop_b(void) { return peer_stop(&w1_b); }
+static void w1_run(void) {
+    uv_run(uv_default_loop(), UV_RUN_DEFAULT);
+}
+static long long w1_stop_b(void) {
+    return peer_stop(&w1_b);
+}
 
-static void run_w1(double arg)
-{
+static void run_w1(double arg) {
     bl_w1_begin(&w1, (long)arg);
     uv_async_init(uv_default_loop(), &w1_async_a, w1_on_a);
     peer_start(&w1_b, w1_on_b, NULL);
@@ -102,10 +108,11 @@ static void run_w1(double arg)
 
 static bl_w2 w2;
 
-static void w2_fire(uv_timer_t *t) { bl_w2_fired(&w2, (long)(intptr_t)t->data); }
+static void w2_fire(uv_timer_t *t) {
+    bl_w2_fired(&w2, (long)(intptr_t)t->data);
+}
 
-static void run_w2(double arg)
-{
+static void run_w2(double arg) {
     bl_w2_begin(&w2, (long)arg);
     uv_timer_t *timers = calloc((size_t)w2.n, sizeof(uv_timer_t));
     uv_loop_t *loop = uv_default_loop();
@@ -129,16 +136,16 @@ static void run_w2(double arg)
 
 static bl_w3 w3;
 
-static void w3_fire(uv_timer_t *t)
-{
+static void w3_fire(uv_timer_t *t) {
     (void)t;
     bl_w3_fired(&w3);
 }
 
-static void w3_stop(uv_timer_t *t) { uv_stop(t->loop); }
+static void w3_stop(uv_timer_t *t) {
+    uv_stop(t->loop);
+}
 
-static void run_w3(double secs)
-{
+static void run_w3(double secs) {
     bl_w3_begin(&w3, secs);
     uv_loop_t *loop = uv_default_loop();
     uv_timer_t t, stop;
@@ -164,26 +171,23 @@ static struct {
     long done, n;
 } q;
 
-static void q_drain(uv_idle_t *h)
-{
+static void q_drain(uv_idle_t *h) {
     bl_node *list = bl_node_queue_take(&queue);
     uv_idle_stop(h);
     if (bl_node_queue_run(&queue, list)) uv_idle_start(h, q_drain);
 }
 
-static void q_perform(void (*fn)(void *), void *info)  /* same thread */
+static void q_perform(void (*fn)(void *), void *info) /* same thread */
 {
     if (bl_node_queue_push(&queue, fn, info) && !uv_is_active((uv_handle_t *)&q.idle)) uv_idle_start(&q.idle, q_drain);
 }
 
-static void w4_fn(void *info)
-{
+static void w4_fn(void *info) {
     (void)info;
     if (++q.done == q.n) uv_stop(uv_default_loop());
 }
 
-static void run_w4(double arg)
-{
+static void run_w4(double arg) {
     q.n = (long)arg;
     uv_loop_t *loop = uv_default_loop();
     uv_idle_init(loop, &q.idle);
@@ -203,30 +207,33 @@ static bl_w5 w5;
 static uv_poll_t w5_pa, w5_pb;
 static peer_thread w5_b;
 
-static void w5_on_b(uv_poll_t *h, int status, int events)
-{
-    (void)h; (void)status; (void)events;
+static void w5_on_b(uv_poll_t *h, int status, int events) {
+    (void)h;
+    (void)status;
+    (void)events;
     bl_w5_echo(w5.sv[1]);
 }
 
-static void w5_on_a(uv_poll_t *h, int status, int events)
-{
-    (void)status; (void)events;
+static void w5_on_a(uv_poll_t *h, int status, int events) {
+    (void)status;
+    (void)events;
     if (bl_w5_answered(&w5)) uv_stop(h->loop);
 }
 
-static void w5_setup_b(uv_loop_t *loop)
-{
+static void w5_setup_b(uv_loop_t *loop) {
     uv_poll_init(loop, &w5_pb, w5.sv[1]);
     uv_poll_start(&w5_pb, UV_READABLE, w5_on_b);
 }
 
-static void w5_run(void) { uv_run(uv_default_loop(), UV_RUN_DEFAULT); }
+static void w5_run(void) {
+    uv_run(uv_default_loop(), UV_RUN_DEFAULT);
+}
 
-static long long w5_stop_b(void) { return peer_stop(&w5_b); }
+static long long w5_stop_b(void) {
+    return peer_stop(&w5_b);
+}
 
-static void run_w5(double arg)
-{
+static void run_w5(double arg) {
     bl_w5_open(&w5, (long)arg);
     uv_poll_init(uv_default_loop(), &w5_pa, w5.sv[0]);
     uv_poll_start(&w5_pa, UV_READABLE, w5_on_a);
@@ -236,11 +243,14 @@ static void run_w5(double arg)
 
 /* ---- W6 ---------------------------------------------------------------------- */
 
-static void never(uv_timer_t *t) { (void)t; }
-static void w6_stop(uv_timer_t *t) { uv_stop(t->loop); }
+static void never(uv_timer_t *t) {
+    (void)t;
+}
+static void w6_stop(uv_timer_t *t) {
+    uv_stop(t->loop);
+}
 
-static void run_w6(double secs)
-{
+static void run_w6(double secs) {
     uv_loop_t *loop = uv_default_loop();
     uv_timer_t far, stop;
     uv_timer_init(loop, &far);
@@ -260,51 +270,55 @@ static void run_w6(double secs)
 /* ---- W7 ---------------------------------------------------------------------- */
 
 static peer_thread w7_b;
-static void w7_on_b(uv_async_t *h)
-{
+static void w7_on_b(uv_async_t *h) {
     (void)h;
     bl_w7_woken();
 }
 
-static void w7_wake(void) { uv_async_send(&w7_b.async); }
+static void w7_wake(void) {
+    uv_async_send(&w7_b.async);
+}
 
-static long long w7_stop(void) { return peer_stop(&w7_b); }
+static long long w7_stop(void) {
+    return peer_stop(&w7_b);
+}
 
-static void run_w7(double arg)
-{
-    static const bl_w7_peer peer = { w7_wake, NULL, NULL, w7_wake, w7_stop };
+static void run_w7(double arg) {
+    static const bl_w7_peer peer = {w7_wake, NULL, NULL, w7_wake, w7_stop};
     peer_start(&w7_b, w7_on_b, NULL);
     bl_run_w7((long)arg, &peer);
 }
-
 
 /* ---- W8: 4 pairs of loops ping-ponging (uv_async both ways) -------------- */
 
 #define W8_PAIRS 4
 typedef struct {
-    bl_pair base;   /* first: the driver fills it */
+    bl_pair base; /* first: the driver fills it */
     uv_loop_t la, lb;
     uv_async_t aa, ab;
     atomic_int stop_b;
 } w8_pair;
 static w8_pair w8[W8_PAIRS];
 
-static void w8_on_b(uv_async_t *h)
-{
+static void w8_on_b(uv_async_t *h) {
     w8_pair *p = h->data;
-    if (atomic_load(&p->stop_b)) { uv_close((uv_handle_t *)h, NULL); return; }
+    if (atomic_load(&p->stop_b)) {
+        uv_close((uv_handle_t *)h, NULL);
+        return;
+    }
     uv_async_send(&p->aa);
 }
 
-static void w8_on_a(uv_async_t *h)
-{
+static void w8_on_a(uv_async_t *h) {
     w8_pair *p = h->data;
-    if (++p->base.done == p->base.n) { uv_close((uv_handle_t *)h, NULL); return; }
+    if (++p->base.done == p->base.n) {
+        uv_close((uv_handle_t *)h, NULL);
+        return;
+    }
     uv_async_send(&p->ab);
 }
 
-static void *w8_b_main(void *arg)
-{
+static void *w8_b_main(void *arg) {
     w8_pair *p = arg;
     uv_loop_init(&p->lb);
     uv_async_init(&p->lb, &p->ab, w8_on_b);
@@ -314,8 +328,7 @@ static void *w8_b_main(void *arg)
     return NULL;
 }
 
-static void *w8_a_main(void *arg)
-{
+static void *w8_a_main(void *arg) {
     w8_pair *p = arg;
     uv_loop_init(&p->la);
     uv_async_init(&p->la, &p->aa, w8_on_a);
@@ -327,32 +340,42 @@ static void *w8_a_main(void *arg)
     return NULL;
 }
 
-static void w8_stop_b(void *pair)
-{
+static void w8_stop_b(void *pair) {
     w8_pair *p = pair;
     atomic_store(&p->stop_b, 1);
     uv_async_send(&p->ab);
 }
 
-static void run_w8(double arg) { bl_run_w8((long)arg, w8, W8_PAIRS, sizeof *w8, w8_a_main, w8_b_main, w8_stop_b); }
+static void run_w8(double arg) {
+    bl_run_w8((long)arg, w8, W8_PAIRS, sizeof *w8, w8_a_main, w8_b_main, w8_stop_b);
+}
 
 /* ---- W9a: N eventfds watched (uv_poll), one active ----------------------- */
 
-static struct { long events, want; int active_fd; } w9a;
+static struct {
+    long events, want;
+    int active_fd;
+} w9a;
 
-static void w9a_idle(uv_poll_t *h, int status, int events) { (void)h; (void)status; (void)events; }
-static void w9a_active(uv_poll_t *h, int status, int events)
-{
-    (void)status; (void)events;
+static void w9a_idle(uv_poll_t *h, int status, int events) {
+    (void)h;
+    (void)status;
+    (void)events;
+}
+static void w9a_active(uv_poll_t *h, int status, int events) {
+    (void)status;
+    (void)events;
     uint64_t v;
     if (read(w9a.active_fd, &v, sizeof v) != sizeof v) return;
-    if (++w9a.events == w9a.want) { uv_stop(h->loop); return; }
+    if (++w9a.events == w9a.want) {
+        uv_stop(h->loop);
+        return;
+    }
     v = 1;
     if (write(w9a.active_fd, &v, sizeof v) != sizeof v) perror("write");
 }
 
-static void run_w9a(double arg)
-{
+static void run_w9a(double arg) {
     long n = (long)arg;
     w9a.want = 50000;
     uv_loop_t *loop = uv_default_loop();
@@ -362,7 +385,10 @@ static void run_w9a(double arg)
     int *fds = calloc((size_t)n, sizeof *fds);
     for (long i = 0; i < n; i++) {
         fds[i] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-        if (fds[i] < 0) { perror("eventfd"); exit(1); }
+        if (fds[i] < 0) {
+            perror("eventfd");
+            exit(1);
+        }
         uv_poll_init(loop, &polls[i], fds[i]);
         uv_poll_start(&polls[i], UV_READABLE, i == n / 2 ? w9a_active : w9a_idle);
     }
@@ -383,22 +409,31 @@ static void run_w9a(double arg)
 
 #define W9D_MAX 64
 static peer_thread w9d_loops[W9D_MAX];
-static void w9d_on(uv_async_t *h) { (void)h; bl_w9d_handled(); }
+static void w9d_on(uv_async_t *h) {
+    (void)h;
+    bl_w9d_handled();
+}
 
-static void w9d_start(int i) { peer_start(&w9d_loops[i], w9d_on, NULL); }
-static void w9d_wake(int i) { uv_async_send(&w9d_loops[i].async); }
-static void w9d_stop(int i) { peer_stop(&w9d_loops[i]); }
+static void w9d_start(int i) {
+    peer_start(&w9d_loops[i], w9d_on, NULL);
+}
+static void w9d_wake(int i) {
+    uv_async_send(&w9d_loops[i].async);
+}
+static void w9d_stop(int i) {
+    peer_stop(&w9d_loops[i]);
+}
 
-static void run_w9d(double arg) { bl_run_w9d(arg, W9D_MAX, w9d_start, w9d_wake, w9d_stop); }
+static void run_w9d(double arg) {
+    bl_run_w9d(arg, W9D_MAX, w9d_start, w9d_wake, w9d_stop);
+}
 
 static const bl_workload workloads[] = {
-    { "w1", run_w1, 100000 }, { "w2", run_w2, 1000000 }, { "w3", run_w3, 2.0 },
-    { "w4", run_w4, 1000000 }, { "w5", run_w5, 100000 }, { "w6", run_w6, 2.0 },
-    { "w7", run_w7, 20000 }, { "w8", run_w8, 100000 }, { "w9a", run_w9a, 10000 },
-    { "w9d", run_w9d, 8 },
+    {"w1", run_w1, 100000},  {"w2", run_w2, 1000000}, {"w3", run_w3, 2.0},   {"w4", run_w4, 1000000},
+    {"w5", run_w5, 100000},  {"w6", run_w6, 2.0},     {"w7", run_w7, 20000}, {"w8", run_w8, 100000},
+    {"w9a", run_w9a, 10000}, {"w9d", run_w9d, 8},
 };
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     return bl_main(argc, argv, workloads, (int)(sizeof workloads / sizeof *workloads), 3);
 }

@@ -19,26 +19,23 @@
 #include <time.h>
 #include <unistd.h>
 
-uint64_t bl_now_ns(void)
-{
+uint64_t bl_now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-double bl_spread(long i)
-{
+double bl_spread(long i) {
     double x = (double)i * 0.61803398874989484820;
     return x - floor(x);
 }
 
-static long tracepoint_id(void)
-{
+static long tracepoint_id(void) {
     static long id = -2;
     if (id != -2) return id;
     id = -1;
-    const char *paths[] = { "/sys/kernel/tracing/events/raw_syscalls/sys_enter/id",
-                            "/sys/kernel/debug/tracing/events/raw_syscalls/sys_enter/id" };
+    const char *paths[] = {"/sys/kernel/tracing/events/raw_syscalls/sys_enter/id",
+                           "/sys/kernel/debug/tracing/events/raw_syscalls/sys_enter/id"};
     for (unsigned i = 0; i < 2 && id < 0; i++) {
         FILE *f = fopen(paths[i], "r");
         if (!f) continue;
@@ -48,8 +45,7 @@ static long tracepoint_id(void)
     return id;
 }
 
-int bl_sc_open(void)
-{
+int bl_sc_open(void) {
     long id = tracepoint_id();
     if (id < 0) return -1;
     struct perf_event_attr a;
@@ -64,9 +60,8 @@ int bl_sc_open(void)
     return fd;
 }
 
-long long bl_sc_read(int fd)
-{
-    static __thread long long reads;  /* our own read() calls, subtracted */
+long long bl_sc_read(int fd) {
+    static __thread long long reads; /* our own read() calls, subtracted */
     if (fd < 0) return -1;
     uint64_t v = 0;
     if (read(fd, &v, sizeof v) != (ssize_t)sizeof v) return -1;
@@ -74,33 +69,31 @@ long long bl_sc_read(int fd)
     return (long long)v - reads;
 }
 
-void bl_sc_close(int fd) { if (fd >= 0) close(fd); }
+void bl_sc_close(int fd) {
+    if (fd >= 0) close(fd);
+}
 
-bl_sc_span bl_sc_begin(void)
-{
+bl_sc_span bl_sc_begin(void) {
     bl_sc_span s;
     s.fd = bl_sc_open();
     s.start = bl_sc_read(s.fd);
     return s;
 }
 
-long long bl_sc_end(bl_sc_span *s)
-{
+long long bl_sc_end(bl_sc_span *s) {
     long long end = bl_sc_read(s->fd);
     bl_sc_close(s->fd);
     return (s->start >= 0 && end >= 0) ? end - s->start : -1;
 }
 
-bool bl_sc_available(void)
-{
+bool bl_sc_available(void) {
     int fd = bl_sc_open();
     if (fd < 0) return false;
     close(fd);
     return true;
 }
 
-long long bl_mallocs(void)
-{
+long long bl_mallocs(void) {
     static long long (*fn)(void);
     static int looked;
     if (!looked) {
@@ -110,20 +103,18 @@ long long bl_mallocs(void)
     return fn ? fn() : -1;
 }
 
-bl_usage bl_usage_now(bool thread)
-{
+bl_usage bl_usage_now(bool thread) {
     struct rusage ru;
     getrusage(thread ? RUSAGE_THREAD : RUSAGE_SELF, &ru);
     bl_usage u;
-    u.cpu_us = (double)ru.ru_utime.tv_sec * 1e6 + (double)ru.ru_utime.tv_usec
-             + (double)ru.ru_stime.tv_sec * 1e6 + (double)ru.ru_stime.tv_usec;
+    u.cpu_us = (double)ru.ru_utime.tv_sec * 1e6 + (double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_sec * 1e6 +
+               (double)ru.ru_stime.tv_usec;
     u.vcsw = ru.ru_nvcsw;
     u.ivcsw = ru.ru_nivcsw;
     return u;
 }
 
-int bl_threads(void)
-{
+int bl_threads(void) {
     FILE *f = fopen("/proc/self/status", "r");
     if (!f) return -1;
     char line[256];
@@ -134,14 +125,12 @@ int bl_threads(void)
     return n;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
+static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-double bl_percentile(double *v, long n, double p)
-{
+double bl_percentile(double *v, long n, double p) {
     if (n <= 0) return NAN;
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     double rank = p / 100.0 * (double)(n - 1);
@@ -151,54 +140,61 @@ double bl_percentile(double *v, long n, double p)
     return v[lo] * (1 - f) + v[hi] * f;
 }
 
-double bl_median(double *v, long n) { return bl_percentile(v, n, 50); }
+double bl_median(double *v, long n) {
+    return bl_percentile(v, n, 50);
+}
 
-double bl_mean(const double *v, long n)
-{
+double bl_mean(const double *v, long n) {
     if (n <= 0) return NAN;
     double s = 0;
     for (long i = 0; i < n; i++) s += v[i];
     return s / (double)n;
 }
 
-void bl_result_begin(const char *workload) { printf("RESULT %s", workload); }
-void bl_result(const char *key, double value)
-{
+void bl_result_begin(const char *workload) {
+    printf("RESULT %s", workload);
+}
+void bl_result(const char *key, double value) {
     if (isnan(value)) printf(" %s=nan", key);
     else printf(" %s=%.6g", key, value);
 }
-void bl_result_end(void) { printf("\n"); fflush(stdout); }
+void bl_result_end(void) {
+    printf("\n");
+    fflush(stdout);
+}
 
-void bl_spin_pause(void)
-{
+void bl_spin_pause(void) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif
 }
 
-void bl_sleep_us(long us)
-{
-    struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
-    while (nanosleep(&ts, &ts) != 0) { }
+void bl_sleep_us(long us) {
+    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+    while (nanosleep(&ts, &ts) != 0) {}
 }
 
 /* ---- standalone driver -------------------------------------------------- */
 #define MAXK 48
 #define MAXR 16
-typedef struct { char key[48]; double v[MAXR]; int n; } kv;
+typedef struct {
+    char key[48];
+    double v[MAXR];
+    int n;
+} kv;
 
-static int parse_line(char *line, kv *tab, int *ntab, int run)
-{
+static int parse_line(char *line, kv *tab, int *ntab, int run) {
     (void)run;
     if (strncmp(line, "RESULT ", 7) != 0) return 0;
     char *save = NULL;
-    char *tok = strtok_r(line + 7, " \n", &save);  /* workload name */
+    char *tok = strtok_r(line + 7, " \n", &save); /* workload name */
     while ((tok = strtok_r(NULL, " \n", &save))) {
         char *eq = strchr(tok, '=');
         if (!eq) continue;
         *eq = 0;
         int k;
-        for (k = 0; k < *ntab; k++) if (strcmp(tab[k].key, tok) == 0) break;
+        for (k = 0; k < *ntab; k++)
+            if (strcmp(tab[k].key, tok) == 0) break;
         if (k == *ntab) {
             if (*ntab == MAXK) continue;
             snprintf(tab[k].key, sizeof tab[k].key, "%s", tok);
@@ -210,8 +206,7 @@ static int parse_line(char *line, kv *tab, int *ntab, int run)
     return 1;
 }
 
-int bl_main(int argc, char **argv, const bl_workload *wl, int nwl, int runs)
-{
+int bl_main(int argc, char **argv, const bl_workload *wl, int nwl, int runs) {
     if (argc >= 2) {
         for (int i = 0; i < nwl; i++) {
             if (strcmp(argv[1], wl[i].name) == 0) {
@@ -235,7 +230,10 @@ int bl_main(int argc, char **argv, const bl_workload *wl, int nwl, int runs)
             char cmd[512];
             snprintf(cmd, sizeof cmd, "/proc/%d/exe %s %.17g", (int)getpid(), wl[i].name, wl[i].default_arg);
             FILE *p = popen(cmd, "r");
-            if (!p) { perror("popen"); return 1; }
+            if (!p) {
+                perror("popen");
+                return 1;
+            }
             char line[4096];
             while (fgets(line, sizeof line, p)) parse_line(line, tab, &ntab, r);
             if (pclose(p) != 0) fprintf(stderr, "%s run %d failed\n", wl[i].name, r);
@@ -248,9 +246,8 @@ int bl_main(int argc, char **argv, const bl_workload *wl, int nwl, int runs)
     return 0;
 }
 
-void bl_report_w1(long n, double secs, double *rtt, bl_usage u0, bl_usage u1, long long m0, long long m1,
-                  long long sc0, long long sc1, long long peer_sc)
-{
+void bl_report_w1(long n, double secs, double *rtt, bl_usage u0, bl_usage u1, long long m0, long long m1, long long sc0,
+                  long long sc1, long long peer_sc) {
     bl_result_begin("w1");
     bl_result("rt", (double)n);
     bl_result("rt_per_s", (double)n / secs);
@@ -264,8 +261,7 @@ void bl_report_w1(long n, double secs, double *rtt, bl_usage u0, bl_usage u1, lo
 }
 
 void bl_report_w2(long n, uint64_t t0, uint64_t t_added, uint64_t t_last, long fired, double *late, bl_usage u0,
-                  bl_usage u1, long long m0, long long m1)
-{
+                  bl_usage u1, long long m0, long long m1) {
     bl_result_begin("w2");
     bl_result("n", (double)n);
     bl_result("add_ns", (double)(t_added - t0) / (double)n);
@@ -281,8 +277,7 @@ void bl_report_w2(long n, uint64_t t0, uint64_t t_added, uint64_t t_last, long f
 /* ---- reports of W3-W9 (one place per metric, for every peer) ------------ */
 
 void bl_report_w3(const char *name, long fires, long cap, double *jit, uint64_t first, uint64_t t0, uint64_t t1,
-                  bl_usage u0, bl_usage u1, long host_wakeups)
-{
+                  bl_usage u0, bl_usage u1, long host_wakeups) {
     long n = fires < cap ? fires : cap;
     bl_result_begin(name);
     bl_result("fires", (double)fires);
@@ -294,8 +289,7 @@ void bl_report_w3(const char *name, long fires, long cap, double *jit, uint64_t 
     bl_result_end();
 }
 
-void bl_report_w4(long n, uint64_t t0, uint64_t t1, uint64_t t2, long long m0, long long m1)
-{
+void bl_report_w4(long n, uint64_t t0, uint64_t t1, uint64_t t2, long long m0, long long m1) {
     bl_result_begin("w4");
     bl_result("n", (double)n);
     bl_result("blocks_per_s", (double)n / ((double)(t2 - t0) / 1e9));
@@ -306,8 +300,7 @@ void bl_report_w4(long n, uint64_t t0, uint64_t t1, uint64_t t2, long long m0, l
 }
 
 void bl_report_w5(const char *name, long n, uint64_t t0, uint64_t t1, double *rtt, long long sc0, long long sc1,
-                  long long peer_sc)
-{
+                  long long peer_sc) {
     bl_result_begin(name);
     bl_result("rt_per_s", (double)n / ((double)(t1 - t0) / 1e9));
     bl_result("rtt_med_us", bl_median(rtt, n));
@@ -316,8 +309,7 @@ void bl_report_w5(const char *name, long n, uint64_t t0, uint64_t t1, double *rt
     bl_result_end();
 }
 
-void bl_report_w6(bl_usage u0, bl_usage u1, int threads, long long sc0, long long sc1)
-{
+void bl_report_w6(bl_usage u0, bl_usage u1, int threads, long long sc0, long long sc1) {
     bl_result_begin("w6");
     bl_result("cpu_us", u1.cpu_us - u0.cpu_us);
     bl_result("vcsw", (double)(u1.vcsw - u0.vcsw));
@@ -328,8 +320,7 @@ void bl_report_w6(bl_usage u0, bl_usage u1, int threads, long long sc0, long lon
 }
 
 void bl_report_w7(long n, bool counted, long long waker, long long loop_sc, long long a0, long long a1, uint64_t t0,
-                  uint64_t t1)
-{
+                  uint64_t t1) {
     bl_result_begin("w7");
     bl_result("n", (double)n);
     if (counted) {
@@ -341,8 +332,7 @@ void bl_report_w7(long n, bool counted, long long waker, long long loop_sc, long
     bl_result_end();
 }
 
-void bl_report_w9a(long events, uint64_t t0, uint64_t t1, bl_usage u0, bl_usage u1, int extra_fds)
-{
+void bl_report_w9a(long events, uint64_t t0, uint64_t t1, bl_usage u0, bl_usage u1, int extra_fds) {
     bl_result_begin("w9a");
     bl_result("ns_per_event", (double)(t1 - t0) / (double)events);
     bl_result("cpu_ns_per_event", (u1.cpu_us - u0.cpu_us) * 1e3 / (double)events);
@@ -350,20 +340,18 @@ void bl_report_w9a(long events, uint64_t t0, uint64_t t1, bl_usage u0, bl_usage 
     bl_result_end();
 }
 
-int bl_open_fds(void)
-{
+int bl_open_fds(void) {
     int n = 0;
     DIR *d = opendir("/proc/self/fd");
     if (!d) return -1;
     while (readdir(d)) n++;
     closedir(d);
-    return n - 3;   /* ".", "..", and the directory's own descriptor */
+    return n - 3; /* ".", "..", and the directory's own descriptor */
 }
 
 /* Rate and CPU per operation over a timed stretch (W8, W9d). */
 static void report_rate(const char *name, const char *rate_key, const char *cpu_key, double total, uint64_t t0,
-                        uint64_t t1, bl_usage u0, bl_usage u1, bool switches)
-{
+                        uint64_t t1, bl_usage u0, bl_usage u1, bool switches) {
     bl_result_begin(name);
     bl_result(rate_key, total / ((double)(t1 - t0) / 1e9));
     bl_result(cpu_key, (u1.cpu_us - u0.cpu_us) / total);
@@ -376,15 +364,15 @@ static void report_rate(const char *name, const char *rate_key, const char *cpu_
 #define W8_MAX_PAIRS 16
 static atomic_int pairs_ready, pairs_go;
 
-void bl_pair_ready(void) { atomic_fetch_add(&pairs_ready, 1); }
-void bl_pair_wait_go(void)
-{
+void bl_pair_ready(void) {
+    atomic_fetch_add(&pairs_ready, 1);
+}
+void bl_pair_wait_go(void) {
     while (!atomic_load(&pairs_go)) bl_spin_pause();
 }
 
 void bl_run_w8(long n, void *pairs_array, int pairs, size_t size, void *(*a_main)(void *), void *(*b_main)(void *),
-               void (*stop_b)(void *pair))
-{
+               void (*stop_b)(void *pair)) {
     pthread_t ta[W8_MAX_PAIRS], tb[W8_MAX_PAIRS];
     if (pairs > W8_MAX_PAIRS) pairs = W8_MAX_PAIRS;
     atomic_store(&pairs_ready, 0);
@@ -413,10 +401,11 @@ void bl_run_w8(long n, void *pairs_array, int pairs, size_t size, void *(*a_main
 
 static atomic_long w9d_handled;
 
-void bl_w9d_handled(void) { atomic_fetch_add(&w9d_handled, 1); }
+void bl_w9d_handled(void) {
+    atomic_fetch_add(&w9d_handled, 1);
+}
 
-void bl_run_w9d(double arg, int max, void (*start)(int i), void (*wake)(int i), void (*stop)(int i))
-{
+void bl_run_w9d(double arg, int max, void (*start)(int i), void (*wake)(int i), void (*stop)(int i)) {
     atomic_store(&w9d_handled, 0);
     int t = (int)arg;
     if (t < 1) t = 1;
@@ -442,22 +431,21 @@ void bl_run_w9d(double arg, int max, void (*start)(int i), void (*wake)(int i), 
 static atomic_long w7_handled;
 static atomic_int w7_busy, w7_release, w7_hold_next;
 
-void bl_w7_handled(void) { atomic_fetch_add(&w7_handled, 1); }
+void bl_w7_handled(void) {
+    atomic_fetch_add(&w7_handled, 1);
+}
 
-void bl_w7_hold(void)
-{
+void bl_w7_hold(void) {
     atomic_store(&w7_busy, 1);
     while (!atomic_load(&w7_release)) bl_spin_pause();
 }
 
-void bl_w7_woken(void)
-{
+void bl_w7_woken(void) {
     if (atomic_exchange(&w7_hold_next, 0)) bl_w7_hold();
     else bl_w7_handled();
 }
 
-void bl_run_w7(long n, const bl_w7_peer *peer)
-{
+void bl_run_w7(long n, const bl_w7_peer *peer) {
     atomic_store(&w7_handled, 0);
     atomic_store(&w7_busy, 0);
     atomic_store(&w7_release, 0);
@@ -499,8 +487,7 @@ void bl_run_w7(long n, const bl_w7_peer *peer)
 
 /* One round trip came back: its time into rtt[*i]; true after the n-th, else
    the next one starts now. */
-static bool round_trip_back(long *i, long n, double *rtt, uint64_t *t_send)
-{
+static bool round_trip_back(long *i, long n, double *rtt, uint64_t *t_send) {
     uint64_t now = bl_now_ns();
     rtt[(*i)++] = (double)(now - *t_send) / 1e3;
     if (*i >= n) return true;
@@ -508,17 +495,17 @@ static bool round_trip_back(long *i, long n, double *rtt, uint64_t *t_send)
     return false;
 }
 
-void bl_w1_begin(bl_w1 *w, long n)
-{
+void bl_w1_begin(bl_w1 *w, long n) {
     memset(w, 0, sizeof *w);
     w->n = n;
     w->rtt = calloc((size_t)n, sizeof(double));
 }
 
-bool bl_w1_back(bl_w1 *w) { return round_trip_back(&w->i, w->n, w->rtt, &w->t_send); }
+bool bl_w1_back(bl_w1 *w) {
+    return round_trip_back(&w->i, w->n, w->rtt, &w->t_send);
+}
 
-void bl_run_w1(bl_w1 *w, void (*wake_b)(void), void (*run)(void), long long (*stop_b)(void))
-{
+void bl_run_w1(bl_w1 *w, void (*wake_b)(void), void (*run)(void), long long (*stop_b)(void)) {
     int sc = bl_sc_open();
     long long sc0 = bl_sc_read(sc);
     long long m0 = bl_mallocs();
@@ -536,30 +523,26 @@ void bl_run_w1(bl_w1 *w, void (*wake_b)(void), void (*run)(void), long long (*st
     bl_report_w1(w->n, (double)(t1 - t0) / 1e9, w->rtt, u0, u1, m0, m1, sc0, sc1, peer_sc);
 }
 
-void bl_w2_begin(bl_w2 *w, long n)
-{
+void bl_w2_begin(bl_w2 *w, long n) {
     memset(w, 0, sizeof *w);
     w->n = n;
     w->late = calloc((size_t)n, sizeof(double));
 }
 
-bool bl_w2_fired(bl_w2 *w, long i)
-{
+bool bl_w2_fired(bl_w2 *w, long i) {
     uint64_t now = bl_now_ns();
     w->late[i] = ((double)now - ((double)w->t0 + bl_spread(i) * 1e9)) / 1e3;
     w->t_last = now;
     return ++w->fired == w->n;
 }
 
-void bl_w3_begin(bl_w3 *w, double secs)
-{
+void bl_w3_begin(bl_w3 *w, double secs) {
     memset(w, 0, sizeof *w);
     w->cap = (long)(secs * 1000) * 2 + 16;
     w->jit = calloc((size_t)w->cap, sizeof(double));
 }
 
-void bl_w3_fired(bl_w3 *w)
-{
+void bl_w3_fired(bl_w3 *w) {
     uint64_t now = bl_now_ns();
     double since = (double)now - (double)w->first;
     double grid = floor(since / 1e6) * 1e6;
@@ -567,8 +550,7 @@ void bl_w3_fired(bl_w3 *w)
     w->fires++;
 }
 
-void bl_w5_open(bl_w5 *w, long n)
-{
+void bl_w5_open(bl_w5 *w, long n) {
     memset(w, 0, sizeof *w);
     w->n = n;
     w->rtt = calloc((size_t)n, sizeof(double));
@@ -578,16 +560,14 @@ void bl_w5_open(bl_w5 *w, long n)
     }
 }
 
-void bl_w5_echo(int fd)
-{
+void bl_w5_echo(int fd) {
     char c[64];
     ssize_t r = read(fd, c, sizeof c);
     for (ssize_t k = 0; k < r; k++)
         if (write(fd, "x", 1) != 1) perror("write");
 }
 
-bool bl_w5_answered(bl_w5 *w)
-{
+bool bl_w5_answered(bl_w5 *w) {
     char c[64];
     ssize_t r = read(w->sv[0], c, sizeof c);
     if (r <= 0) return false;
@@ -596,8 +576,7 @@ bool bl_w5_answered(bl_w5 *w)
     return false;
 }
 
-void bl_run_w5(const char *name, bl_w5 *w, void (*run)(void), long long (*stop_b)(void))
-{
+void bl_run_w5(const char *name, bl_w5 *w, void (*run)(void), long long (*stop_b)(void)) {
     int sc = bl_sc_open();
     long long sc0 = bl_sc_read(sc);
     uint64_t t0 = bl_now_ns();

@@ -82,10 +82,12 @@ final class Box: @unchecked Sendable { let body: () -> Void; init(_ b: @escaping
 func startThread(_ body: @escaping () -> Void) -> pthread_t {
     let box = Unmanaged.passRetained(Box(body)).toOpaque()
     var t = pthread_t()
-    pthread_create(&t, nil, { p in
-        Unmanaged<Box>.fromOpaque(p!).takeRetainedValue().body()
-        return nil
-    }, box)
+    pthread_create(
+        &t, nil,
+        { p in
+            Unmanaged<Box>.fromOpaque(p!).takeRetainedValue().body()
+            return nil
+        }, box)
     return t
 }
 
@@ -305,10 +307,14 @@ let w5WatchersLock = Mutex(())
 
 /// Calls `onReadable` on `loop`'s thread each time `fd` becomes readable.
 func addSocket(_ fd: Int32, _ loop: Loop, _ onReadable: @escaping () -> Void) {
-    guard let f = RunLoop.FileDescriptor(fileDescriptor: fd, handler: { f, _ in
-        onReadable()
-        f.enableCallBacks(.read)
-    }) else { fatalError("RunLoop.FileDescriptor") }
+    guard
+        let f = RunLoop.FileDescriptor(
+            fileDescriptor: fd,
+            handler: { f, _ in
+                onReadable()
+                f.enableCallBacks(.read)
+            })
+    else { fatalError("RunLoop.FileDescriptor") }
     f.enableCallBacks(.read)
     f.schedule(in: loop.rl, forMode: .default)
     w5WatchersLock.withLock { _ in w5Watchers.append(f) }

@@ -17,7 +17,7 @@ bool rl_array_reserve(void *items, size_t size, size_t *capacity, size_t needed,
     size_t cap = rl_grown_capacity(*capacity, needed, first);
     if (cap > SIZE_MAX / size) return false;
     void *old;
-    memcpy(&old, items, sizeof old);   /* *items, whatever T * it is */
+    memcpy(&old, items, sizeof old); /* *items, whatever T * it is */
     void *grown = realloc(old, cap * size);
     if (!grown) return false;
     memcpy(items, &grown, sizeof grown);

@@ -46,8 +46,7 @@ rl_queue_status rl_enqueue_block_status(RLRunLoopRef rl, RLRunLoopMode mode, voi
     return status;
 }
 
-bool rl_enqueue_block(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *), void *info,
-                      void (*dispose)(void *)) {
+bool rl_enqueue_block(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *), void *info, void (*dispose)(void *)) {
     return rl_enqueue_block_status(rl, mode, fn, info, dispose) == RL_QUEUED;
 }
 
@@ -118,7 +117,7 @@ bool rl_do_blocks(RLRunLoopRef rl, rl_mode *m) {
             count_pending(rl, b, -1);
             batch.items[run++] = *b;
         } else {
-            rl->blocks.items[rl->blocks.count++] = *b;   /* reserved above */
+            rl->blocks.items[rl->blocks.count++] = *b; /* reserved above */
         }
     }
     if (run) {

@@ -23,15 +23,15 @@ typedef void *rl_observer_block;
 typedef void *rl_timer_block;
 RLRunLoopObserverRef RLRunLoopObserverCreateWithHandler(RLOptionFlags activities, bool repeats, RLIndex order,
                                                         rl_observer_block block);
-RLRunLoopTimerRef RLRunLoopTimerCreateWithHandler(RLAbsoluteTime fireDate, RLTimeInterval interval,
-                                                  RLOptionFlags flags, RLIndex order, rl_timer_block block);
+RLRunLoopTimerRef RLRunLoopTimerCreateWithHandler(RLAbsoluteTime fireDate, RLTimeInterval interval, RLOptionFlags flags,
+                                                  RLIndex order, rl_timer_block block);
 void RLRunLoopPerformBlock(RLRunLoopRef rl, RLRunLoopMode mode, rl_void_block block);
 #endif
 
 struct block_literal {
     void *isa;
-    int   flags;
-    int   reserved;
+    int flags;
+    int reserved;
     void (*invoke)(void *block, ...);
 };
 
@@ -62,7 +62,7 @@ static void call_void_block(void *block) {
 
 static void call_observer_block(RLRunLoopObserverRef o, RLRunLoopActivity activity, void *block) {
     ((void (*)(void *, RLRunLoopObserverRef, RLRunLoopActivity))((struct block_literal *)block)->invoke)(block, o,
-                                                                                                       activity);
+                                                                                                         activity);
 }
 
 static void call_timer_block(RLRunLoopTimerRef t, void *block) {
@@ -82,8 +82,8 @@ RLRunLoopObserverRef RLRunLoopObserverCreateWithHandler(RLOptionFlags activities
     return RLRunLoopObserverCreate(activities, repeats, order, call_observer_block, &context);
 }
 
-RLRunLoopTimerRef RLRunLoopTimerCreateWithHandler(RLAbsoluteTime fireDate, RLTimeInterval interval,
-                                                  RLOptionFlags flags, RLIndex order, rl_timer_block block) {
+RLRunLoopTimerRef RLRunLoopTimerCreateWithHandler(RLAbsoluteTime fireDate, RLTimeInterval interval, RLOptionFlags flags,
+                                                  RLIndex order, rl_timer_block block) {
     if (!block) return NULL;
     RLRunLoopTimerContext context = {0, (void *)block, retain_block, release_block, NULL};
     return RLRunLoopTimerCreate(fireDate, interval, flags, order, call_timer_block, &context);

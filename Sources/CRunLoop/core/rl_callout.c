@@ -12,11 +12,10 @@
 #define RL_CALLOUT __attribute__((noinline, noclone, used))
 #endif
 
-RL_CALLOUT void RL_IS_CALLING_OUT_TO_AN_OBSERVER_CALLBACK_FUNCTION(RLRunLoopObserverCallBack fn,
-                                                                   RLRunLoopObserverRef o,
+RL_CALLOUT void RL_IS_CALLING_OUT_TO_AN_OBSERVER_CALLBACK_FUNCTION(RLRunLoopObserverCallBack fn, RLRunLoopObserverRef o,
                                                                    RLRunLoopActivity activity, void *info) {
     fn(o, activity, info);
-    __asm__ volatile("");   /* keeps the frame from becoming a tail call */
+    __asm__ volatile(""); /* keeps the frame from becoming a tail call */
 }
 
 RL_CALLOUT void RL_IS_CALLING_OUT_TO_A_TIMER_CALLBACK_FUNCTION(RLRunLoopTimerCallBack fn, RLRunLoopTimerRef t,

@@ -10,7 +10,9 @@
 #include <string.h>
 #include "rl_internal.h"
 
-static const char *yes_no(bool b) { return b ? "Yes" : "No"; }
+static const char *yes_no(bool b) {
+    return b ? "Yes" : "No";
+}
 
 static void print_info(FILE *out, char *(*copy)(const void *), const void *info) {
     if (copy && info) {
@@ -44,10 +46,15 @@ static void print_activities(FILE *out, RLOptionFlags a) {
         fprintf(out, "AllActivities");
         return;
     }
-    static const struct { RLOptionFlags bit; const char *name; } names[] = {
-        {kRLRunLoopEntry, "Entry"}, {kRLRunLoopBeforeTimers, "BeforeTimers"},
-        {kRLRunLoopBeforeSources, "BeforeSources"}, {kRLRunLoopBeforeWaiting, "BeforeWaiting"},
-        {kRLRunLoopAfterWaiting, "AfterWaiting"}, {kRLRunLoopExit, "Exit"}};
+    static const struct {
+        RLOptionFlags bit;
+        const char *name;
+    } names[] = {{kRLRunLoopEntry, "Entry"},
+                 {kRLRunLoopBeforeTimers, "BeforeTimers"},
+                 {kRLRunLoopBeforeSources, "BeforeSources"},
+                 {kRLRunLoopBeforeWaiting, "BeforeWaiting"},
+                 {kRLRunLoopAfterWaiting, "AfterWaiting"},
+                 {kRLRunLoopExit, "Exit"}};
     bool first = true;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         if (!(a & names[i].bit)) continue;
@@ -76,17 +83,18 @@ static void print_timer(FILE *out, RLRunLoopTimerRef t) {
     /* Order and context functions live in the timer's extra part, if made
        (read here, not through rl_timer.c: a timer's class names this file). */
     const rl_timer_extra *x = rl_timer_extra_of(t);
-    fprintf(out, "<RLRunLoopTimer %p>{valid = %s, firing = %s, interval = %g, tolerance = %g, "
-                 "next fire date = %.6f (%+.6f s from now), order = %ld, callout = %p, context = ",
-            (void *)t, yes_no(atomic_load(&t->valid)), yes_no(firing), t->interval, tolerance,
-            date, date - RLAbsoluteTimeGetCurrent(), x ? x->order : 0, (void *)(uintptr_t)t->callout);
+    fprintf(out,
+            "<RLRunLoopTimer %p>{valid = %s, firing = %s, interval = %g, tolerance = %g, "
+            "next fire date = %.6f (%+.6f s from now), order = %ld, callout = %p, context = ",
+            (void *)t, yes_no(atomic_load(&t->valid)), yes_no(firing), t->interval, tolerance, date,
+            date - RLAbsoluteTimeGetCurrent(), x ? x->order : 0, (void *)(uintptr_t)t->callout);
     print_info(out, x ? x->copy_description : NULL, t->info);
     fprintf(out, "}");
 }
 
 static void print_mode(FILE *out, RLRunLoopRef rl, rl_mode *m) {
-    fprintf(out, "\t<RLRunLoopMode %p>{name = %s, common = %s, armed = %s, queued blocks = %zu,\n",
-            (void *)m, m->name, yes_no(m->is_common), yes_no(rl->armed_mode == m),
+    fprintf(out, "\t<RLRunLoopMode %p>{name = %s, common = %s, armed = %s, queued blocks = %zu,\n", (void *)m, m->name,
+            yes_no(m->is_common), yes_no(rl->armed_mode == m),
             m->pending_blocks + (m->is_common ? rl->pending_common_blocks : 0));
     fprintf(out, "\tsources0 = %s{\n", m->sources0.count ? "" : "(null) ");
     size_t index = 0;
@@ -136,9 +144,12 @@ char *rl_loop_copy_description(const rl_object *obj) {
     FILE *out = open_memstream(&buf, &len);
     if (!out) return NULL;
     rl_loop_lock(rl);
-    fprintf(out, "<RLRunLoop %p [%s]>{wakeup port = %d, port set = %d, timer port = %d, stopped = %s, sleeping = %s, main = %s, thread exited = %s,\n",
-            (void *)rl, "linux", rl->wake_fd, rl->epoll_fd, rl->timer_fd, yes_no(rl->current_run && rl->current_run->stopped),
-            yes_no(atomic_load(&rl->sleeping)), yes_no(rl->is_main), yes_no(rl->dead));
+    fprintf(out,
+            "<RLRunLoop %p [%s]>{wakeup port = %d, port set = %d, timer port = %d, stopped = %s, sleeping = %s, main = "
+            "%s, thread exited = %s,\n",
+            (void *)rl, "linux", rl->wake_fd, rl->epoll_fd, rl->timer_fd,
+            yes_no(rl->current_run && rl->current_run->stopped), yes_no(atomic_load(&rl->sleeping)),
+            yes_no(rl->is_main), yes_no(rl->dead));
     fprintf(out, "current mode = %s,\ncommon modes = {\n", rl->current_run ? rl->current_run->mode->name : "(none)");
     for (size_t i = 0, n = 0; i < rl->mode_count; i++)
         if (rl->modes[i]->is_common) fprintf(out, "\t%zu : %s\n", n++, rl->modes[i]->name);
@@ -176,10 +187,22 @@ static char *describe_item(const void *item, void (*print)(FILE *, const void *)
     return finish(out, &buf);
 }
 
-static void print_source_item(FILE *out, const void *item) { print_source(out, (RLRunLoopSourceRef)item); }
-static void print_observer_item(FILE *out, const void *item) { print_observer(out, (RLRunLoopObserverRef)item); }
-static void print_timer_item(FILE *out, const void *item) { print_timer(out, (RLRunLoopTimerRef)item); }
+static void print_source_item(FILE *out, const void *item) {
+    print_source(out, (RLRunLoopSourceRef)item);
+}
+static void print_observer_item(FILE *out, const void *item) {
+    print_observer(out, (RLRunLoopObserverRef)item);
+}
+static void print_timer_item(FILE *out, const void *item) {
+    print_timer(out, (RLRunLoopTimerRef)item);
+}
 
-char *rl_source_copy_description(const rl_object *obj) { return describe_item(obj, print_source_item); }
-char *rl_observer_copy_description(const rl_object *obj) { return describe_item(obj, print_observer_item); }
-char *rl_timer_copy_description(const rl_object *obj) { return describe_item(obj, print_timer_item); }
+char *rl_source_copy_description(const rl_object *obj) {
+    return describe_item(obj, print_source_item);
+}
+char *rl_observer_copy_description(const rl_object *obj) {
+    return describe_item(obj, print_observer_item);
+}
+char *rl_timer_copy_description(const rl_object *obj) {
+    return describe_item(obj, print_timer_item);
+}

@@ -101,8 +101,8 @@ bool RLRunLoopEmbedPrepare(RLRunLoopRef rl, RLRunLoopMode mode, int *timeout_ms)
         rl_loop_unlock(rl);
         return false;
     }
-    rl_wait_prepare(rl, m);   /* arms m's sources; remakes what must be */
-    rl_embed_attach(rl);      /* if it could not join before */
+    rl_wait_prepare(rl, m); /* arms m's sources; remakes what must be */
+    rl_embed_attach(rl);    /* if it could not join before */
     rl->embed_mode = m;
     rl->embed_waiting = true;
     int64_t deadline = timers_deadline(m);

@@ -53,7 +53,7 @@ void rl_embed_attach(RLRunLoopRef rl) {
    moved to the inherited number (dup3 closes the child's reference to the
    parent's set without touching it). */
 void rl_embed_after_fork(RLRunLoopRef rl) {
-    rl->embed_attached = false;   /* the new set is empty */
+    rl->embed_attached = false; /* the new set is empty */
     if (rl->embed_fd < 0) return;
     int fresh = epoll_create1(EPOLL_CLOEXEC);
     if (fresh < 0 || dup3(fresh, rl->embed_fd, O_CLOEXEC) < 0) {

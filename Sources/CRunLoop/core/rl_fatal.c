@@ -19,7 +19,7 @@
 
 _Noreturn void rl_fatal_errno(const char *call, const char *object, int fd, int error) {
     char reason[128];
-    const char *text = strerror_r(error, reason, sizeof reason);   /* GNU: may return its own */
+    const char *text = strerror_r(error, reason, sizeof reason); /* GNU: may return its own */
     fprintf(stderr,
             "CRunLoop: fatal: %s on %s (fd %d) failed: %s (errno %d). "
             "The library's own descriptor was closed or replaced behind its back.\n",

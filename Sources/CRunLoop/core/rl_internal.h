@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <sys/epoll.h>
 #include "CRunLoop.h"
-#include "rl_extras.h"   /* what the extras may use too: objects, clocks */
+#include "rl_extras.h" /* what the extras may use too: objects, clocks */
 #include "rl_timer_heap.h"
 
 typedef struct rl_mode rl_mode;
@@ -30,18 +30,18 @@ typedef struct rl_block rl_block;
 
 /* A growable array of pointers. */
 typedef struct {
-    void  **items;
-    size_t  count;
-    size_t  capacity;
+    void **items;
+    size_t count;
+    size_t capacity;
 } rl_ptr_array;
 
-bool   rl_ptr_array_reserve(rl_ptr_array *a, size_t capacity);
-bool   rl_ptr_array_insert(rl_ptr_array *a, size_t index, void *item);
-bool   rl_ptr_array_append(rl_ptr_array *a, void *item);
-void   rl_ptr_array_remove_at(rl_ptr_array *a, size_t index);
-long   rl_ptr_array_index_of(const rl_ptr_array *a, const void *item);   /* -1 when absent */
-bool   rl_ptr_array_remove(rl_ptr_array *a, const void *item);           /* first occurrence */
-void   rl_ptr_array_free(rl_ptr_array *a);
+bool rl_ptr_array_reserve(rl_ptr_array *a, size_t capacity);
+bool rl_ptr_array_insert(rl_ptr_array *a, size_t index, void *item);
+bool rl_ptr_array_append(rl_ptr_array *a, void *item);
+void rl_ptr_array_remove_at(rl_ptr_array *a, size_t index);
+long rl_ptr_array_index_of(const rl_ptr_array *a, const void *item); /* -1 when absent */
+bool rl_ptr_array_remove(rl_ptr_array *a, const void *item);         /* first occurrence */
+void rl_ptr_array_free(rl_ptr_array *a);
 
 /* An ordered set of items (rl_item_set.c): walked by order, then in the
    order added; add O(log n) expected, remove O(log n) expected, contains
@@ -49,44 +49,46 @@ void   rl_ptr_array_free(rl_ptr_array *a);
 #define RL_ITEM_SET_LEVELS 16
 typedef struct rl_item_node rl_item_node;
 struct rl_item_node {
-    void         *item;
-    RLIndex       order;
-    uint64_t      seq;                   /* order among equal orders */
-    unsigned      levels;
-    rl_item_node *next[];                /* one per level */
+    void *item;
+    RLIndex order;
+    uint64_t seq; /* order among equal orders */
+    unsigned levels;
+    rl_item_node *next[]; /* one per level */
 };
 typedef struct {
-    rl_item_node  *head[RL_ITEM_SET_LEVELS];
-    size_t         count;
-    uint64_t       next_seq;
-    uint64_t       rng;                  /* node heights */
-    rl_item_node **table;                /* item -> node, open addressing */
-    size_t         table_capacity;       /* 0 or a power of two */
+    rl_item_node *head[RL_ITEM_SET_LEVELS];
+    size_t count;
+    uint64_t next_seq;
+    uint64_t rng;          /* node heights */
+    rl_item_node **table;  /* item -> node, open addressing */
+    size_t table_capacity; /* 0 or a power of two */
 } rl_item_set;
 
 /* false if the item is already there (nothing changes) or out of memory. */
 bool rl_item_set_insert(rl_item_set *s, void *item, RLIndex order);
 bool rl_item_set_remove(rl_item_set *s, const void *item);
 bool rl_item_set_contains(const rl_item_set *s, const void *item);
-rl_item_node *rl_item_set_find(const rl_item_set *s, const void *item);   /* NULL when absent */
+rl_item_node *rl_item_set_find(const rl_item_set *s, const void *item); /* NULL when absent */
 void rl_item_set_free(rl_item_set *s);
-static inline rl_item_node *rl_item_set_first(const rl_item_set *s) { return s->head[0]; }
+static inline rl_item_node *rl_item_set_first(const rl_item_set *s) {
+    return s->head[0];
+}
 #define RL_ITEM_SET_FOREACH(node, set) for (rl_item_node *node = (set)->head[0]; node; node = node->next[0])
 
 /* A map from a key (a pointer, or a small number plus one; never 0) to a
    32-bit index: O(1) expected put, get and delete (rl_item_set.c). */
 typedef struct {
-    uintptr_t key;                       /* 0: empty */
-    uint32_t  value;
+    uintptr_t key; /* 0: empty */
+    uint32_t value;
 } rl_index_map_entry;
 typedef struct {
     rl_index_map_entry *entries;
-    size_t              count;
-    size_t              capacity;        /* 0 or a power of two, at most half full */
+    size_t count;
+    size_t capacity; /* 0 or a power of two, at most half full */
 } rl_index_map;
-bool rl_index_map_reserve(rl_index_map *m, size_t count);          /* room for `count` keys */
+bool rl_index_map_reserve(rl_index_map *m, size_t count);              /* room for `count` keys */
 bool rl_index_map_put(rl_index_map *m, uintptr_t key, uint32_t value); /* false: out of memory */
-long rl_index_map_get(const rl_index_map *m, uintptr_t key);       /* -1 when absent */
+long rl_index_map_get(const rl_index_map *m, uintptr_t key);           /* -1 when absent */
 void rl_index_map_delete(rl_index_map *m, uintptr_t key);
 void rl_index_map_free(rl_index_map *m);
 
@@ -103,17 +105,17 @@ void rl_index_map_free(rl_index_map *m);
    the source. It is in the loop's epoll set from the first of those modes
    to the last, and armed only while the mode being waited in holds it. */
 typedef struct {
-    RLRunLoopSourceRef source;   /* NULL when the entry is free */
-    int      fd;                 /* the number registered; -1: not in the set */
-    int      number;             /* the fd the source named (also when not in the set) */
-    bool     active;             /* the armed mode holds it */
-    bool     always_ready;       /* a closed or unpollable fd of a source that set its events */
-    bool     awaits_set;         /* no epoll set, or no room in it, when registered: retried */
-    uint32_t armed;              /* epoll events armed (or reported, if always_ready); 0: none */
+    RLRunLoopSourceRef source; /* NULL when the entry is free */
+    int fd;                    /* the number registered; -1: not in the set */
+    int number;                /* the fd the source named (also when not in the set) */
+    bool active;               /* the armed mode holds it */
+    bool always_ready;         /* a closed or unpollable fd of a source that set its events */
+    bool awaits_set;           /* no epoll set, or no room in it, when registered: retried */
+    uint32_t armed;            /* epoll events armed (or reported, if always_ready); 0: none */
     uint32_t generation;
-    uint32_t modes;              /* how many of the loop's modes hold it */
-    uint64_t mark;               /* bookkeeping of a mode switch */
-    int32_t  next_free;
+    uint32_t modes; /* how many of the loop's modes hold it */
+    uint64_t mark;  /* bookkeeping of a mode switch */
+    int32_t next_free;
 } rl_v1_reg;
 
 /* ---- signalled version-0 sources ------------------------------------------ */
@@ -124,171 +126,171 @@ typedef struct {
    is in the loop's inbox or in its `signalled` list (never both, never twice). */
 typedef struct rl_signal_link rl_signal_link;
 struct rl_signal_link {
-    rl_signal_link    *inbox_next;   /* written by the signaller that pushes it */
+    rl_signal_link *inbox_next; /* written by the signaller that pushes it */
     RLRunLoopSourceRef source;
-    RLRunLoopRef       loop;
-    _Atomic bool       queued;
-    size_t             listed_at;    /* its place in loop->signalled; RL_NOT_LISTED if not there (loop lock) */
+    RLRunLoopRef loop;
+    _Atomic bool queued;
+    size_t listed_at; /* its place in loop->signalled; RL_NOT_LISTED if not there (loop lock) */
 };
 #define RL_NOT_LISTED SIZE_MAX
 
 /* ---- modes --------------------------------------------------------------- */
 struct rl_mode {
-    char         *name;
-    RLRunLoopRef  rl;               /* owner; modes live as long as it */
-    bool          is_common;
-    int64_t       run_deadline_ns;  /* innermost run of this mode; RL_NEVER = none */
-    rl_item_set   sources0;         /* retained, by order, ties in insertion order */
-    uint32_t     *v1;               /* its version-1 sources: indices into the loop's regs */
-    uint32_t      v1_count;
-    uint32_t      v1_capacity;
-    rl_index_map  v1_positions;     /* source -> its place in v1 */
-    rl_item_set   observers;        /* retained, by order, ties in insertion order */
-    RLOptionFlags observer_mask;    /* union of activities ever added (CF never shrinks it) */
-    rl_timer_heap timers;           /* scheduled, not currently firing */
-    size_t        timer_count;      /* memberships, including firing timers */
-    size_t        tolerant_timers;  /* memberships with tolerance > 0 */
-    size_t        pending_blocks;   /* queued blocks for exactly this mode */
-    bool          common_incomplete; /* a common item could not join it (out of memory): retried before a pass */
+    char *name;
+    RLRunLoopRef rl; /* owner; modes live as long as it */
+    bool is_common;
+    int64_t run_deadline_ns; /* innermost run of this mode; RL_NEVER = none */
+    rl_item_set sources0;    /* retained, by order, ties in insertion order */
+    uint32_t *v1;            /* its version-1 sources: indices into the loop's regs */
+    uint32_t v1_count;
+    uint32_t v1_capacity;
+    rl_index_map v1_positions;   /* source -> its place in v1 */
+    rl_item_set observers;       /* retained, by order, ties in insertion order */
+    RLOptionFlags observer_mask; /* union of activities ever added (CF never shrinks it) */
+    rl_timer_heap timers;        /* scheduled, not currently firing */
+    size_t timer_count;          /* memberships, including firing timers */
+    size_t tolerant_timers;      /* memberships with tolerance > 0 */
+    size_t pending_blocks;       /* queued blocks for exactly this mode */
+    bool common_incomplete;      /* a common item could not join it (out of memory): retried before a pass */
 };
 
 /* ---- runs (one per active RLRunLoopRunInMode, on its C stack) ------------- */
 struct rl_run {
-    rl_run  *outer;
+    rl_run *outer;
     rl_mode *mode;
-    bool     stopped;
-    bool     polling;               /* seconds <= 0: exactly one pass */
-    int64_t  deadline_ns;
+    bool stopped;
+    bool polling; /* seconds <= 0: exactly one pass */
+    int64_t deadline_ns;
 };
 
 /* ---- queued functions and blocks ----------------------------------------- */
 struct rl_block {
-    rl_mode  *mode;                 /* NULL: the common modes */
-    void    (*fn)(void *info);
-    void     *info;
-    void    (*dispose)(void *info); /* for blocks: releases the copy */
-    uint64_t  sequence;             /* order of queueing, per loop */
+    rl_mode *mode; /* NULL: the common modes */
+    void (*fn)(void *info);
+    void *info;
+    void (*dispose)(void *info); /* for blocks: releases the copy */
+    uint64_t sequence;           /* order of queueing, per loop */
 };
 
 /* A FIFO of blocks in one array: appending never allocates once it has grown. */
 typedef struct {
     rl_block *items;
-    size_t    count;
-    size_t    capacity;
+    size_t count;
+    size_t capacity;
 } rl_block_queue;
 
 /* Per-depth scratch space, so a pass collects without allocating. */
 typedef struct {
-    rl_ptr_array       items;
-    rl_heap_key_buffer timer_keys;   /* the due timers' keys, sorted by value */
+    rl_ptr_array items;
+    rl_heap_key_buffer timer_keys; /* the due timers' keys, sorted by value */
 } rl_scratch;
 
 /* ---- the run loop -------------------------------------------------------- */
 struct __RLRunLoop {
-    rl_object        base;
-    pthread_mutex_t  lock;
-    pthread_t        thread;
-    bool             is_main;
-    bool             main_queue_attached;
-    int64_t          main_queue_next_try_ns;  /* when to look for libdispatch again */
-    RLRunLoopSourceRef main_queue_inert;  /* the main queue's source while the process's main thread drains
+    rl_object base;
+    pthread_mutex_t lock;
+    pthread_t thread;
+    bool is_main;
+    bool main_queue_attached;
+    int64_t main_queue_next_try_ns;      /* when to look for libdispatch again */
+    RLRunLoopSourceRef main_queue_inert; /* the main queue's source while the process's main thread drains
                                              the queue (it does not count then); that thread's only */
-    bool             dead;               /* its thread has exited */
-    _Atomic bool     sleeping;
-    _Atomic bool     wake_pending;
-    int              wake_fd;            /* eventfd, edge-triggered in epoll_fd, never read */
-    int              epoll_fd;           /* the wait set: wake_fd, timer_fd, version-1 fds */
-    int              timer_fd;           /* -1 until a run needs a deadline, or if none can be made */
-    int64_t          armed_ns;           /* what timer_fd is armed for; RL_NEVER = disarmed */
-    bool             set_stale;          /* epoll_fd may hold a registration of a closed fd: rebuild it */
-    bool             regs_awaiting;      /* a registration found no room in epoll: retry before waiting */
-    _Atomic unsigned fork_generation;    /* the process image the kernel objects were made in */
-    rl_mode         *armed_mode;         /* whose version-1 sources are armed in epoll_fd */
-    uint64_t         arm_epoch;          /* marks of a mode switch */
-    rl_v1_reg       *regs;
-    uint32_t         reg_capacity;
-    int32_t          reg_free;
-    rl_index_map     reg_by_source;      /* source -> its registration */
-    rl_index_map     reg_by_fd;          /* fd + 1 -> the registration watching that number */
-    uint32_t         ready_regs;         /* always-ready registrations with events: never sleep */
-    rl_mode        **modes;
-    size_t           mode_count;
-    size_t           mode_capacity;
-    rl_run          *current_run;        /* innermost */
-    unsigned         depth;
-    uint64_t         run_generation;     /* bumped by every run entry */
-    uint64_t         timer_sequence;     /* order of heap (re)insertions: ties fire in it */
-    rl_item_set      common_sources;     /* retained, in the order added */
-    rl_item_set      common_observers;   /* retained, in the order added */
-    rl_item_set      common_timers;      /* retained, in the order added */
-    rl_block_queue   blocks;
-    rl_block_queue   spare_blocks;       /* an emptied queue kept for reuse */
-    size_t           pending_common_blocks;
-    uint64_t         block_sequence;     /* the next queued block's sequence */
-    uint64_t         observer_round;     /* bumped by every rl_do_observers */
-    rl_scratch      *scratch;
-    size_t           scratch_depths;
-    rl_object       *graveyard;          /* released under the lock, finalized after */
-    _Atomic unsigned lock_waiters;       /* API callers waiting for `lock` */
-    bool             multiprocessor;     /* spinning can help: another CPU may answer */
-    int64_t          last_sleep_ns;      /* how long the last sleep lasted, if a wake-up ended it */
-    uint32_t         spin_backoff;       /* short sleeps to skip spinning after the last failed spin */
-    uint32_t         spin_skips_left;    /* of those, still to skip */
-    int64_t          timer_slack_ns;     /* the loop thread's timer slack: timers that close share a wake-up; -1 unread */
-    uint64_t         removals;           /* bumped when any item leaves any mode */
+    bool dead;                           /* its thread has exited */
+    _Atomic bool sleeping;
+    _Atomic bool wake_pending;
+    int wake_fd;                      /* eventfd, edge-triggered in epoll_fd, never read */
+    int epoll_fd;                     /* the wait set: wake_fd, timer_fd, version-1 fds */
+    int timer_fd;                     /* -1 until a run needs a deadline, or if none can be made */
+    int64_t armed_ns;                 /* what timer_fd is armed for; RL_NEVER = disarmed */
+    bool set_stale;                   /* epoll_fd may hold a registration of a closed fd: rebuild it */
+    bool regs_awaiting;               /* a registration found no room in epoll: retry before waiting */
+    _Atomic unsigned fork_generation; /* the process image the kernel objects were made in */
+    rl_mode *armed_mode;              /* whose version-1 sources are armed in epoll_fd */
+    uint64_t arm_epoch;               /* marks of a mode switch */
+    rl_v1_reg *regs;
+    uint32_t reg_capacity;
+    int32_t reg_free;
+    rl_index_map reg_by_source; /* source -> its registration */
+    rl_index_map reg_by_fd;     /* fd + 1 -> the registration watching that number */
+    uint32_t ready_regs;        /* always-ready registrations with events: never sleep */
+    rl_mode **modes;
+    size_t mode_count;
+    size_t mode_capacity;
+    rl_run *current_run; /* innermost */
+    unsigned depth;
+    uint64_t run_generation;      /* bumped by every run entry */
+    uint64_t timer_sequence;      /* order of heap (re)insertions: ties fire in it */
+    rl_item_set common_sources;   /* retained, in the order added */
+    rl_item_set common_observers; /* retained, in the order added */
+    rl_item_set common_timers;    /* retained, in the order added */
+    rl_block_queue blocks;
+    rl_block_queue spare_blocks; /* an emptied queue kept for reuse */
+    size_t pending_common_blocks;
+    uint64_t block_sequence; /* the next queued block's sequence */
+    uint64_t observer_round; /* bumped by every rl_do_observers */
+    rl_scratch *scratch;
+    size_t scratch_depths;
+    rl_object *graveyard;          /* released under the lock, finalized after */
+    _Atomic unsigned lock_waiters; /* API callers waiting for `lock` */
+    bool multiprocessor;           /* spinning can help: another CPU may answer */
+    int64_t last_sleep_ns;         /* how long the last sleep lasted, if a wake-up ended it */
+    uint32_t spin_backoff;         /* short sleeps to skip spinning after the last failed spin */
+    uint32_t spin_skips_left;      /* of those, still to skip */
+    int64_t timer_slack_ns;        /* the loop thread's timer slack: timers that close share a wake-up; -1 unread */
+    uint64_t removals;             /* bumped when any item leaves any mode */
     _Atomic(rl_signal_link *) signal_inbox; /* links pushed by signals since the last pass (a stack) */
-    rl_ptr_array     signalled;          /* links taken from the inbox, kept while their source is signalled */
-    size_t           signal_links;       /* links of this loop: `signalled` has room for all of them */
-    int              embed_fd;           /* the embedding descriptor (rl_embed.c); -1 until asked for */
-    bool             embed_attached;     /* epoll_fd is in embed_fd (not: out of memory; retried) */
-    rl_mode         *embed_mode;         /* the mode a host last prepared for */
-    bool             embed_waiting;      /* a host sleeps on embed_fd for embed_mode */
+    rl_ptr_array signalled;                 /* links taken from the inbox, kept while their source is signalled */
+    size_t signal_links;                    /* links of this loop: `signalled` has room for all of them */
+    int embed_fd;                           /* the embedding descriptor (rl_embed.c); -1 until asked for */
+    bool embed_attached;                    /* epoll_fd is in embed_fd (not: out of memory; retried) */
+    rl_mode *embed_mode;                    /* the mode a host last prepared for */
+    bool embed_waiting;                     /* a host sleeps on embed_fd for embed_mode */
 };
 
 /* ---- sources ------------------------------------------------------------- */
 struct __RLRunLoopSource {
-    rl_object       base;
-    rl_item_lock    lock;
-    RLIndex         order;
-    _Atomic bool    valid;
-    _Atomic bool    signalled;
-    RLIndex         version;
-    _Atomic uint32_t watch_events;       /* version 1: epoll events watched for (EPOLLIN unless set) */
-    _Atomic bool    explicit_events;     /* version 1: set them itself: poll()'s answers for bad fds */
+    rl_object base;
+    rl_item_lock lock;
+    RLIndex order;
+    _Atomic bool valid;
+    _Atomic bool signalled;
+    RLIndex version;
+    _Atomic uint32_t watch_events; /* version 1: epoll events watched for (EPOLLIN unless set) */
+    _Atomic bool explicit_events;  /* version 1: set them itself: poll()'s answers for bad fds */
     union {
-        RLRunLoopSourceContext  v0;
+        RLRunLoopSourceContext v0;
         RLRunLoopSourceContext1 v1;
     } context;
-    rl_ptr_array    loops;               /* one entry per membership: mode or common set (a bag) */
-    rl_ptr_array    signal_links;        /* version 0: its rl_signal_link in each loop that holds it */
-    _Atomic size_t  unqueued_links;      /* of those, how many are not queued (see rl_source.c) */
+    rl_ptr_array loops;            /* one entry per membership: mode or common set (a bag) */
+    rl_ptr_array signal_links;     /* version 0: its rl_signal_link in each loop that holds it */
+    _Atomic size_t unqueued_links; /* of those, how many are not queued (see rl_source.c) */
 };
 
 /* ---- observers ----------------------------------------------------------- */
 struct __RLRunLoopObserver {
-    rl_object                 base;
-    rl_item_lock              lock;
-    RLOptionFlags             activities;
-    bool                      repeats;
-    _Atomic bool              firing;          /* its callout is running (on whichever loop) */
-    bool                      info_released;
-    bool                      release_after_firing; /* invalidated mid-callout; under the observer's lock */
-    _Atomic bool              valid;
-    RLIndex                   order;
+    rl_object base;
+    rl_item_lock lock;
+    RLOptionFlags activities;
+    bool repeats;
+    _Atomic bool firing; /* its callout is running (on whichever loop) */
+    bool info_released;
+    bool release_after_firing; /* invalidated mid-callout; under the observer's lock */
+    _Atomic bool valid;
+    RLIndex order;
     RLRunLoopObserverCallBack callout;
-    RLRunLoopObserverContext  context;
-    RLRunLoopRef              rl;              /* while in a loop */
-    RLRunLoopRef              round_loop;      /* the loop and round of its last collection, */
-    uint64_t                  round;           /* under that loop's lock (rl_do_observers) */
-    size_t                    memberships;     /* modes + common set */
-    void                     *block;           /* CreateWithHandler's block copy */
+    RLRunLoopObserverContext context;
+    RLRunLoopRef rl;         /* while in a loop */
+    RLRunLoopRef round_loop; /* the loop and round of its last collection, */
+    uint64_t round;          /* under that loop's lock (rl_do_observers) */
+    size_t memberships;      /* modes + common set */
+    void *block;             /* CreateWithHandler's block copy */
 };
 
 /* ---- timers -------------------------------------------------------------- */
 typedef struct rl_timer_slot {
     RLRunLoopTimerRef timer;
-    rl_mode          *mode;                    /* NULL: the timer's own slot, unused */
-    rl_heap_handle    heap_handle;             /* its entry in the mode's heap; RL_HEAP_NO_HANDLE while
+    rl_mode *mode;              /* NULL: the timer's own slot, unused */
+    rl_heap_handle heap_handle; /* its entry in the mode's heap; RL_HEAP_NO_HANDLE while
                                                   the timer is firing (scheduled after its callout) */
 } rl_timer_slot;
 
@@ -297,36 +299,36 @@ typedef struct rl_timer_slot {
    timer so that a million timers touch (and the kernel zeroes) less memory:
    a timer is 120 bytes, one 128-byte malloc chunk (it was 216). */
 typedef struct {
-    RLIndex          context_version;
-    const void    *(*retain)(const void *info);
-    void           (*release)(const void *info);
-    char          *(*copy_description)(const void *info);
-    RLIndex          order;
-    RLTimeInterval   tolerance;
-    int64_t          tolerance_ns;
-    rl_timer_slot  **more_slots;               /* slots beyond the timer's own, malloc'd each */
-    size_t           more_count;
-    size_t           more_capacity;
+    RLIndex context_version;
+    const void *(*retain)(const void *info);
+    void (*release)(const void *info);
+    char *(*copy_description)(const void *info);
+    RLIndex order;
+    RLTimeInterval tolerance;
+    int64_t tolerance_ns;
+    rl_timer_slot **more_slots; /* slots beyond the timer's own, malloc'd each */
+    size_t more_count;
+    size_t more_capacity;
 } rl_timer_extra;
 
 struct __RLRunLoopTimer {
-    rl_object              base;
-    rl_item_lock           lock;
-    _Atomic bool           valid;
-    bool                   firing;             /* its callout is running; under the timer's lock */
-    bool                   release_after_firing; /* invalidated mid-callout; under the timer's lock */
-    bool                   info_released;
-    RLTimeInterval         interval;           /* 0: one-shot */
-    RLAbsoluteTime         fire_date;          /* as given, or moved along the grid */
-    int64_t                fire_ns;            /* its deadline */
+    rl_object base;
+    rl_item_lock lock;
+    _Atomic bool valid;
+    bool firing;               /* its callout is running; under the timer's lock */
+    bool release_after_firing; /* invalidated mid-callout; under the timer's lock */
+    bool info_released;
+    RLTimeInterval interval;  /* 0: one-shot */
+    RLAbsoluteTime fire_date; /* as given, or moved along the grid */
+    int64_t fire_ns;          /* its deadline */
     RLRunLoopTimerCallBack callout;
-    void                  *info;
-    RLRunLoopRef           rl;                 /* while in a loop */
+    void *info;
+    RLRunLoopRef rl; /* while in a loop */
     /* Set once, from NULL, with the timer's lock (and its loop's, if any)
        held; never freed before the timer. */
     _Atomic(rl_timer_extra *) extra;
-    rl_timer_slot          slot;               /* its first mode's: most timers are in one */
-    bool                   in_common;
+    rl_timer_slot slot; /* its first mode's: most timers are in one */
+    bool in_common;
 };
 
 static inline rl_timer_extra *rl_timer_extra_of(RLRunLoopTimerRef t) {
@@ -347,22 +349,22 @@ static inline RLTimeInterval rl_timer_tolerance(RLRunLoopTimerRef t) {
 }
 
 /* ---- shared between files ------------------------------------------------ */
-bool     rl_mode_name_is_valid(RLRunLoopMode mode);
-bool     rl_mode_name_is_common(RLRunLoopMode mode);
+bool rl_mode_name_is_valid(RLRunLoopMode mode);
+bool rl_mode_name_is_common(RLRunLoopMode mode);
 rl_mode *rl_mode_find(RLRunLoopRef rl, RLRunLoopMode name);
 rl_mode *rl_mode_find_or_create(RLRunLoopRef rl, RLRunLoopMode name);
-void     rl_mode_free(rl_mode *m);
-bool     rl_mode_is_empty(RLRunLoopRef rl, rl_mode *m);
-bool     rl_mode_has_blocks(RLRunLoopRef rl, rl_mode *m);
+void rl_mode_free(rl_mode *m);
+bool rl_mode_is_empty(RLRunLoopRef rl, rl_mode *m);
+bool rl_mode_has_blocks(RLRunLoopRef rl, rl_mode *m);
 /* Arms the loop's timerfd for the mode's `deadline` (its rl_mode_next_deadline)
    if that changed; false when there is no timerfd (the wait must time out). */
-bool     rl_mode_arm(rl_mode *m, int64_t deadline);
+bool rl_mode_arm(rl_mode *m, int64_t deadline);
 /* The timers of a mode changed: re-arm now if another thread is changing the
    mode the loop is running in (its own thread re-arms before it sleeps). */
-void     rl_mode_timers_changed(rl_mode *m);
-int64_t  rl_mode_next_deadline(rl_mode *m);
+void rl_mode_timers_changed(rl_mode *m);
+int64_t rl_mode_next_deadline(rl_mode *m);
 /* Reads the calling thread's timer slack into the loop, once (its own thread). */
-void     rl_mode_read_timer_slack(RLRunLoopRef rl);
+void rl_mode_read_timer_slack(RLRunLoopRef rl);
 
 /* The main queue's source marks itself inert (draining) or live again (NULL):
    the process's main thread only, and only that thread reads it. */
@@ -371,11 +373,11 @@ static inline void rl_loop_set_main_queue_inert(RLRunLoopRef rl, RLRunLoopSource
 }
 
 /* The loop's lock and which thread asks (rl_lock.c). */
-void     rl_loop_lock(RLRunLoopRef rl);
+void rl_loop_lock(RLRunLoopRef rl);
 /* The loop's own thread taking its lock back after a callout or the wait:
    first lets any other thread waiting for the lock have it, so a busy loop
    cannot starve callers of the API (glibc mutexes are not fair). */
-void     rl_loop_relock(RLRunLoopRef rl);
+void rl_loop_relock(RLRunLoopRef rl);
 /* A pause instruction for spin-waits. */
 static inline void rl_cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -385,13 +387,13 @@ static inline void rl_cpu_relax(void) {
 #endif
 }
 /* Unlocks, then finalizes whatever died under the lock. */
-void     rl_loop_unlock(RLRunLoopRef rl);
+void rl_loop_unlock(RLRunLoopRef rl);
 /* Releases obj while holding rl's lock: finalization waits for the unlock. */
-void     rl_loop_release_locked(RLRunLoopRef rl, const void *obj);
-bool     rl_loop_is_current_thread(RLRunLoopRef rl);
+void rl_loop_release_locked(RLRunLoopRef rl, const void *obj);
+bool rl_loop_is_current_thread(RLRunLoopRef rl);
 /* Whether the calling thread is the process's main thread (gettid == getpid),
    asked of the kernel once per thread. */
-bool     rl_on_process_main_thread(void);
+bool rl_on_process_main_thread(void);
 /* (rl_scratch.c) The scratch space of the current depth (a pass collects the items it
    calls out into it), emptied; NULL when out of memory. */
 rl_ptr_array *rl_loop_scratch(RLRunLoopRef rl);
@@ -400,11 +402,11 @@ rl_ptr_array *rl_loop_scratch(RLRunLoopRef rl);
    for its first run when made, a nested run before it starts. */
 #define RL_SCRATCH_RESERVED 32
 bool rl_loop_reserve_scratch(RLRunLoopRef rl, size_t depth);
-void rl_loop_free_scratch(RLRunLoopRef rl);   /* the loop's finalization */
+void rl_loop_free_scratch(RLRunLoopRef rl); /* the loop's finalization */
 
 /* Membership changes of one item in one mode; loop locked. */
 typedef struct {
-    rl_mode           *mode;
+    rl_mode *mode;
     RLRunLoopSourceRef source;
 } rl_pending_callback;
 /* Schedule/cancel callouts owed, collected under the lock and run after it.
@@ -414,8 +416,8 @@ typedef struct {
    callouts owed so far (unlocking for them) rather than lose one. */
 #define RL_CALLBACKS_INLINE 8
 typedef struct {
-    rl_pending_callback *items;     /* NULL: the entries are in `small` */
-    size_t count, capacity;         /* capacity of `items` */
+    rl_pending_callback *items; /* NULL: the entries are in `small` */
+    size_t count, capacity;     /* capacity of `items` */
     rl_pending_callback small[RL_CALLBACKS_INLINE];
 } rl_callback_list;
 bool rl_callback_list_reserve(rl_callback_list *list, size_t count);
@@ -442,21 +444,20 @@ rl_heap_key_buffer *rl_loop_timer_keys(RLRunLoopRef rl);
 /* Removes every item from the loop (thread exit). Loop locked. */
 void rl_loop_remove_all_items(RLRunLoopRef rl, rl_callback_list *cancelled);
 rl_block_queue rl_blocks_take_all(RLRunLoopRef rl);
-void rl_blocks_dispose(rl_block_queue *taken);   /* unlocked */
+void rl_blocks_dispose(rl_block_queue *taken); /* unlocked */
 /* Queues fn(info) for `mode`; false if it was not queued (then dispose is the
    caller's to call). dispose(info) runs after fn, or when the item is dropped. */
-bool rl_enqueue_block(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *), void *info,
-                      void (*dispose)(void *));
+bool rl_enqueue_block(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *), void *info, void (*dispose)(void *));
 /* The same, saying why (rl_enqueue_block_status, rl_extras.h). */
 void rl_blocks_free(RLRunLoopRef rl);
 
 /* The steps of a pass; loop locked on entry and exit. */
-void rl_do_observers(RLRunLoopRef rl, rl_mode *m, RLRunLoopActivity activity);  /* __CFRunLoopDoObservers */
-bool rl_do_blocks(RLRunLoopRef rl, rl_mode *m);                                 /* __CFRunLoopDoBlocks */
-bool rl_do_sources0(RLRunLoopRef rl, rl_mode *m, bool stop_after_one);          /* __CFRunLoopDoSources0 */
+void rl_do_observers(RLRunLoopRef rl, rl_mode *m, RLRunLoopActivity activity); /* __CFRunLoopDoObservers */
+bool rl_do_blocks(RLRunLoopRef rl, rl_mode *m);                                /* __CFRunLoopDoBlocks */
+bool rl_do_sources0(RLRunLoopRef rl, rl_mode *m, bool stop_after_one);         /* __CFRunLoopDoSources0 */
 /* Whether a valid signalled source of m waits to perform; loop locked. */
 bool rl_mode_has_signalled_source(RLRunLoopRef rl, rl_mode *m);
-bool rl_do_timers(RLRunLoopRef rl, rl_mode *m);                                 /* __CFRunLoopDoTimers */
+bool rl_do_timers(RLRunLoopRef rl, rl_mode *m);                                   /* __CFRunLoopDoTimers */
 bool rl_do_source1(RLRunLoopRef rl, rl_mode *m, uint64_t token, uint32_t events); /* __CFRunLoopDoSource1 */
 
 /* Callouts with names that tell a backtrace what the loop was doing. */
@@ -475,7 +476,7 @@ char *rl_timer_copy_description(const rl_object *obj);
 char *rl_loop_copy_description(const rl_object *obj);
 
 /* The loop's wait set (rl_wait.c); loop locked unless said otherwise. */
-bool rl_wait_set_open(RLRunLoopRef rl);          /* at creation: epoll set + wake eventfd */
+bool rl_wait_set_open(RLRunLoopRef rl); /* at creation: epoll set + wake eventfd */
 void rl_wait_set_close(RLRunLoopRef rl);
 /* Arms the timerfd for `deadline` (RL_NEVER disarms) if that changed; false
    when the loop has no timerfd (then the wait itself must time out). Only a
@@ -501,7 +502,7 @@ void rl_wait_signal(RLRunLoopRef rl);
    unlocked by the loop's thread, after rl_wait_prepare. Returns the number
    of events, or -1 with errno EINTR (a signal: the caller resumes); any
    other failure is a broken set and fatal. */
-int  rl_wait_events(RLRunLoopRef rl, struct epoll_event *events, int max, int timeout_ms);
+int rl_wait_events(RLRunLoopRef rl, struct epoll_event *events, int max, int timeout_ms);
 /* In a forked child, replaces the inherited kernel objects (the parent's)
    by the child's own; nothing otherwise. */
 void rl_wait_own_kernel_objects(RLRunLoopRef rl);
@@ -521,7 +522,7 @@ void rl_reg_set_armed(RLRunLoopRef rl, long index, bool armed);
 bool rl_reg_refresh(RLRunLoopRef rl, long index);
 /* Appends, for the always-ready registrations of m, the events they report
    (after a wait, so perform is called for them); returns the new count. */
-int  rl_wait_add_ready(RLRunLoopRef rl, rl_mode *m, struct epoll_event *events, int n, int max);
+int rl_wait_add_ready(RLRunLoopRef rl, rl_mode *m, struct epoll_event *events, int n, int max);
 
 /* The embedding descriptor's side of the wait set (rl_embed_fd.c); loop locked.
    init/close: with the wait set; detach: the wait set is about to be

@@ -93,7 +93,7 @@ static bool node_before(const rl_item_node *n, RLIndex order, uint64_t seq) {
 /* Fills links[i] with the level-i pointer after which (order, seq) belongs:
    a pointer of the last node before it, or of the head. */
 static void find_links(rl_item_set *s, RLIndex order, uint64_t seq, rl_item_node ***links) {
-    rl_item_node *prev = NULL;   /* NULL: the head; a node reached at level l has level l */
+    rl_item_node *prev = NULL; /* NULL: the head; a node reached at level l has level l */
     for (int level = RL_ITEM_SET_LEVELS - 1; level >= 0; level--) {
         rl_item_node **link = prev ? &prev->next[level] : &s->head[level];
         while (*link && node_before(*link, order, seq)) {

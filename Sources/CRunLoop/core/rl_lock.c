@@ -56,7 +56,7 @@ bool rl_loop_is_current_thread(RLRunLoopRef rl) {
 }
 
 bool rl_on_process_main_thread(void) {
-    static _Thread_local int is_main = -1;   /* asked once per thread: gettid is a system call */
+    static _Thread_local int is_main = -1; /* asked once per thread: gettid is a system call */
     if (is_main < 0) is_main = (pid_t)syscall(SYS_gettid) == getpid();
     return is_main;
 }

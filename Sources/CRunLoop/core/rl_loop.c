@@ -12,12 +12,12 @@
 #include "rl_internal.h"
 #include "rl_main_queue.h"
 
-static pthread_key_t   current_loop_key;
-static atomic_bool     current_loop_key_made;
+static pthread_key_t current_loop_key;
+static atomic_bool current_loop_key_made;
 static pthread_mutex_t current_loop_key_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic(RLRunLoopRef) main_loop;
-static pthread_t       main_thread;
-static bool            main_thread_known;
+static pthread_t main_thread;
+static bool main_thread_known;
 
 static void finalize_loop(rl_object *obj);
 const rl_class rl_run_loop_class = {"RLRunLoop", finalize_loop, rl_loop_copy_description};
@@ -68,7 +68,7 @@ static void finalize_loop(rl_object *obj) {
     for (size_t i = 0; i < rl->mode_count; i++) rl_mode_free(rl->modes[i]);
     free(rl->modes);
     rl_loop_free_scratch(rl);
-    rl_ptr_array_free(&rl->signalled);   /* its links left with their sources */
+    rl_ptr_array_free(&rl->signalled); /* its links left with their sources */
     rl_item_set_free(&rl->common_sources);
     rl_item_set_free(&rl->common_observers);
     rl_item_set_free(&rl->common_timers);
@@ -88,7 +88,7 @@ static void tear_down_loop(void *value) {
     rl_loop_unlock(rl);
     rl_blocks_dispose(&dropped);
     rl_callback_list_run_cancel(rl, &cancelled);
-    if (!rl->is_main) RLRelease(rl);   /* the main loop lives as long as the process */
+    if (!rl->is_main) RLRelease(rl); /* the main loop lives as long as the process */
 }
 
 /* False while the process has no thread-specific key left for the library
@@ -128,7 +128,7 @@ RLRunLoopRef rl_loop_current_if_made(void) {
 }
 
 RLRunLoopRef RLRunLoopGetCurrent(void) {
-    if (!have_current_loop_key()) return NULL;   /* retried next call */
+    if (!have_current_loop_key()) return NULL; /* retried next call */
     RLRunLoopRef rl = pthread_getspecific(current_loop_key);
     if (rl) return rl;
     bool is_main = main_thread_known ? pthread_equal(pthread_self(), main_thread) : rl_on_process_main_thread();
@@ -136,7 +136,7 @@ RLRunLoopRef RLRunLoopGetCurrent(void) {
         rl = RLRunLoopGetMain();
         if (!rl) return NULL;
         rl->thread = pthread_self();
-        if (pthread_setspecific(current_loop_key, rl) != 0) return NULL;   /* retried next call */
+        if (pthread_setspecific(current_loop_key, rl) != 0) return NULL; /* retried next call */
         return rl;
     }
     rl = create_loop(pthread_self());
@@ -250,13 +250,12 @@ void rl_loop_remove_all_items(RLRunLoopRef rl, rl_callback_list *cancelled) {
     }
     for (size_t i = 0; i < rl->mode_count; i++) {
         rl_mode *m = rl->modes[i];
-        while (m->sources0.count)
-            rl_source_remove_from_mode(rl, m, rl_item_set_first(&m->sources0)->item, cancelled);
-        while (m->v1_count)
-            rl_source_remove_from_mode(rl, m, rl->regs[m->v1[m->v1_count - 1]].source, cancelled);
+        while (m->sources0.count) rl_source_remove_from_mode(rl, m, rl_item_set_first(&m->sources0)->item, cancelled);
+        while (m->v1_count) rl_source_remove_from_mode(rl, m, rl->regs[m->v1[m->v1_count - 1]].source, cancelled);
         while (m->observers.count) rl_observer_remove_from_mode(rl, m, rl_item_set_first(&m->observers)->item);
         while (rl_heap_count(&m->timers)) {
-            const rl_timer_slot *slot = rl_heap_item(&m->timers, m->timers.entries[rl_heap_count(&m->timers) - 1].handle);
+            const rl_timer_slot *slot =
+                rl_heap_item(&m->timers, m->timers.entries[rl_heap_count(&m->timers) - 1].handle);
             rl_timer_remove_from_mode(rl, m, slot->timer);
         }
     }

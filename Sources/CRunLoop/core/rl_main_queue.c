@@ -40,17 +40,17 @@ static struct {
     int fd;
     callback_fn callback;
     RLRunLoopSourceRef source;
-} mq = { .fd = -1, .callback = NULL, .source = NULL };
+} mq = {.fd = -1, .callback = NULL, .source = NULL};
 
-static _Thread_local bool draining;   /* inside _dispatch_main_queue_callback_4CF */
-static _Thread_local bool owed;       /* a nested perform consumed a wake-up */
+static _Thread_local bool draining; /* inside _dispatch_main_queue_callback_4CF */
+static _Thread_local bool owed;     /* a nested perform consumed a wake-up */
 
 static void *find_symbol(const char *name) {
     void *p = dlsym(RTLD_DEFAULT, name);
     if (p) return p;
     /* Loaded with RTLD_LOCAL (dlopen by a plugin or a test): look inside it
        without loading anything new. */
-    static const char *const names[] = { "libdispatch.so", "libdispatch.so.0" };
+    static const char *const names[] = {"libdispatch.so", "libdispatch.so.0"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         void *h = dlopen(names[i], RTLD_LAZY | RTLD_NOLOAD);
         if (!h) continue;
@@ -84,11 +84,11 @@ static char *mq_describe(const void *info) {
    else to do finishes instead of waiting. */
 static void mq_perform(void *info) {
     RLRunLoopRef main_loop = info;
-    if (!rl_on_process_main_thread()) return;   /* cannot happen: only the main loop has the source */
+    if (!rl_on_process_main_thread()) return; /* cannot happen: only the main loop has the source */
     uint64_t v;
     while (read(mq.fd, &v, sizeof v) < 0 && errno == EINTR) {}
     if (draining) {
-        owed = true;                 /* libdispatch would return at once anyway */
+        owed = true; /* libdispatch would return at once anyway */
         return;
     }
     draining = true;
@@ -117,14 +117,14 @@ bool rl_main_queue_install(RLRunLoopRef main_loop) {
             mq.callback = callback;
             RLRunLoopSourceContext1 ctx = {
                 .version = 1,
-                .info = main_loop,   /* lives as long as the process */
+                .info = main_loop, /* lives as long as the process */
                 .copyDescription = mq_describe,
                 .getFileDescriptor = mq_fd,
                 .perform = mq_perform,
             };
             RLRunLoopSourceRef src = RLRunLoopSourceCreate(0, (RLRunLoopSourceContext *)&ctx);
             if (src) {
-                mq.source = src;     /* the loop keeps it for the life of the process */
+                mq.source = src; /* the loop keeps it for the life of the process */
                 RLRunLoopAddSource(main_loop, src, kRLRunLoopCommonModes);
                 RLRelease(src);
                 atomic_store(&installed, true);

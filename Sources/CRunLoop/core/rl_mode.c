@@ -78,8 +78,7 @@ bool rl_mode_has_blocks(RLRunLoopRef rl, rl_mode *m) {
    marks itself inert in the loop (rl_main_queue.c), on the main thread, and
    only that thread sees it so. */
 static uint32_t live_source1_count(RLRunLoopRef rl, const rl_mode *m) {
-    RLRunLoopSourceRef inert =
-        rl->is_main && m->v1_count && rl_on_process_main_thread() ? rl->main_queue_inert : NULL;
+    RLRunLoopSourceRef inert = rl->is_main && m->v1_count && rl_on_process_main_thread() ? rl->main_queue_inert : NULL;
     if (!inert || rl_index_map_get(&m->v1_positions, (uintptr_t)inert) < 0) return m->v1_count;
     return m->v1_count - 1;
 }
@@ -123,9 +122,9 @@ static int64_t slot_tolerance(const void *item) {
    loop at its date. Dense timers cost one wake-up per slack, not one each. */
 static int64_t timers_wake_up(rl_mode *m, const rl_heap_entry *top) {
     int64_t slack = timer_slack(m->rl);
-    int64_t window_end = m->tolerant_timers ? rl_heap_earliest_latest(&m->timers, slot_tolerance)
+    int64_t window_end = m->tolerant_timers                     ? rl_heap_earliest_latest(&m->timers, slot_tolerance)
                          : top->deadline_ns > INT64_MAX - slack ? INT64_MAX
-                                                                 : top->deadline_ns + slack;
+                                                                : top->deadline_ns + slack;
     return rl_heap_latest_deadline_until(&m->timers, window_end);
 }
 

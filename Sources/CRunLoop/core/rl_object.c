@@ -34,8 +34,7 @@ void rl_object_hold(rl_held_object *obj) {
 void rl_object_unhold(rl_held_object *obj) {
     long before = atomic_fetch_sub_explicit(&obj->holds, 1, memory_order_acq_rel);
     if (before <= 0) {
-        fprintf(stderr, "CRunLoop: a %s's memory was released once too often (%p)\n", obj->base.cls->name,
-                (void *)obj);
+        fprintf(stderr, "CRunLoop: a %s's memory was released once too often (%p)\n", obj->base.cls->name, (void *)obj);
         abort();
     }
     if (before == 1) ((const rl_held_class *)obj->base.cls)->free_memory(&obj->base);

@@ -28,7 +28,7 @@ RLRunLoopObserverRef RLRunLoopObserverCreate(RLOptionFlags activities, bool repe
     atomic_init(&o->valid, true);
     if (context) {
         o->context = *context;
-        if (o->context.retain) o->context.info = (void *)o->context.retain(o->context.info);   /* NULL info too */
+        if (o->context.retain) o->context.info = (void *)o->context.retain(o->context.info); /* NULL info too */
     }
     return o;
 }
@@ -94,7 +94,7 @@ static bool claim(RLRunLoopRef rl, RLRunLoopObserverRef o) {
     rl_item_lock_acquire(&o->lock);
     bool ok = atomic_load(&o->valid) && (o->rl == NULL || o->rl == rl);
     if (ok) {
-        if (o->rl == NULL) o->round_loop = NULL;   /* a new loop's rounds start afresh */
+        if (o->rl == NULL) o->round_loop = NULL; /* a new loop's rounds start afresh */
         o->rl = rl;
         o->memberships++;
     }
@@ -139,7 +139,7 @@ void RLRunLoopAddObserver(RLRunLoopRef rl, RLRunLoopObserverRef observer, RLRunL
                     if (!rl->modes[i]->is_common) continue;
                     rl_observer_add_to_mode(rl, rl->modes[i], observer);
                     if (!rl_item_set_contains(&rl->modes[i]->observers, observer))
-                        rl->modes[i]->common_incomplete = true;   /* out of memory: retried */
+                        rl->modes[i]->common_incomplete = true; /* out of memory: retried */
                 }
             } else {
                 unclaim(observer);
@@ -192,7 +192,7 @@ void RLRunLoopObserverInvalidate(RLRunLoopObserverRef observer) {
     rl_item_lock_acquire(&observer->lock);
     bool was_valid = atomic_exchange(&observer->valid, false);
     RLRunLoopRef rl = observer->rl;
-    if (rl) RLRetain(rl);   /* alive: it holds the observer, see rl_internal.h */
+    if (rl) RLRetain(rl); /* alive: it holds the observer, see rl_internal.h */
     rl_item_lock_release(&observer->lock);
     if (rl) {
         rl_loop_lock(rl);
@@ -240,7 +240,7 @@ static void call_observers(RLRunLoopRef rl, rl_mode *m, RLRunLoopActivity activi
         /* CF never brackets an observer callout with retain/release: the
            info is retained once at creation and released once, when the
            observer is invalidated or freed. */
-        if (atomic_load(&o->valid)) {   /* again, now that it is marked firing */
+        if (atomic_load(&o->valid)) { /* again, now that it is marked firing */
             RL_IS_CALLING_OUT_TO_AN_OBSERVER_CALLBACK_FUNCTION(o->callout, o, activity, o->context.info);
             if (!o->repeats) RLRunLoopObserverInvalidate(o);
         }

@@ -20,7 +20,7 @@
 
 typedef struct {
     struct epoll_event events[MAX_EVENTS];
-    int  count;
+    int count;
 } wait_result;
 
 static void set_deadline(rl_run *run, RLTimeInterval seconds) {

@@ -43,7 +43,7 @@ static void finalize_source(rl_object *obj) {
     RLRunLoopSourceRef s = (RLRunLoopSourceRef)obj;
     if (s->context.v0.release) s->context.v0.release(s->context.v0.info);
     rl_ptr_array_free(&s->loops);
-    rl_ptr_array_free(&s->signal_links);   /* empty: links leave with the last membership */
+    rl_ptr_array_free(&s->signal_links); /* empty: links leave with the last membership */
     free(s);
 }
 
@@ -151,14 +151,14 @@ static bool link_join(RLRunLoopRef rl, RLRunLoopSourceRef s) {
     /* Counted unqueued before the flag is read: a signal that reads the
        count 0 after this read turned the flag on before it, and is seen. */
     atomic_fetch_add(&s->unqueued_links, 1);
-    bool signalled = atomic_load(&s->signalled);   /* signallers push under the source's lock: none now */
+    bool signalled = atomic_load(&s->signalled); /* signallers push under the source's lock: none now */
     atomic_init(&link->queued, signalled);
     if (signalled) {
         atomic_fetch_sub(&s->unqueued_links, 1);
         link->listed_at = rl->signalled.count;
         rl->signalled.items[rl->signalled.count++] = link;
     }
-    rl_ptr_array_append(&s->signal_links, link);   /* room reserved above */
+    rl_ptr_array_append(&s->signal_links, link); /* room reserved above */
     rl->signal_links++;
     return true;
 }
@@ -169,7 +169,7 @@ static void link_leave(RLRunLoopRef rl, RLRunLoopSourceRef s) {
     if (s->version != 0 || rl_ptr_array_index_of(&s->loops, rl) >= 0) return;
     rl_signal_link *link = link_in(s, rl);
     if (!link) return;
-    take_inbox(rl);   /* it may be there: now it is listed, or not queued */
+    take_inbox(rl); /* it may be there: now it is listed, or not queued */
     if (link->listed_at != RL_NOT_LISTED) unlist(rl, link);
     else atomic_fetch_sub(&s->unqueued_links, 1);
     rl_ptr_array_remove(&s->signal_links, link);
@@ -184,7 +184,7 @@ void RLRunLoopSourceSignal(RLRunLoopSourceRef source) {
     if (atomic_exchange(&source->signalled, true) || atomic_load(&source->unqueued_links) == 0) return;
     rl_item_lock_acquire(&source->lock);
     if (!atomic_load(&source->valid)) {
-        atomic_store(&source->signalled, false);   /* invalidated meanwhile: it never performs */
+        atomic_store(&source->signalled, false); /* invalidated meanwhile: it never performs */
     } else {
         for (size_t i = 0; i < source->signal_links.count; i++) {
             rl_signal_link *link = source->signal_links.items[i];
@@ -222,7 +222,7 @@ bool rl_callback_list_reserve(rl_callback_list *list, size_t count) {
 
 /* The caller made room (rl_callback_list_reserve). */
 void rl_callback_list_add(rl_callback_list *list, rl_mode *m, RLRunLoopSourceRef source) {
-    if (!rl_callback_list_reserve(list, list->count + 1)) return;   /* not reached: room was made */
+    if (!rl_callback_list_reserve(list, list->count + 1)) return; /* not reached: room was made */
     RLRetain(source);
     callback_entries(list)[list->count++] = (rl_pending_callback){m, source};
 }
@@ -284,7 +284,7 @@ static bool add_source1(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, int f
     else if (armed) rl_reg_set_armed(rl, reg, true);
     if (reg < 0) return false;
     rl->regs[reg].modes++;
-    rl_index_map_put(&m->v1_positions, (uintptr_t)s, m->v1_count);   /* room reserved above */
+    rl_index_map_put(&m->v1_positions, (uintptr_t)s, m->v1_count); /* room reserved above */
     m->v1[m->v1_count++] = (uint32_t)reg;
     return true;
 }
@@ -302,7 +302,7 @@ void rl_source_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl
     bool ok = atomic_load(&s->valid) && rl_ptr_array_reserve(&s->loops, s->loops.count + 1) && link_join(rl, s);
     if (ok) ok = s->version == 0 ? add_source0(m, s) : add_source1(rl, m, s, fd);
     if (ok) rl_ptr_array_append(&s->loops, rl);
-    else link_leave(rl, s);   /* a link just made for this membership */
+    else link_leave(rl, s); /* a link just made for this membership */
     rl_item_lock_release(&s->lock);
     if (!ok) return;
     RLRetain(s);
@@ -315,7 +315,7 @@ static bool remove_source1(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s) {
     uint32_t reg = m->v1[pos];
     m->v1[pos] = m->v1[--m->v1_count];
     rl_index_map_delete(&m->v1_positions, (uintptr_t)s);
-    if ((uint32_t)pos < m->v1_count)   /* the last one moved into its place */
+    if ((uint32_t)pos < m->v1_count) /* the last one moved into its place */
         rl_index_map_put(&m->v1_positions, (uintptr_t)rl->regs[m->v1[pos]].source, (uint32_t)pos);
     if (--rl->regs[reg].modes == 0) rl_reg_remove(rl, reg);
     else if (m == rl->armed_mode) rl_reg_set_armed(rl, reg, false);
@@ -350,7 +350,7 @@ bool rl_source_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef 
    checked against `valid` under the source's lock, so an invalidation racing
    with this add either sees the loop or makes the add fail. Loop locked. */
 static bool add_common(RLRunLoopRef rl, RLRunLoopSourceRef s) {
-    if (!rl_item_set_insert(&rl->common_sources, s, 0)) return false;   /* already there, or no memory */
+    if (!rl_item_set_insert(&rl->common_sources, s, 0)) return false; /* already there, or no memory */
     rl_item_lock_acquire(&s->lock);
     bool ok = atomic_load(&s->valid) && rl_ptr_array_reserve(&s->loops, s->loops.count + 1) && link_join(rl, s);
     if (ok) rl_ptr_array_append(&s->loops, rl);
@@ -442,7 +442,7 @@ void RLRunLoopSourceInvalidate(RLRunLoopSourceRef source) {
         atomic_store(&source->valid, false);
         atomic_store(&source->signalled, false);
         RLRunLoopRef rl = source->loops.count ? source->loops.items[0] : NULL;
-        if (rl) RLRetain(rl);   /* alive: it is listed, see rl_internal.h */
+        if (rl) RLRetain(rl); /* alive: it is listed, see rl_internal.h */
         rl_item_lock_release(&source->lock);
         if (!rl) break;
         rl_callback_list cancelled = {0};
@@ -469,7 +469,7 @@ static void refresh_in_loops(RLRunLoopSourceRef s) {
         RLRunLoopRef rl = s->loops.items[i];
         bool seen = false;
         for (size_t k = 0; k < n && !seen; k++) seen = loops[k] == rl;
-        if (!seen) loops[n++] = (RLRunLoopRef)RLRetain(rl);   /* alive: listed, see rl_internal.h */
+        if (!seen) loops[n++] = (RLRunLoopRef)RLRetain(rl); /* alive: listed, see rl_internal.h */
     }
     rl_item_lock_release(&s->lock);
     for (size_t i = 0; i < n; i++) {
@@ -490,7 +490,7 @@ void RLRunLoopSourceSetWatchedEvents(RLRunLoopSourceRef source, RLOptionFlags ev
     if (events & kRLRunLoopSourceReadable) ev |= EPOLLIN;
     if (events & kRLRunLoopSourceWritable) ev |= EPOLLOUT;
     atomic_store(&source->explicit_events, true);
-    if (atomic_exchange(&source->watch_events, ev) == ev) return;   /* no change: no system call */
+    if (atomic_exchange(&source->watch_events, ev) == ev) return; /* no change: no system call */
     refresh_in_loops(source);
 }
 
@@ -525,19 +525,19 @@ static void collect_signalled(RLRunLoopRef rl, rl_mode *m, bool stop_after_one, 
         rl_signal_link *link = rl->signalled.items[i];
         RLRunLoopSourceRef s = link->source;
         if (!atomic_load(&s->signalled)) {
-            if (!unlist_if_unsignalled(rl, link)) i++;   /* else the last link moved to i */
+            if (!unlist_if_unsignalled(rl, link)) i++; /* else the last link moved to i */
             continue;
         }
         i++;
         rl_item_node *node = atomic_load(&s->valid) ? rl_item_set_find(&m->sources0, s) : NULL;
-        if (!node) continue;   /* another mode's: it waits for that mode */
+        if (!node) continue; /* another mode's: it waits for that mode */
         if (stop_after_one) {
             if (!first || node_precedes(node, first)) first = node;
         } else if (!rl_ptr_array_append(ready, node)) {
-            break;   /* out of memory: the rest stay listed for the next pass */
+            break; /* out of memory: the rest stay listed for the next pass */
         }
     }
-    if (first) rl_ptr_array_append(ready, first);   /* the scratch space always has room for one */
+    if (first) rl_ptr_array_append(ready, first); /* the scratch space always has room for one */
     if (ready->count > 1) qsort(ready->items, ready->count, sizeof *ready->items, compare_nodes);
 }
 
@@ -545,8 +545,7 @@ bool rl_mode_has_signalled_source(RLRunLoopRef rl, rl_mode *m) {
     take_inbox(rl);
     for (size_t i = 0; i < rl->signalled.count; i++) {
         RLRunLoopSourceRef s = ((rl_signal_link *)rl->signalled.items[i])->source;
-        if (atomic_load(&s->signalled) && atomic_load(&s->valid) && rl_item_set_contains(&m->sources0, s))
-            return true;
+        if (atomic_load(&s->signalled) && atomic_load(&s->valid) && rl_item_set_contains(&m->sources0, s)) return true;
     }
     return false;
 }
@@ -558,7 +557,7 @@ bool rl_do_sources0(RLRunLoopRef rl, rl_mode *m, bool stop_after_one) {
     if (!ready) return false;
     collect_signalled(rl, m, stop_after_one, ready);
     if (ready->count == 0) return false;
-    for (size_t i = 0; i < ready->count; i++) {   /* the nodes may go with a removal once unlocked */
+    for (size_t i = 0; i < ready->count; i++) { /* the nodes may go with a removal once unlocked */
         RLRunLoopSourceRef s = ((rl_item_node *)ready->items[i])->item;
         RLRetain(s);
         ready->items[i] = s;
@@ -603,7 +602,7 @@ RLOptionFlags RLRunLoopSourceGetReadyEvents(RLRunLoopSourceRef source) {
 
 /* __CFRunLoopDoSource1 */
 bool rl_do_source1(RLRunLoopRef rl, rl_mode *m, uint64_t token, uint32_t events) {
-    (void)m;   /* armed registrations are exactly m's */
+    (void)m; /* armed registrations are exactly m's */
     uint32_t index = (uint32_t)token;
     if (index >= rl->reg_capacity) return false;
     rl_v1_reg *r = &rl->regs[index];
@@ -612,7 +611,7 @@ bool rl_do_source1(RLRunLoopRef rl, rl_mode *m, uint64_t token, uint32_t events)
     if (!atomic_load(&s->valid)) return false;
     RLRetain(s);
     rl_loop_unlock(rl);
-    perform_state outer = performing;   /* a nested run may perform another source */
+    perform_state outer = performing; /* a nested run may perform another source */
     performing.source = s;
     performing.ready = ready_flags(events);
     if (s->context.v1.perform)
@@ -647,7 +646,7 @@ RLRunLoopSourceRef rl_cached_source_copy(pthread_mutex_t *lock, RLRunLoopSourceR
     s = is_valid(owner) ? *cache : NULL;
     if (s) RLRetain(s);
     pthread_mutex_unlock(lock);
-    if (made) {                    /* lost a race with another call or with invalidation */
+    if (made) { /* lost a race with another call or with invalidation */
         RLRunLoopSourceInvalidate(made);
         RLRelease(made);
     }

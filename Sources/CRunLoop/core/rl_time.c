@@ -58,8 +58,8 @@ int64_t rl_seconds_to_ns(double seconds) {
    preemption (milliseconds on a loaded machine) would shift every later
    deadline by that much and reorder timers converted before and after it.
    So the reading with the narrowest bracket out of a few is kept. */
-#define OFFSET_SAMPLES     4
-#define OFFSET_TIGHT_NS    20000
+#define OFFSET_SAMPLES  4
+#define OFFSET_TIGHT_NS 20000
 static int64_t sample_clock_offset(void) {
     int64_t best = 0, best_gap = INT64_MAX;
     for (int i = 0; i < OFFSET_SAMPLES && best_gap > OFFSET_TIGHT_NS; i++) {

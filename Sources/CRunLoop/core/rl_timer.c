@@ -63,7 +63,7 @@ RLRunLoopTimerRef RLRunLoopTimerCreate(RLAbsoluteTime fireDate, RLTimeInterval i
     rl_item_lock_init(&t->lock);
     atomic_init(&t->valid, true);
     t->interval = clamp_interval(interval);
-    t->fire_date = clamp_date(fireDate);   /* its deadline is computed when it joins a loop (claim) */
+    t->fire_date = clamp_date(fireDate); /* its deadline is computed when it joins a loop (claim) */
     t->callout = callout;
     t->slot.heap_handle = RL_HEAP_NO_HANDLE;
     bool functions = context && (context->version || context->retain || context->release || context->copyDescription);
@@ -83,7 +83,7 @@ RLRunLoopTimerRef RLRunLoopTimerCreate(RLAbsoluteTime fireDate, RLTimeInterval i
     }
     if (context) {
         t->info = context->info;
-        if (context->retain) t->info = (void *)context->retain(t->info);   /* NULL info too */
+        if (context->retain) t->info = (void *)context->retain(t->info); /* NULL info too */
     }
     return t;
 }
@@ -180,12 +180,12 @@ static RLRunLoopRef lock_timer_and_loop(RLRunLoopTimerRef t) {
         rl_item_lock_acquire(&t->lock);
         RLRunLoopRef rl = t->rl;
         if (!rl) return NULL;
-        RLRetain(rl);   /* alive: it holds the timer, see rl_internal.h */
+        RLRetain(rl); /* alive: it holds the timer, see rl_internal.h */
         rl_item_lock_release(&t->lock);
         rl_loop_lock(rl);
         rl_item_lock_acquire(&t->lock);
         if (t->rl == rl) {
-            RLRelease(rl);   /* the timer's membership keeps it alive while locked */
+            RLRelease(rl); /* the timer's membership keeps it alive while locked */
             return rl;
         }
         rl_item_lock_release(&t->lock);
@@ -243,7 +243,7 @@ void RLRunLoopTimerSetTolerance(RLRunLoopTimerRef timer, RLTimeInterval toleranc
     double before = rl_timer_tolerance(timer);
     double after = clamp_tolerance(timer, tolerance);
     rl_timer_extra *x = after > 0 ? extra_made(timer) : rl_timer_extra_of(timer);
-    if (x) {   /* else out of memory: the tolerance stays 0 */
+    if (x) { /* else out of memory: the tolerance stays 0 */
         x->tolerance = after;
         x->tolerance_ns = rl_seconds_to_ns(after);
         for (size_t i = 0; rl && i < slot_count(timer); i++) {
@@ -380,7 +380,7 @@ void RLRunLoopAddTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopMode m
                 if (!rl->modes[i]->is_common) continue;
                 rl_timer_add_to_mode(rl, rl->modes[i], timer);
                 if (!rl_timer_slot_for_mode(timer, rl->modes[i]))
-                    rl->modes[i]->common_incomplete = true;   /* out of memory: retried */
+                    rl->modes[i]->common_incomplete = true; /* out of memory: retried */
             }
         }
     } else {
@@ -472,7 +472,7 @@ static RLAbsoluteTime next_grid_date(RLRunLoopTimerRef t, RLAbsoluteTime date, i
 /* What a timer was fired for: its date and deadline when its callout began. */
 typedef struct {
     RLAbsoluteTime date;
-    int64_t        deadline_ns;
+    int64_t deadline_ns;
 } fired_at;
 
 /* After the callout, under the lock of the loop the timer is in now (none, or
@@ -489,7 +489,7 @@ static bool end_firing(RLRunLoopTimerRef t, fired_at fired) {
     t->firing = false;
     bool release_info_now = t->release_after_firing;
     t->release_after_firing = false;
-    if (!atomic_load(&t->valid)) return release_info_now;   /* its invalidation removes every slot */
+    if (!atomic_load(&t->valid)) return release_info_now; /* its invalidation removes every slot */
     if (t->interval > 0 && t->fire_date <= fired.date) {
         int64_t now = rl_mono_now();
         int64_t interval_ns = rl_seconds_to_ns(t->interval);
@@ -564,8 +564,7 @@ static bool finish_one_shot(RLRunLoopRef rl, RLRunLoopTimerRef t) {
    is left exactly as it is. Loop locked on entry and exit. */
 static bool fire(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t, int64_t now) {
     rl_item_lock_acquire(&t->lock);
-    bool due = atomic_load(&t->valid) && t->rl == rl && !t->firing && t->fire_ns <= now &&
-               rl_timer_slot_for_mode(t, m);
+    bool due = atomic_load(&t->valid) && t->rl == rl && !t->firing && t->fire_ns <= now && rl_timer_slot_for_mode(t, m);
     if (!due) {
         rl_item_lock_release(&t->lock);
         return false;

@@ -13,8 +13,7 @@
 #define ARITY 4
 
 static inline bool before(const rl_heap_entry *a, const rl_heap_entry *b) {
-    return a->deadline_ns < b->deadline_ns ||
-           (a->deadline_ns == b->deadline_ns && a->sequence < b->sequence);
+    return a->deadline_ns < b->deadline_ns || (a->deadline_ns == b->deadline_ns && a->sequence < b->sequence);
 }
 
 /* Writes an entry at `index` and tells its handle where it is now: the only
@@ -108,7 +107,7 @@ static void give_back_handle(rl_timer_heap *h, rl_heap_handle handle) {
 }
 
 rl_heap_handle rl_heap_insert(rl_timer_heap *h, void *item, int64_t deadline_ns, uint64_t sequence) {
-    if (h->handle_capacity == 0) h->free_handle = RL_HEAP_NO_HANDLE;   /* a zeroed heap */
+    if (h->handle_capacity == 0) h->free_handle = RL_HEAP_NO_HANDLE; /* a zeroed heap */
     void *entries = h->entries;
     if (!reserve_one(&entries, sizeof *h->entries, h->count, &h->capacity, 16)) return RL_HEAP_NO_HANDLE;
     h->entries = entries;
@@ -259,7 +258,7 @@ static void keep_due(rl_heap_key_buffer *keys, const rl_heap_entry *e, bool *ful
    order: with a million timers due at once this is the difference between
    seconds and milliseconds. */
 static void copy_due(const rl_timer_heap *h, size_t index, int64_t limit, rl_heap_key_buffer *keys, bool *full) {
-    if (h->entries[index].deadline_ns > limit) return;      /* children are no earlier */
+    if (h->entries[index].deadline_ns > limit) return; /* children are no earlier */
     keep_due(keys, &h->entries[index], full);
     for (size_t c = index * ARITY + 1; c < h->count && c <= index * ARITY + ARITY; c++)
         copy_due(h, c, limit, keys, full);
@@ -277,7 +276,7 @@ bool rl_heap_collect_due(const rl_timer_heap *h, int64_t limit, rl_heap_key_buff
 
 static void search_latest_date(const rl_timer_heap *h, size_t index, int64_t limit, int64_t *best) {
     const rl_heap_entry *e = &h->entries[index];
-    if (e->deadline_ns > limit) return;       /* children are no earlier */
+    if (e->deadline_ns > limit) return; /* children are no earlier */
     if (e->deadline_ns > *best) *best = e->deadline_ns;
     for (size_t c = index * ARITY + 1; c < h->count && c <= index * ARITY + ARITY; c++)
         search_latest_date(h, c, limit, best);
@@ -289,10 +288,9 @@ int64_t rl_heap_latest_deadline_until(const rl_timer_heap *h, int64_t limit) {
     return best;
 }
 
-static void search_latest(const rl_timer_heap *h, size_t index, int64_t (*tolerance_of)(const void *),
-                          int64_t *best) {
+static void search_latest(const rl_timer_heap *h, size_t index, int64_t (*tolerance_of)(const void *), int64_t *best) {
     const rl_heap_entry *e = &h->entries[index];
-    if (e->deadline_ns >= *best) return;      /* children are no earlier */
+    if (e->deadline_ns >= *best) return; /* children are no earlier */
     int64_t tol = tolerance_of(h->handles[e->handle].item);
     int64_t latest = e->deadline_ns > INT64_MAX - tol ? INT64_MAX : e->deadline_ns + tol;
     if (latest < *best) *best = latest;

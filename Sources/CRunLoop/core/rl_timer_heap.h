@@ -26,31 +26,31 @@ typedef uint32_t rl_heap_handle;
 #define RL_HEAP_NO_HANDLE UINT32_MAX
 
 typedef struct {
-    int64_t        deadline_ns;
-    uint64_t       sequence;
+    int64_t deadline_ns;
+    uint64_t sequence;
     rl_heap_handle handle;
 } rl_heap_entry;
 
 /* Per handle: the item and where its entry is (or, free, the next free handle). */
 typedef struct {
-    void    *item;
+    void *item;
     uint32_t position;
 } rl_heap_handle_slot;
 
 typedef struct {
-    rl_heap_entry       *entries;
-    size_t               count;
-    size_t               capacity;
+    rl_heap_entry *entries;
+    size_t count;
+    size_t capacity;
     rl_heap_handle_slot *handles;
-    uint32_t             handle_capacity;
-    uint32_t             free_handle;     /* head of the free handles, RL_HEAP_NO_HANDLE if none */
+    uint32_t handle_capacity;
+    uint32_t free_handle; /* head of the free handles, RL_HEAP_NO_HANDLE if none */
 } rl_timer_heap;
 
 /* Scratch space for the keys of the due entries, reused from call to call. */
 typedef struct {
     rl_heap_entry *items;
-    size_t         count;
-    size_t         capacity;
+    size_t count;
+    size_t capacity;
 } rl_heap_key_buffer;
 
 /* Adds `item` with the key (deadline, sequence); returns its handle, or

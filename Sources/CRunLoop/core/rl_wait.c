@@ -194,7 +194,7 @@ static void refused(RLRunLoopRef rl, rl_v1_reg *r, int error) {
 }
 
 static bool out_of_room(int error) {
-    return error == ENOMEM || error == ENOSPC;   /* ENOSPC: the user's limit of watched fds */
+    return error == ENOMEM || error == ENOSPC; /* ENOSPC: the user's limit of watched fds */
 }
 
 /* epoll had no memory or room for the registration: it is registered again
@@ -253,12 +253,12 @@ static void rebuild(RLRunLoopRef rl) {
     rl->timer_fd = -1;
     rl->armed_ns = RL_NEVER;
     rl->epoll_fd = epfd;
-    if (epfd < 0) return;   /* tried again before the next wait */
+    if (epfd < 0) return; /* tried again before the next wait */
     disown_number(rl, epfd);
     rl->set_stale = false;
-    rl->regs_awaiting = false;   /* each is tried below */
+    rl->regs_awaiting = false; /* each is tried below */
     if (rl->wake_fd >= 0 && !join_own(epfd, rl->wake_fd, EPOLLIN | EPOLLET, RL_EVENT_WAKE, "the loop's wake eventfd")) {
-        close(epfd);   /* out of memory: no set; tried again before the next wait */
+        close(epfd); /* out of memory: no set; tried again before the next wait */
         rl->epoll_fd = -1;
         return;
     }
@@ -274,7 +274,7 @@ static void rebuild(RLRunLoopRef rl) {
         r->generation++;
         if (ctl(epfd, EPOLL_CTL_ADD, r->fd, reg_events(r), reg_data(r, i)) < 0) {
             if (out_of_room(errno)) await_room(rl, r);
-            else refused(rl, r, errno);   /* closed since: as if added closed */
+            else refused(rl, r, errno); /* closed since: as if added closed */
         }
     }
     rl_embed_attach(rl);
@@ -283,7 +283,7 @@ static void rebuild(RLRunLoopRef rl) {
 /* In a forked child: the inherited objects are the parent's. Closes the
    child's copies (the parent keeps its own) and makes new ones. */
 static void remake_after_fork(RLRunLoopRef rl) {
-    rl_embed_after_fork(rl);   /* first: the inherited embedding set is the parent's */
+    rl_embed_after_fork(rl); /* first: the inherited embedding set is the parent's */
     if (rl->wake_fd >= 0) close(rl->wake_fd);
     rl->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (rl->wake_fd >= 0) disown_number(rl, rl->wake_fd);
@@ -365,8 +365,7 @@ void rl_wait_set_close(RLRunLoopRef rl) {
    then finds nothing due and arms the real deadline), and it saves a system
    call per entry. */
 static bool armed_expiry_will_do(RLRunLoopRef rl, int64_t deadline) {
-    if (rl->timer_fd < 0 || rl->armed_ns == RL_NEVER || deadline == RL_NEVER || deadline < rl->armed_ns)
-        return false;
+    if (rl->timer_fd < 0 || rl->armed_ns == RL_NEVER || deadline == RL_NEVER || deadline < rl->armed_ns) return false;
     int64_t now = rl_mono_now();
     return rl->armed_ns > now && deadline - rl->armed_ns <= (rl->armed_ns - now) / 16;
 }
@@ -379,17 +378,17 @@ bool rl_wait_arm_timer(RLRunLoopRef rl, int64_t deadline) {
         if (deadline == RL_NEVER) return true;
         if (rl->epoll_fd < 0) return false;
         int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-        if (tfd < 0) return false;   /* out of descriptors: the wait times out by itself */
-        disown_number(rl, tfd);   /* before it joins the set under that number */
+        if (tfd < 0) return false; /* out of descriptors: the wait times out by itself */
+        disown_number(rl, tfd);    /* before it joins the set under that number */
         if (!join_own(rl->epoll_fd, tfd, EPOLLIN | EPOLLET, RL_EVENT_TIMER, "the loop's timerfd")) {
-            close(tfd);   /* out of memory: as without a timerfd, tried again next time */
+            close(tfd); /* out of memory: as without a timerfd, tried again next time */
             return false;
         }
         rl->timer_fd = tfd;
     }
     struct itimerspec spec = {0};
     if (deadline != RL_NEVER) {
-        int64_t at = deadline < 1 ? 1 : deadline;   /* 0 would disarm; the past fires at once */
+        int64_t at = deadline < 1 ? 1 : deadline; /* 0 would disarm; the past fires at once */
         spec.it_value.tv_sec = at / 1000000000;
         spec.it_value.tv_nsec = at % 1000000000;
     }
@@ -397,7 +396,7 @@ bool rl_wait_arm_timer(RLRunLoopRef rl, int64_t deadline) {
     int rc;
     while ((rc = timerfd_settime(rl->timer_fd, TFD_TIMER_ABSTIME, &spec, NULL)) < 0 && errno == EINTR) {}
     if (rc < 0) rl_fatal_errno("timerfd_settime", "the loop's timerfd", rl->timer_fd, errno);
-    rl->armed_ns = deadline;   /* what the kernel accepted */
+    rl->armed_ns = deadline; /* what the kernel accepted */
     return true;
 }
 
@@ -471,7 +470,7 @@ static bool try_register(RLRunLoopRef rl, long index) {
     r->generation++;
     if (fd < 0) return true;
     if (rl->epoll_fd < 0) {
-        r->awaits_set = true;   /* registered when the set is made again */
+        r->awaits_set = true; /* registered when the set is made again */
         return true;
     }
     /* The loop's own descriptors are never a source's: a source that names
@@ -485,7 +484,7 @@ static bool try_register(RLRunLoopRef rl, long index) {
         forget_older_under(rl, index, fd);
         set_reg_fd(rl, r, fd);
     } else if (errno == EEXIST) {
-        r->armed = 0;   /* the same file under the same number is another source's */
+        r->armed = 0; /* the same file under the same number is another source's */
     } else if (out_of_room(errno)) {
         await_room(rl, r);
         return false;
@@ -506,7 +505,7 @@ long rl_reg_add(RLRunLoopRef rl, RLRunLoopSourceRef s, int fd, bool armed) {
     *r = (rl_v1_reg){.source = s, .fd = -1, .number = fd, .active = armed, .generation = r->generation};
     rl_index_map_put(&rl->reg_by_source, (uintptr_t)s, (uint32_t)index);
     if (!try_register(rl, index)) {
-        rl_reg_remove(rl, index);   /* no room in epoll: the add does nothing, as out of memory */
+        rl_reg_remove(rl, index); /* no room in epoll: the add does nothing, as out of memory */
         return -1;
     }
     return index;
@@ -516,7 +515,7 @@ void rl_reg_remove(RLRunLoopRef rl, long index) {
     own_kernel_objects(rl);
     rl_v1_reg *r = &rl->regs[index];
     if (r->fd >= 0 && rl->epoll_fd >= 0 && ctl(rl->epoll_fd, EPOLL_CTL_DEL, r->fd, 0, 0) < 0)
-        rl->set_stale = true;   /* closed or reused: its file may live on in the set */
+        rl->set_stale = true; /* closed or reused: its file may live on in the set */
     clear_ready(rl, r);
     rl_index_map_delete(&rl->reg_by_source, (uintptr_t)r->source);
     set_reg_fd(rl, r, -1);
@@ -542,14 +541,14 @@ static bool apply(RLRunLoopRef rl, long index) {
     }
     if (r->fd < 0 || r->armed == want) return false;
     r->armed = want;
-    r->generation++;   /* events queued under the old token are dropped */
+    r->generation++; /* events queued under the old token are dropped */
     if (rl->epoll_fd >= 0 && ctl(rl->epoll_fd, EPOLL_CTL_MOD, r->fd, reg_events(r), reg_data(r, index)) == 0)
         return false;
     int error = errno;
-    forget(rl, r);   /* the number was closed or reused: its old file may linger in the set */
+    forget(rl, r); /* the number was closed or reused: its old file may linger in the set */
     if (!gets_poll_answers(r)) return false;
     if (error == ENOENT) {
-        if (!try_register(rl, index)) return true;   /* watch what the number names now */
+        if (!try_register(rl, index)) return true; /* watch what the number names now */
     } else {
         refused(rl, r, error);
     }
@@ -591,10 +590,10 @@ static void switch_armed_mode(RLRunLoopRef rl, rl_mode *m) {
 }
 
 void rl_wait_prepare(RLRunLoopRef rl, rl_mode *m) {
-    rl->embed_waiting = false;   /* the loop waits by itself now (or a host prepares again) */
+    rl->embed_waiting = false; /* the loop waits by itself now (or a host prepares again) */
     repair_before_wait(rl);
     if (rl->armed_mode != m) switch_armed_mode(rl, m);
-    if (rl->set_stale) rebuild(rl);   /* a switch found a stale registration */
+    if (rl->set_stale) rebuild(rl); /* a switch found a stale registration */
 }
 
 /* ---- sleeping and waking --------------------------------------------------
@@ -650,7 +649,7 @@ static int sleep_until_event(RLRunLoopRef rl, struct epoll_event *events, int ma
         int timeout = poll ? 0 : timeout_ms_until(deadline);
         int n = rl_wait_events(rl, events, max, timeout);
         if (n > 0 && !poll && only_stale_wake(rl, events, n)) continue;
-        if (n >= 0) return n;   /* else EINTR: any other failure was fatal */
+        if (n >= 0) return n; /* else EINTR: any other failure was fatal */
     }
 }
 
@@ -659,8 +658,8 @@ static int sleep_until_event(RLRunLoopRef rl, struct epoll_event *events, int ma
    little awake, with `sleeping` off, so the answer costs neither thread a
    system call nor a context switch. Loops that sleep longer never spin, so
    an idle or timer-driven loop costs nothing more; a single CPU never spins. */
-#define SPIN_IF_LAST_SLEEP_NS  50000
-#define SPIN_FOR_NS            20000
+#define SPIN_IF_LAST_SLEEP_NS 50000
+#define SPIN_FOR_NS           20000
 
 static bool spin_for_wake_up(RLRunLoopRef rl, int64_t deadline) {
     int64_t start = rl_mono_now();
@@ -713,8 +712,8 @@ rl_spin_result rl_wait_spin(RLRunLoopRef rl, int64_t deadline) {
 
 int rl_wait_sleep(RLRunLoopRef rl, rl_mode *m, bool poll, int64_t deadline, struct epoll_event *events, int max) {
     rl_wait_prepare(rl, m);
-    if (rl->ready_regs) poll = true;   /* a source is always ready (poll()'s answer for its fd) */
-    int64_t timeout_deadline = RL_NEVER;   /* the timerfd ends the sleep */
+    if (rl->ready_regs) poll = true;     /* a source is always ready (poll()'s answer for its fd) */
+    int64_t timeout_deadline = RL_NEVER; /* the timerfd ends the sleep */
     if (!poll) {
         if (!rl_wait_arm_timer(rl, deadline)) timeout_deadline = deadline;
         atomic_store(&rl->sleeping, true);
@@ -733,6 +732,6 @@ int rl_wait_sleep(RLRunLoopRef rl, rl_mode *m, bool poll, int64_t deadline, stru
     if (!poll) rl->last_sleep_ns = woken ? woke_at - slept_at : RL_NEVER;
     n = rl_wait_add_ready(rl, m, events, n, max);
     for (int i = 0; i < n; i++)
-        if (events[i].data.u64 == RL_EVENT_TIMER) rl->armed_ns = RL_NEVER;   /* it expired */
+        if (events[i].data.u64 == RL_EVENT_TIMER) rl->armed_ns = RL_NEVER; /* it expired */
     return n;
 }

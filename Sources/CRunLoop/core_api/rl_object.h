@@ -29,15 +29,15 @@ typedef struct rl_object rl_object;
 
 typedef struct rl_class {
     const char *name;
-    void  (*finalize)(rl_object *obj);             /* frees everything, including obj; held
+    void (*finalize)(rl_object *obj); /* frees everything, including obj; held
                                                       objects: tears down, then rl_object_unhold */
     char *(*copy_description)(const rl_object *obj);
 } rl_class;
 
 struct rl_object {
-    _Atomic long   refcount;
+    _Atomic long refcount;
     const rl_class *cls;
-    rl_object      *next_dead;                      /* graveyard link, see rl_loop_release_locked */
+    rl_object *next_dead; /* graveyard link, see rl_loop_release_locked */
 };
 
 /* Sets up a new object with one reference. */
@@ -65,14 +65,14 @@ static inline void rl_object_release(rl_object *obj) {
 
 /* An object that keeps working after its last reference (see above). */
 typedef struct rl_held_object {
-    rl_object     base;
-    _Atomic long  holds;
+    rl_object base;
+    _Atomic long holds;
 } rl_held_object;
 
 /* The class of held objects. */
 typedef struct rl_held_class {
     rl_class base;
-    void   (*free_memory)(rl_object *obj);         /* the last hold is gone: frees everything */
+    void (*free_memory)(rl_object *obj); /* the last hold is gone: frees everything */
 } rl_held_class;
 
 /* Sets up a new held object: one reference, and the references' hold. */
@@ -104,7 +104,9 @@ typedef struct {
 } rl_item_lock;
 
 void rl_item_lock_slow(rl_item_lock *l);
-static inline void rl_item_lock_init(rl_item_lock *l) { atomic_init(&l->held, 0); }
+static inline void rl_item_lock_init(rl_item_lock *l) {
+    atomic_init(&l->held, 0);
+}
 static inline void rl_item_lock_acquire(rl_item_lock *l) {
     if (atomic_exchange_explicit(&l->held, 1, memory_order_acquire)) rl_item_lock_slow(l);
 }

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include "CRunLoop.h"
 
-#define RL_NEVER INT64_MAX
+#define RL_NEVER          INT64_MAX
 /* CF's limits: intervals and timeouts beyond ~16 years mean "never". */
 #define RL_INTERVAL_LIMIT 504911232.0
 #define RL_DATE_LIMIT     4039289856.0

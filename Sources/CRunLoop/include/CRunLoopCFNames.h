@@ -105,7 +105,7 @@
 #ifndef CRUNLOOP_CF_NAMES_H
 #define CRUNLOOP_CF_NAMES_H
 
-#if defined(__COREFOUNDATION_CFRUNLOOP__) || defined(__COREFOUNDATION_CFBASE__) || \
+#if defined(__COREFOUNDATION_CFRUNLOOP__) || defined(__COREFOUNDATION_CFBASE__) ||                                     \
     defined(__COREFOUNDATION_COREFOUNDATION__)
 #error "CRunLoopCFNames.h maps CoreFoundation's run-loop names onto CRunLoop: include it instead of CoreFoundation"
 #endif
@@ -140,16 +140,16 @@ extern "C" {
 #endif
 
 /* ---- base types ---------------------------------------------------------- */
-typedef bool            Boolean;
-typedef RLIndex         CFIndex;
-typedef RLOptionFlags   CFOptionFlags;
-typedef uintptr_t       CFHashCode;
-typedef RLTimeInterval  CFTimeInterval;
-typedef RLAbsoluteTime  CFAbsoluteTime;
-typedef const void     *CFTypeRef;
-typedef const char     *CFStringRef;      /* modes and descriptions only */
-typedef const struct __RLCFAllocator *CFAllocatorRef;   /* only the default (NULL) */
-typedef const struct __RLCFModeArray *CFArrayRef;       /* CFRunLoopCopyAllModes only */
+typedef bool                          Boolean;
+typedef RLIndex                       CFIndex;
+typedef RLOptionFlags                 CFOptionFlags;
+typedef uintptr_t                     CFHashCode;
+typedef RLTimeInterval                CFTimeInterval;
+typedef RLAbsoluteTime                CFAbsoluteTime;
+typedef const void                   *CFTypeRef;
+typedef const char                   *CFStringRef;    /* modes and descriptions only */
+typedef const struct __RLCFAllocator *CFAllocatorRef; /* only the default (NULL) */
+typedef const struct __RLCFModeArray *CFArrayRef;     /* CFRunLoopCopyAllModes only */
 /* The fixed-size integers CF's headers bring along (older CF code stores a
    run result in an SInt32), and CF's TRUE and FALSE. */
 typedef uint8_t  UInt8;
@@ -167,11 +167,11 @@ typedef int64_t  SInt64;
 #define FALSE 0
 #endif
 
-#define kCFAllocatorDefault ((CFAllocatorRef)NULL)
-#define CFSTR(cstr) ((CFStringRef)("" cstr ""))
+#define kCFAllocatorDefault              ((CFAllocatorRef)NULL)
+#define CFSTR(cstr)                      ((CFStringRef)("" cstr ""))
 #define kCFAbsoluteTimeIntervalSince1970 978307200.0
 #define kCFAbsoluteTimeIntervalSince1904 3061152000.0
-#define CFAbsoluteTimeGetCurrent RLAbsoluteTimeGetCurrent
+#define CFAbsoluteTimeGetCurrent         RLAbsoluteTimeGetCurrent
 
 /* ---- run loops ----------------------------------------------------------- */
 typedef RLRunLoopRef         CFRunLoopRef;
@@ -182,19 +182,19 @@ typedef RLRunLoopMode        CFRunLoopMode;
 typedef RLRunLoopRunResult   CFRunLoopRunResult;
 typedef RLRunLoopActivity    CFRunLoopActivity;
 
-#define kCFRunLoopDefaultMode       kRLRunLoopDefaultMode
-#define kCFRunLoopCommonModes       kRLRunLoopCommonModes
-#define kCFRunLoopRunFinished       kRLRunLoopRunFinished
-#define kCFRunLoopRunStopped        kRLRunLoopRunStopped
-#define kCFRunLoopRunTimedOut       kRLRunLoopRunTimedOut
-#define kCFRunLoopRunHandledSource  kRLRunLoopRunHandledSource
-#define kCFRunLoopEntry             kRLRunLoopEntry
-#define kCFRunLoopBeforeTimers      kRLRunLoopBeforeTimers
-#define kCFRunLoopBeforeSources     kRLRunLoopBeforeSources
-#define kCFRunLoopBeforeWaiting     kRLRunLoopBeforeWaiting
-#define kCFRunLoopAfterWaiting      kRLRunLoopAfterWaiting
-#define kCFRunLoopExit              kRLRunLoopExit
-#define kCFRunLoopAllActivities     kRLRunLoopAllActivities
+#define kCFRunLoopDefaultMode      kRLRunLoopDefaultMode
+#define kCFRunLoopCommonModes      kRLRunLoopCommonModes
+#define kCFRunLoopRunFinished      kRLRunLoopRunFinished
+#define kCFRunLoopRunStopped       kRLRunLoopRunStopped
+#define kCFRunLoopRunTimedOut      kRLRunLoopRunTimedOut
+#define kCFRunLoopRunHandledSource kRLRunLoopRunHandledSource
+#define kCFRunLoopEntry            kRLRunLoopEntry
+#define kCFRunLoopBeforeTimers     kRLRunLoopBeforeTimers
+#define kCFRunLoopBeforeSources    kRLRunLoopBeforeSources
+#define kCFRunLoopBeforeWaiting    kRLRunLoopBeforeWaiting
+#define kCFRunLoopAfterWaiting     kRLRunLoopAfterWaiting
+#define kCFRunLoopExit             kRLRunLoopExit
+#define kCFRunLoopAllActivities    kRLRunLoopAllActivities
 
 #define CFRunLoopGetCurrent           RLRunLoopGetCurrent
 #define CFRunLoopGetMain              RLRunLoopGetMain
@@ -203,7 +203,7 @@ typedef RLRunLoopActivity    CFRunLoopActivity;
 #define CFRunLoopStop                 RLRunLoopStop
 #define CFRunLoopWakeUp               RLRunLoopWakeUp
 #define CFRunLoopIsWaiting            RLRunLoopIsWaiting
-#define CFRunLoopCopyCurrentMode      RLRunLoopCopyCurrentMode   /* CFRelease the result */
+#define CFRunLoopCopyCurrentMode      RLRunLoopCopyCurrentMode /* CFRelease the result */
 #define CFRunLoopAddCommonMode        RLRunLoopAddCommonMode
 #define CFRunLoopGetNextTimerFireDate RLRunLoopGetNextTimerFireDate
 #define CFRunLoopContainsSource       RLRunLoopContainsSource
@@ -216,7 +216,7 @@ typedef RLRunLoopActivity    CFRunLoopActivity;
 #define CFRunLoopAddTimer             RLRunLoopAddTimer
 #define CFRunLoopRemoveTimer          RLRunLoopRemoveTimer
 #if __BLOCKS__
-#define CFRunLoopPerformBlock         RLRunLoopPerformBlock      /* one mode, not an array */
+#define CFRunLoopPerformBlock RLRunLoopPerformBlock /* one mode, not an array */
 #endif
 
 /* Every mode of the loop, as an array of mode names (CFRelease it). */
@@ -224,7 +224,7 @@ static inline CFArrayRef CFRunLoopCopyAllModes(CFRunLoopRef rl) {
     return (CFArrayRef)(void *)RLRunLoopCopyAllModes(rl);
 }
 static inline CFIndex CFArrayGetCount(CFArrayRef array) {
-    CFIndex count = 0;
+    CFIndex      count = 0;
     char *const *names = (char *const *)(const void *)array;
     while (names != NULL && names[count] != NULL) count++;
     return count;
@@ -237,18 +237,18 @@ static inline const void *CFArrayGetValueAtIndex(CFArrayRef array, CFIndex index
 
 /* ---- sources ------------------------------------------------------------- */
 typedef RLRunLoopSourceContext  CFRunLoopSourceContext;
-typedef RLRunLoopSourceContext1 CFRunLoopSourceContext1;   /* a file descriptor, not a Mach port */
+typedef RLRunLoopSourceContext1 CFRunLoopSourceContext1; /* a file descriptor, not a Mach port */
 
 static inline CFRunLoopSourceRef CFRunLoopSourceCreate(CFAllocatorRef allocator, CFIndex order,
                                                        CFRunLoopSourceContext *context) {
     (void)allocator;
     return RLRunLoopSourceCreate(order, context);
 }
-#define CFRunLoopSourceGetOrder    RLRunLoopSourceGetOrder
-#define CFRunLoopSourceInvalidate  RLRunLoopSourceInvalidate
-#define CFRunLoopSourceIsValid     RLRunLoopSourceIsValid
-#define CFRunLoopSourceSignal      RLRunLoopSourceSignal
-#define CFRunLoopSourceGetContext  RLRunLoopSourceGetContext
+#define CFRunLoopSourceGetOrder   RLRunLoopSourceGetOrder
+#define CFRunLoopSourceInvalidate RLRunLoopSourceInvalidate
+#define CFRunLoopSourceIsValid    RLRunLoopSourceIsValid
+#define CFRunLoopSourceSignal     RLRunLoopSourceSignal
+#define CFRunLoopSourceGetContext RLRunLoopSourceGetContext
 
 /* ---- observers ----------------------------------------------------------- */
 typedef RLRunLoopObserverContext  CFRunLoopObserverContext;
@@ -262,9 +262,9 @@ static inline CFRunLoopObserverRef CFRunLoopObserverCreate(CFAllocatorRef alloca
     return RLRunLoopObserverCreate(activities, repeats, order, callout, context);
 }
 #if __BLOCKS__
-static inline CFRunLoopObserverRef CFRunLoopObserverCreateWithHandler(
-    CFAllocatorRef allocator, CFOptionFlags activities, Boolean repeats, CFIndex order,
-    void (^block)(CFRunLoopObserverRef observer, CFRunLoopActivity activity)) {
+static inline CFRunLoopObserverRef
+CFRunLoopObserverCreateWithHandler(CFAllocatorRef allocator, CFOptionFlags activities, Boolean repeats, CFIndex order,
+                                   void (^block)(CFRunLoopObserverRef observer, CFRunLoopActivity activity)) {
     (void)allocator;
     return RLRunLoopObserverCreateWithHandler(activities, repeats, order, block);
 }
@@ -282,8 +282,7 @@ typedef RLRunLoopTimerCallBack CFRunLoopTimerCallBack;
 
 static inline CFRunLoopTimerRef CFRunLoopTimerCreate(CFAllocatorRef allocator, CFAbsoluteTime fireDate,
                                                      CFTimeInterval interval, CFOptionFlags flags, CFIndex order,
-                                                     CFRunLoopTimerCallBack callout,
-                                                     CFRunLoopTimerContext *context) {
+                                                     CFRunLoopTimerCallBack callout, CFRunLoopTimerContext *context) {
     (void)allocator;
     return RLRunLoopTimerCreate(fireDate, interval, flags, order, callout, context);
 }
@@ -370,17 +369,33 @@ static inline char *CFCopyDescription(CFTypeRef obj) {
 }
 
 #ifdef __cplusplus
-}   /* extern "C" */
+} /* extern "C" */
 
 /* C++: overloads pick what the C macros below pick by _Generic. */
-inline void CFRelease(CFTypeRef obj) { RLRelease(obj); }
-inline void CFRelease(const char *string) { RLCFReleaseString(string); }
-inline void CFRelease(char *string) { RLCFReleaseString(string); }
-inline void CFRelease(CFArrayRef array) { RLCFReleaseModeArray(array); }
-inline Boolean CFEqual(CFTypeRef a, CFTypeRef b) { return RLCFObjectEqual(a, b); }
-inline Boolean CFEqual(const char *a, const char *b) { return RLCFStringEqual(a, b); }
-inline void CFShow(CFTypeRef obj) { RLCFShowObject(obj); }
-inline void CFShow(const char *string) { RLCFShowString(string); }
+inline void CFRelease(CFTypeRef obj) {
+    RLRelease(obj);
+}
+inline void CFRelease(const char *string) {
+    RLCFReleaseString(string);
+}
+inline void CFRelease(char *string) {
+    RLCFReleaseString(string);
+}
+inline void CFRelease(CFArrayRef array) {
+    RLCFReleaseModeArray(array);
+}
+inline Boolean CFEqual(CFTypeRef a, CFTypeRef b) {
+    return RLCFObjectEqual(a, b);
+}
+inline Boolean CFEqual(const char *a, const char *b) {
+    return RLCFStringEqual(a, b);
+}
+inline void CFShow(CFTypeRef obj) {
+    RLCFShowObject(obj);
+}
+inline void CFShow(const char *string) {
+    RLCFShowString(string);
+}
 
 #else
 
@@ -389,17 +404,15 @@ inline void CFShow(const char *string) { RLCFShowString(string); }
 static inline void CFRelease(CFTypeRef obj) {
     RLRelease(obj);
 }
-#define CFRelease(obj)                                                             \
+#define CFRelease(obj)                                                                                                 \
     _Generic((obj), char *: RLCFReleaseString, const char *: RLCFReleaseString, \
              CFArrayRef: RLCFReleaseModeArray, default: RLRelease)(obj)
 /* Strings by content, objects by identity. */
-#define CFEqual(a, b)                                                              \
-    _Generic((a), char *: RLCFStringEqual, const char *: RLCFStringEqual,       \
-             default: RLCFObjectEqual)((a), (b))
+#define CFEqual(a, b)                                                                                                  \
+    _Generic((a), char * : RLCFStringEqual, const char * : RLCFStringEqual, default : RLCFObjectEqual)((a), (b))
 /* Prints a string, or an object's description, to stderr. */
-#define CFShow(obj)                                                                \
-    _Generic((obj), char *: RLCFShowString, const char *: RLCFShowString,       \
-             default: RLCFShowObject)(obj)
+#define CFShow(obj)                                                                                                    \
+    _Generic((obj), char * : RLCFShowString, const char * : RLCFShowString, default : RLCFShowObject)(obj)
 
 #endif /* __cplusplus */
 

@@ -64,15 +64,15 @@ extern "C" {
 
 typedef long          RLIndex;
 typedef unsigned long RLOptionFlags;
-typedef double        RLTimeInterval;   /* seconds */
-typedef double        RLAbsoluteTime;   /* seconds since 2001-01-01 00:00:00 UTC, like CFAbsoluteTime */
-typedef const char   *RLRunLoopMode;    /* mode names are C strings, equal by content */
+typedef double        RLTimeInterval; /* seconds */
+typedef double        RLAbsoluteTime; /* seconds since 2001-01-01 00:00:00 UTC, like CFAbsoluteTime */
+typedef const char   *RLRunLoopMode;  /* mode names are C strings, equal by content */
 
 /* The wall-clock time now, in seconds since 2001-01-01 00:00:00 UTC. */
 RLAbsoluteTime RLAbsoluteTimeGetCurrent(void);
 
-extern const RLRunLoopMode kRLRunLoopDefaultMode;  /* "kCFRunLoopDefaultMode" */
-extern const RLRunLoopMode kRLRunLoopCommonModes;  /* "kCFRunLoopCommonModes" */
+extern const RLRunLoopMode kRLRunLoopDefaultMode; /* "kCFRunLoopDefaultMode" */
+extern const RLRunLoopMode kRLRunLoopCommonModes; /* "kCFRunLoopCommonModes" */
 
 typedef struct __RLRunLoop         *RLRunLoopRef;
 typedef struct __RLRunLoopSource   *RLRunLoopSourceRef;
@@ -100,7 +100,7 @@ void        RLRelease(const void *obj);
  * and timers (with their next fire dates), like CF's dump of
  * `po [NSRunLoop currentRunLoop]`. RLCopyDescription(NULL) returns "(null)".
  */
-char       *RLCopyDescription(const void *obj);
+char *RLCopyDescription(const void *obj);
 
 typedef enum {
     kRLRunLoopRunFinished      = 1,
@@ -133,36 +133,36 @@ typedef enum {
    before the first loop, thread-specific keys; CF would crash): every function here accepts a NULL loop, and the run
    functions then return kRLRunLoopRunFinished at once. A later call tries
    again. */
-RLRunLoopRef       RLRunLoopGetCurrent(void);
+RLRunLoopRef RLRunLoopGetCurrent(void);
 /* The process main thread's run loop, from any thread (not retained). NULL
    when it cannot be made, as RLRunLoopGetCurrent; a later call tries again. */
-RLRunLoopRef       RLRunLoopGetMain(void);
+RLRunLoopRef RLRunLoopGetMain(void);
 /* The name of the mode the loop is running in (innermost run), malloc'd; NULL
    when the loop is not running or rl is NULL. */
-char              *RLRunLoopCopyCurrentMode(RLRunLoopRef rl);
+char *RLRunLoopCopyCurrentMode(RLRunLoopRef rl);
 /* Every mode the loop has (a mode exists once something named it), as a
    malloc'd NULL-terminated array of malloc'd names; free each, then the array.
    NULL when rl is NULL. */
-char             **RLRunLoopCopyAllModes(RLRunLoopRef rl);
+char **RLRunLoopCopyAllModes(RLRunLoopRef rl);
 /* Adds `mode` to the loop's set of common modes, and every item added to
    kRLRunLoopCommonModes to it. A mode never leaves the set. NULL rl, NULL or
    empty mode, or kRLRunLoopCommonModes itself: ignored. Out of memory the
    mode may not join the set (call again), or may lack some of the common
    items until memory is back (they join before its next pass). */
-void               RLRunLoopAddCommonMode(RLRunLoopRef rl, RLRunLoopMode mode);
+void RLRunLoopAddCommonMode(RLRunLoopRef rl, RLRunLoopMode mode);
 /* The earliest next fire date of the valid timers in `mode` (for
    kRLRunLoopCommonModes: in any common mode); 0 when there is none, or for a
    NULL rl or unknown mode. */
-RLAbsoluteTime     RLRunLoopGetNextTimerFireDate(RLRunLoopRef rl, RLRunLoopMode mode);
+RLAbsoluteTime RLRunLoopGetNextTimerFireDate(RLRunLoopRef rl, RLRunLoopMode mode);
 /* True when running `mode` on `rl` now would return kRLRunLoopRunFinished at
    once: the mode is unknown, empty (no sources, no timers, no queued work for
    it) or kRLRunLoopCommonModes (CF's private _CFRunLoopFinished). Foundation's
    -runMode:beforeDate: answers NO exactly then. NULL rl or mode, or an empty
    name: true. Asking never creates the mode. */
-bool               RLRunLoopModeIsEmpty(RLRunLoopRef rl, RLRunLoopMode mode);
+bool RLRunLoopModeIsEmpty(RLRunLoopRef rl, RLRunLoopMode mode);
 /* Runs the current thread's loop in the default mode until it is stopped or
    the default mode is empty. */
-void               RLRunLoopRun(void);
+void RLRunLoopRun(void);
 /* Runs the current thread's loop in `mode` (one pass of __CFRunLoopRun per
    iteration) until one of the results below. `seconds` <= 0 or NaN: exactly one
    polling pass; more than ~16 years: no time limit. A NULL, empty or unknown
@@ -172,14 +172,14 @@ void               RLRunLoopRun(void);
    nested run when memory for it runs out. */
 RLRunLoopRunResult RLRunLoopRunInMode(RLRunLoopMode mode, RLTimeInterval seconds, bool returnAfterSourceHandled);
 /* True while the loop sleeps waiting for an event. false for NULL. */
-bool               RLRunLoopIsWaiting(RLRunLoopRef rl);
+bool RLRunLoopIsWaiting(RLRunLoopRef rl);
 /* Wakes the loop if it sleeps, or makes its next attempt to sleep a polling
    pass if it is awake. No system call when the loop is awake or a wake-up is
    already pending. NULL: ignored. */
-void               RLRunLoopWakeUp(RLRunLoopRef rl);
+void RLRunLoopWakeUp(RLRunLoopRef rl);
 /* Makes the innermost active run of the loop return kRLRunLoopRunStopped.
    Does nothing to a loop that is not running. NULL: ignored. */
-void               RLRunLoopStop(RLRunLoopRef rl);
+void RLRunLoopStop(RLRunLoopRef rl);
 /* Queues fn(info) to run once, FIFO, the next time the loop runs its queued
    work in `mode` (or in any common mode for kRLRunLoopCommonModes). Does not
    wake the loop (call RLRunLoopWakeUp). Work queued while queued work runs
@@ -190,16 +190,16 @@ void               RLRunLoopStop(RLRunLoopRef rl);
    Out of memory: not queued (fn is not called; nothing to tell, use
    RLRunLoopPerformFunctionWithRelease to know). Once queued, an item is
    never dropped for lack of memory. */
-void               RLRunLoopPerformFunction(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *info), void *info);
+void RLRunLoopPerformFunction(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *info), void *info);
 /* RLRunLoopPerformFunction that also owns `info`: release(info) (if not NULL)
    is called exactly once, after fn(info) ran, or without fn when the item is
    dropped (the loop's thread exited) or was not queued (bad input, or out
    of memory: then at once, inside this call, with no lock held). */
-void               RLRunLoopPerformFunctionWithRelease(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *info),
-                                                       void *info, void (*release)(void *info));
+void RLRunLoopPerformFunctionWithRelease(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *info), void *info,
+                                         void (*release)(void *info));
 #if __BLOCKS__
 /* RLRunLoopPerformFunction for a block (copied, released after it ran or was dropped). */
-void               RLRunLoopPerformBlock(RLRunLoopRef rl, RLRunLoopMode mode, void (^block)(void));
+void RLRunLoopPerformBlock(RLRunLoopRef rl, RLRunLoopMode mode, void (^block)(void));
 #endif
 
 /*
@@ -233,28 +233,28 @@ void RLRunLoopRemoveTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopMod
  * loop watches for readability (Linux's stand-in for a Mach port).
  */
 typedef struct {
-    RLIndex version;                                   /* 0 */
+    RLIndex version; /* 0 */
     void   *info;
     const void *(*retain)(const void *info);
-    void        (*release)(const void *info);
-    char       *(*copyDescription)(const void *info);
-    bool        (*equal)(const void *info1, const void *info2);
-    uintptr_t   (*hash)(const void *info);
-    void        (*schedule)(void *info, RLRunLoopRef rl, RLRunLoopMode mode);
-    void        (*cancel)(void *info, RLRunLoopRef rl, RLRunLoopMode mode);
-    void        (*perform)(void *info);
+    void (*release)(const void *info);
+    char *(*copyDescription)(const void *info);
+    bool (*equal)(const void *info1, const void *info2);
+    uintptr_t (*hash)(const void *info);
+    void (*schedule)(void *info, RLRunLoopRef rl, RLRunLoopMode mode);
+    void (*cancel)(void *info, RLRunLoopRef rl, RLRunLoopMode mode);
+    void (*perform)(void *info);
 } RLRunLoopSourceContext;
 
 typedef struct {
-    RLIndex version;                                   /* 1 */
+    RLIndex version; /* 1 */
     void   *info;
     const void *(*retain)(const void *info);
-    void        (*release)(const void *info);
-    char       *(*copyDescription)(const void *info);
-    bool        (*equal)(const void *info1, const void *info2);
-    uintptr_t   (*hash)(const void *info);
-    int         (*getFileDescriptor)(void *info);      /* watched for readability */
-    void        (*perform)(void *info);                /* must consume what made it readable */
+    void (*release)(const void *info);
+    char *(*copyDescription)(const void *info);
+    bool (*equal)(const void *info1, const void *info2);
+    uintptr_t (*hash)(const void *info);
+    int (*getFileDescriptor)(void *info); /* watched for readability */
+    void (*perform)(void *info);          /* must consume what made it readable */
 } RLRunLoopSourceContext1;
 
 /* Creates a source; the context is copied and retain(info) called. Context
@@ -277,20 +277,20 @@ typedef struct {
    is watched. A NULL perform is allowed: the source is still handled (and
    counts as such). */
 RLRunLoopSourceRef RLRunLoopSourceCreate(RLIndex order, RLRunLoopSourceContext *context);
-RLIndex RLRunLoopSourceGetOrder(RLRunLoopSourceRef source);           /* 0 for NULL */
+RLIndex            RLRunLoopSourceGetOrder(RLRunLoopSourceRef source); /* 0 for NULL */
 /* Removes the source from every mode of every loop (cancel is called for each
    version-0 membership) and clears its signal; it never performs again.
    Safe from inside its own perform. NULL: ignored. */
-void    RLRunLoopSourceInvalidate(RLRunLoopSourceRef source);
-bool    RLRunLoopSourceIsValid(RLRunLoopSourceRef source);            /* false for NULL */
+void RLRunLoopSourceInvalidate(RLRunLoopSourceRef source);
+bool RLRunLoopSourceIsValid(RLRunLoopSourceRef source); /* false for NULL */
 /* Marks a version-0 source ready to perform; it does not wake the loop.
    Any thread; it never allocates. A pass looks at the signalled sources
    only, so its cost does not grow with the sources added (CF checks every
    source of the mode). Ignored for NULL, invalid or version-1 sources. */
-void    RLRunLoopSourceSignal(RLRunLoopSourceRef source);
+void RLRunLoopSourceSignal(RLRunLoopSourceRef source);
 /* Copies the source's context (a RLRunLoopSourceContext1 for version 1; the
    caller passes storage large enough for it). NULL arguments: ignored. */
-void    RLRunLoopSourceGetContext(RLRunLoopSourceRef source, RLRunLoopSourceContext *context);
+void RLRunLoopSourceGetContext(RLRunLoopSourceRef source, RLRunLoopSourceContext *context);
 
 /* What a version-1 source's fd is watched for. An extension: CF's version-1
    sources wait on a Mach port, which can only be "readable". */
@@ -309,7 +309,7 @@ enum { kRLRunLoopSourceReadable = 1UL << 0, kRLRunLoopSourceWritable = 1UL << 1 
    starts watching again after watching nothing, its number is tried again
    (it may name a new file by then). NULL, invalid or version-0 sources:
    ignored; other bits: ignored. */
-void    RLRunLoopSourceSetWatchedEvents(RLRunLoopSourceRef source, RLOptionFlags events);
+void RLRunLoopSourceSetWatchedEvents(RLRunLoopSourceRef source, RLOptionFlags events);
 /* Inside the source's own version-1 perform: what its fd was seen ready for
    (kRLRunLoopSource* bits; a hang-up or an error counts as both, as with
    poll()). 0 anywhere else, and for NULL. */
@@ -322,8 +322,8 @@ typedef struct {
     RLIndex version;
     void   *info;
     const void *(*retain)(const void *info);
-    void        (*release)(const void *info);
-    char       *(*copyDescription)(const void *info);
+    void (*release)(const void *info);
+    char *(*copyDescription)(const void *info);
 } RLRunLoopObserverContext;
 typedef void (*RLRunLoopObserverCallBack)(RLRunLoopObserverRef observer, RLRunLoopActivity activity, void *info);
 
@@ -342,18 +342,19 @@ RLRunLoopObserverRef RLRunLoopObserverCreate(RLOptionFlags activities, bool repe
                                              RLRunLoopObserverCallBack callout, RLRunLoopObserverContext *context);
 #if __BLOCKS__
 RLRunLoopObserverRef RLRunLoopObserverCreateWithHandler(RLOptionFlags activities, bool repeats, RLIndex order,
-                                                        void (^block)(RLRunLoopObserverRef observer, RLRunLoopActivity activity));
+                                                        void (^block)(RLRunLoopObserverRef observer,
+                                                                      RLRunLoopActivity    activity));
 #endif
-RLOptionFlags RLRunLoopObserverGetActivities(RLRunLoopObserverRef observer);  /* 0 for NULL */
-bool          RLRunLoopObserverDoesRepeat(RLRunLoopObserverRef observer);     /* false for NULL */
-RLIndex       RLRunLoopObserverGetOrder(RLRunLoopObserverRef observer);       /* 0 for NULL */
+RLOptionFlags RLRunLoopObserverGetActivities(RLRunLoopObserverRef observer); /* 0 for NULL */
+bool          RLRunLoopObserverDoesRepeat(RLRunLoopObserverRef observer);    /* false for NULL */
+RLIndex       RLRunLoopObserverGetOrder(RLRunLoopObserverRef observer);      /* 0 for NULL */
 /* Removes the observer from its loop and releases its info (after the
    callout, if one is running). Safe from inside its own callout and from any
    thread. NULL: ignored. */
-void          RLRunLoopObserverInvalidate(RLRunLoopObserverRef observer);
-bool          RLRunLoopObserverIsValid(RLRunLoopObserverRef observer);        /* false for NULL */
+void RLRunLoopObserverInvalidate(RLRunLoopObserverRef observer);
+bool RLRunLoopObserverIsValid(RLRunLoopObserverRef observer); /* false for NULL */
 /* Copies the observer's context. NULL arguments: ignored. */
-void          RLRunLoopObserverGetContext(RLRunLoopObserverRef observer, RLRunLoopObserverContext *context);
+void RLRunLoopObserverGetContext(RLRunLoopObserverRef observer, RLRunLoopObserverContext *context);
 
 /* ---------------------------------------------------------------------------
  * Timers
@@ -362,8 +363,8 @@ typedef struct {
     RLIndex version;
     void   *info;
     const void *(*retain)(const void *info);
-    void        (*release)(const void *info);
-    char       *(*copyDescription)(const void *info);
+    void (*release)(const void *info);
+    char *(*copyDescription)(const void *info);
 } RLRunLoopTimerContext;
 typedef void (*RLRunLoopTimerCallBack)(RLRunLoopTimerRef timer, void *info);
 
@@ -412,14 +413,14 @@ RLAbsoluteTime RLRunLoopTimerGetNextFireDate(RLRunLoopTimerRef timer);
 /* Moves the next fire date (clamped as at creation), from any thread; a sleeping
    loop re-arms without needing a wake-up. NULL or invalid: ignored. */
 void           RLRunLoopTimerSetNextFireDate(RLRunLoopTimerRef timer, RLAbsoluteTime fireDate);
-RLTimeInterval RLRunLoopTimerGetInterval(RLRunLoopTimerRef timer);   /* 0 for NULL */
-bool           RLRunLoopTimerDoesRepeat(RLRunLoopTimerRef timer);    /* false for NULL */
-RLIndex        RLRunLoopTimerGetOrder(RLRunLoopTimerRef timer);      /* 0 for NULL */
+RLTimeInterval RLRunLoopTimerGetInterval(RLRunLoopTimerRef timer); /* 0 for NULL */
+bool           RLRunLoopTimerDoesRepeat(RLRunLoopTimerRef timer);  /* false for NULL */
+RLIndex        RLRunLoopTimerGetOrder(RLRunLoopTimerRef timer);    /* 0 for NULL */
 /* Removes the timer from its loop and releases its info (after the callout,
    if one is running). Safe from inside its own callout and from any thread.
    NULL: ignored. */
-void           RLRunLoopTimerInvalidate(RLRunLoopTimerRef timer);
-bool           RLRunLoopTimerIsValid(RLRunLoopTimerRef timer);       /* false for NULL */
+void RLRunLoopTimerInvalidate(RLRunLoopTimerRef timer);
+bool RLRunLoopTimerIsValid(RLRunLoopTimerRef timer); /* false for NULL */
 /* Tolerance: how late the loop may fire the timer to share a wake-up with
    other timers. 0 by default. NaN or negative is clamped to 0; for a
    repeating timer it is clamped to half the interval. The loop wakes at the
@@ -438,7 +439,7 @@ bool           RLRunLoopTimerIsValid(RLRunLoopTimerRef timer);       /* false fo
 RLTimeInterval RLRunLoopTimerGetTolerance(RLRunLoopTimerRef timer);
 void           RLRunLoopTimerSetTolerance(RLRunLoopTimerRef timer, RLTimeInterval tolerance);
 /* Copies the timer's context. NULL arguments: ignored. */
-void           RLRunLoopTimerGetContext(RLRunLoopTimerRef timer, RLRunLoopTimerContext *context);
+void RLRunLoopTimerGetContext(RLRunLoopTimerRef timer, RLRunLoopTimerContext *context);
 
 #ifdef __cplusplus
 }

@@ -61,15 +61,15 @@ extern "C" {
  * ======================================================================== */
 
 typedef struct __RLFileDescriptor *RLFileDescriptorRef;
-typedef int RLFileDescriptorNativeDescriptor;
+typedef int                        RLFileDescriptorNativeDescriptor;
 enum { kRLFileDescriptorReadCallBack = 1UL << 0, kRLFileDescriptorWriteCallBack = 1UL << 1 };
 typedef void (*RLFileDescriptorCallBack)(RLFileDescriptorRef f, RLOptionFlags callBackTypes, void *info);
 typedef struct {
-    RLIndex version;                                   /* 0 */
+    RLIndex version; /* 0 */
     void   *info;
     const void *(*retain)(const void *info);
-    void        (*release)(const void *info);
-    char       *(*copyDescription)(const void *info);
+    void (*release)(const void *info);
+    char *(*copyDescription)(const void *info);
 } RLFileDescriptorContext;
 
 /* Creates a descriptor object for `fd` with no callback enabled. The context
@@ -87,25 +87,25 @@ RLFileDescriptorNativeDescriptor RLFileDescriptorGetNativeDescriptor(RLFileDescr
    CallBack; other bits are ignored). Enabling a type already enabled does
    nothing. From any thread, including the callback. NULL or invalid f:
    ignored. */
-void               RLFileDescriptorEnableCallBacks(RLFileDescriptorRef f, RLOptionFlags callBackTypes);
+void RLFileDescriptorEnableCallBacks(RLFileDescriptorRef f, RLOptionFlags callBackTypes);
 /* Disarms the given callback types; a readiness already seen for them but not
    yet called out is dropped. NULL or invalid f: ignored. */
-void               RLFileDescriptorDisableCallBacks(RLFileDescriptorRef f, RLOptionFlags callBackTypes);
+void RLFileDescriptorDisableCallBacks(RLFileDescriptorRef f, RLOptionFlags callBackTypes);
 /* Stops the descriptor for good: its run-loop source is invalidated (removed
    from every mode of every loop), no callback is called after this returns
    (except one already running on another thread), the context's release is
    called, and fd is closed if closeOnInvalidate. Idempotent; safe from inside
    the callback. NULL: ignored. */
-void               RLFileDescriptorInvalidate(RLFileDescriptorRef f);
+void RLFileDescriptorInvalidate(RLFileDescriptorRef f);
 /* false after invalidation and for NULL. */
-bool               RLFileDescriptorIsValid(RLFileDescriptorRef f);
+bool RLFileDescriptorIsValid(RLFileDescriptorRef f);
 /* The descriptor's version-1 run-loop source (one per descriptor, made on the
    first call; every call returns a new reference the caller releases with
    RLRelease). Add it to the modes the callbacks should fire in. NULL for NULL
    or invalid f. */
 RLRunLoopSourceRef RLFileDescriptorCreateRunLoopSource(RLFileDescriptorRef f, RLIndex order);
 /* Copies the context (info and callbacks) into *context. NULL args: ignored. */
-void               RLFileDescriptorGetContext(RLFileDescriptorRef f, RLFileDescriptorContext *context);
+void RLFileDescriptorGetContext(RLFileDescriptorRef f, RLFileDescriptorContext *context);
 
 /* ===========================================================================
  * Signal sources (signalfd)
@@ -145,11 +145,11 @@ void               RLFileDescriptorGetContext(RLFileDescriptorRef f, RLFileDescr
 
 typedef void (*RLSignalCallBack)(int signo, uint32_t count, void *info);
 typedef struct {
-    RLIndex version;                                   /* 0 */
+    RLIndex version; /* 0 */
     void   *info;
     const void *(*retain)(const void *info);
-    void        (*release)(const void *info);
-    char       *(*copyDescription)(const void *info);
+    void (*release)(const void *info);
+    char *(*copyDescription)(const void *info);
 } RLSignalSourceContext;
 
 /* Creates a source that reports `signo`. The context is copied and
@@ -162,7 +162,7 @@ RLRunLoopSourceRef RLSignalSourceCreate(int signo, RLIndex order, RLSignalCallBa
                                         const RLSignalSourceContext *context);
 /* The signal a source made by RLSignalSourceCreate reports; 0 for NULL or any
    other source. */
-int                RLSignalSourceGetSignal(RLRunLoopSourceRef source);
+int RLSignalSourceGetSignal(RLRunLoopSourceRef source);
 
 /* ===========================================================================
  * RLMessagePort (NSPort / NSMachPort)
@@ -200,22 +200,21 @@ int                RLSignalSourceGetSignal(RLRunLoopSourceRef source);
  * receive right is not inherited by a child either.)
  * ======================================================================== */
 
-#define RL_MESSAGE_PORT_BATCH            64          /* messages per perform, at most */
-#define RL_MESSAGE_PORT_DEFAULT_CAPACITY 1024        /* used when capacity is 0 */
-#define RL_MESSAGE_PORT_MAX_CAPACITY     (1L << 20)  /* larger capacities are clamped to it */
+#define RL_MESSAGE_PORT_BATCH            64           /* messages per perform, at most */
+#define RL_MESSAGE_PORT_DEFAULT_CAPACITY 1024         /* used when capacity is 0 */
+#define RL_MESSAGE_PORT_MAX_CAPACITY     (1L << 20)   /* larger capacities are clamped to it */
 #define RL_MESSAGE_PORT_MAX_SIZE         (64UL << 20) /* bytes per message, at most */
 
 typedef struct __RLMessagePort *RLMessagePortRef;
 /* Called once per message. `bytes` is valid until the callback returns (NULL
    when len is 0). */
-typedef void (*RLMessagePortCallBack)(RLMessagePortRef port, int32_t msgid, const void *bytes, size_t len,
-                                      void *info);
+typedef void (*RLMessagePortCallBack)(RLMessagePortRef port, int32_t msgid, const void *bytes, size_t len, void *info);
 typedef struct {
-    RLIndex version;                                   /* 0 */
+    RLIndex version; /* 0 */
     void   *info;
     const void *(*retain)(const void *info);
-    void        (*release)(const void *info);
-    char       *(*copyDescription)(const void *info);
+    void (*release)(const void *info);
+    char *(*copyDescription)(const void *info);
 } RLMessagePortContext;
 
 /* Creates a port whose queue holds up to `capacity` messages (0: the default,
@@ -233,7 +232,7 @@ RLMessagePortRef RLMessagePortCreate(RLMessagePortCallBack callout, const RLMess
    -EAGAIN  the queue is full (nothing was queued);
    -EMSGSIZE len > RL_MESSAGE_PORT_MAX_SIZE;
    -ENOMEM  out of memory. */
-int              RLMessagePortSend(RLMessagePortRef port, int32_t msgid, const void *bytes, size_t len);
+int RLMessagePortSend(RLMessagePortRef port, int32_t msgid, const void *bytes, size_t len);
 /* The port's version-1 source (one per port, made on the first call; each call
    returns a new reference the caller releases with RLRelease). NULL for NULL
    or invalid ports. */
@@ -249,15 +248,15 @@ RLRunLoopSourceRef RLMessagePortCreateRunLoopSource(RLMessagePortRef port, RLInd
    this returns. It does not wait for it (waiting could deadlock with a
    callback that waits for the caller); the context's release tells when it
    is done. Idempotent; safe from inside the callback. NULL: ignored. */
-void             RLMessagePortInvalidate(RLMessagePortRef port);
+void RLMessagePortInvalidate(RLMessagePortRef port);
 /* false after invalidation and for NULL. */
-bool             RLMessagePortIsValid(RLMessagePortRef port);
+bool RLMessagePortIsValid(RLMessagePortRef port);
 /* Messages queued and not yet delivered; 0 for NULL. */
-RLIndex          RLMessagePortGetQueuedCount(RLMessagePortRef port);
+RLIndex RLMessagePortGetQueuedCount(RLMessagePortRef port);
 /* The capacity the port was made with (after defaulting/clamping); 0 for NULL. */
-RLIndex          RLMessagePortGetCapacity(RLMessagePortRef port);
+RLIndex RLMessagePortGetCapacity(RLMessagePortRef port);
 /* Copies the context into *context. NULL args: ignored. */
-void             RLMessagePortGetContext(RLMessagePortRef port, RLMessagePortContext *context);
+void RLMessagePortGetContext(RLMessagePortRef port, RLMessagePortContext *context);
 
 #ifdef __cplusplus
 }

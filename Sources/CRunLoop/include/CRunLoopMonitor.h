@@ -77,16 +77,16 @@ typedef struct __RLHangMonitor *RLHangMonitorRef;
 /* One report of a stall. Every pointer in it is valid only during the
    callback. */
 typedef struct {
-    RLRunLoopRef       runLoop;       /* the loop being watched */
-    RLTimeInterval     duration;      /* seconds awake since `activity`, so far */
-    RLTimeInterval     threshold;     /* the monitor's threshold */
-    RLRunLoopActivity  activity;      /* the last activity before the stall */
-    const char        *mode;          /* the mode of that activity */
-    uint64_t           stallNumber;   /* 1 for the first stall this monitor saw, then 2, ... */
-    uint32_t           reportNumber;  /* 1 for the first report of this stall, then 2, ... */
-    int                frameCount;    /* frames captured; 0 when the stack could not be had */
-    const char *const *frames;        /* symbolised frames, innermost first (frameCount of them) */
-    void *const       *addresses;     /* their return addresses */
+    RLRunLoopRef       runLoop;      /* the loop being watched */
+    RLTimeInterval     duration;     /* seconds awake since `activity`, so far */
+    RLTimeInterval     threshold;    /* the monitor's threshold */
+    RLRunLoopActivity  activity;     /* the last activity before the stall */
+    const char        *mode;         /* the mode of that activity */
+    uint64_t           stallNumber;  /* 1 for the first stall this monitor saw, then 2, ... */
+    uint32_t           reportNumber; /* 1 for the first report of this stall, then 2, ... */
+    int                frameCount;   /* frames captured; 0 when the stack could not be had */
+    const char *const *frames;       /* symbolised frames, innermost first (frameCount of them) */
+    void *const       *addresses;    /* their return addresses */
 } RLHangReport;
 
 /* Called on the watchdog thread (never on the loop's thread) for each report.
@@ -96,11 +96,11 @@ typedef struct {
 typedef void (*RLHangMonitorCallBack)(RLHangMonitorRef monitor, const RLHangReport *report, void *info);
 
 typedef struct {
-    RLIndex version;                                   /* 0 */
+    RLIndex version; /* 0 */
     void   *info;
     const void *(*retain)(const void *info);
-    void        (*release)(const void *info);
-    char       *(*copyDescription)(const void *info);
+    void (*release)(const void *info);
+    char *(*copyDescription)(const void *info);
 } RLHangMonitorContext;
 
 /* The most frames a report holds. */
@@ -206,7 +206,7 @@ typedef uint64_t RLIdleTaskToken;
    clamped to at most 10 seconds. NULL rl, NULL or empty mode, or out of
    memory: NULL. The caller owns the returned reference (RLIdleQueueRelease
    or RLRelease). */
-RLIdleQueueRef  RLIdleQueueCreate(RLRunLoopRef rl, RLRunLoopMode mode, RLTimeInterval slice);
+RLIdleQueueRef RLIdleQueueCreate(RLRunLoopRef rl, RLRunLoopMode mode, RLTimeInterval slice);
 /* Queues fn(info), from any thread; wakes the loop so that it runs soon if it
    is idle. release(info), if not NULL, is called exactly once: after fn ran,
    or without fn when the task is cancelled, the queue is invalidated, or the
@@ -217,27 +217,27 @@ RLIdleTaskToken RLIdleQueueSubmit(RLIdleQueueRef queue, void (*fn)(void *info), 
 /* Removes a task that has not started: release(info) is called (fn is not)
    and true returned. false when it already ran, is running, was cancelled,
    for token 0 and for a NULL queue. O(pending tasks). */
-bool            RLIdleQueueCancel(RLIdleQueueRef queue, RLIdleTaskToken token);
+bool RLIdleQueueCancel(RLIdleQueueRef queue, RLIdleTaskToken token);
 /* Tasks queued and not started; 0 for NULL. */
-RLIndex         RLIdleQueueGetPendingCount(RLIdleQueueRef queue);
+RLIndex RLIdleQueueGetPendingCount(RLIdleQueueRef queue);
 /* Tasks run so far; 0 for NULL. */
-uint64_t        RLIdleQueueGetCompletedCount(RLIdleQueueRef queue);
+uint64_t RLIdleQueueGetCompletedCount(RLIdleQueueRef queue);
 /* The slice in seconds (0: one task per idle pass); 0 for NULL. */
-RLTimeInterval  RLIdleQueueGetSlice(RLIdleQueueRef queue);
+RLTimeInterval RLIdleQueueGetSlice(RLIdleQueueRef queue);
 /* Changes the slice, clamped as at creation. NULL: ignored. */
-void            RLIdleQueueSetSlice(RLIdleQueueRef queue, RLTimeInterval slice);
+void RLIdleQueueSetSlice(RLIdleQueueRef queue, RLTimeInterval slice);
 /* Stops the queue for good: its observer and source leave the loop, pending
    tasks are dropped (each release called, fn not), later submissions fail.
    A task running on the loop's thread finishes. Idempotent; from any thread,
    including a task. NULL: ignored. */
-void            RLIdleQueueInvalidate(RLIdleQueueRef queue);
+void RLIdleQueueInvalidate(RLIdleQueueRef queue);
 /* false after invalidation and for NULL. */
-bool            RLIdleQueueIsValid(RLIdleQueueRef queue);
+bool RLIdleQueueIsValid(RLIdleQueueRef queue);
 /* RLRelease for a queue: gives up the caller's reference. The last reference
    (dropped by either name, from any thread, including a task) invalidates the
    queue first, as RLIdleQueueInvalidate; the memory is freed once the loop is
    done with it. NULL: ignored; an object that is not a queue: aborts. */
-void            RLIdleQueueRelease(RLIdleQueueRef queue);
+void RLIdleQueueRelease(RLIdleQueueRef queue);
 
 #ifdef __cplusplus
 }

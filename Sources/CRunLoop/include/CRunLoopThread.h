@@ -92,8 +92,7 @@ typedef struct __RLPerformRequest *RLPerformRequestRef;
  */
 RLPerformRequestStatus RLRunLoopPerformRequest(RLRunLoopRef rl, const RLRunLoopMode *modes, RLIndex modeCount,
                                                const void *target, void (*fn)(void *info), void *info,
-                                               void (*release)(void *info), bool waitUntilDone,
-                                               RLTimeInterval timeout);
+                                               void (*release)(void *info), bool waitUntilDone, RLTimeInterval timeout);
 
 /*
  * Arms a one-shot timer on `rl`, in each of `modes` (NULL or 0: common modes),
@@ -113,10 +112,9 @@ RLPerformRequestStatus RLRunLoopPerformRequest(RLRunLoopRef rl, const RLRunLoopM
  * function in a private mode of that loop named "RLPerformRequestWatchMode"
  * (so RLRunLoopCopyAllModes lists it); never run that mode yourself.
  */
-RLPerformRequestRef RLRunLoopPerformRequestAfterDelay(RLRunLoopRef rl, RLTimeInterval delay,
-                                                      const RLRunLoopMode *modes, RLIndex modeCount,
-                                                      const void *target, void (*fn)(void *info), void *info,
-                                                      void (*release)(void *info));
+RLPerformRequestRef RLRunLoopPerformRequestAfterDelay(RLRunLoopRef rl, RLTimeInterval delay, const RLRunLoopMode *modes,
+                                                      RLIndex modeCount, const void *target, void (*fn)(void *info),
+                                                      void *info, void (*release)(void *info));
 
 /* Cancels a pending request: it will never run, its timer is invalidated and
    release(info) is called before this returns. Returns true if this call
@@ -161,14 +159,14 @@ typedef struct __RLThread *RLThreadRef;
 /* Makes a thread object, not started, owned by the caller. `name` (may be
    NULL: "RLThread") is copied; Linux shows its first 15 bytes. Returns NULL
    when out of memory. */
-RLThreadRef  RLThreadCreate(const char *name);
+RLThreadRef RLThreadCreate(const char *name);
 
 /* Starts the thread and returns once it has made its run loop. Returns false
    (and does nothing) if it was started before; false too when the thread
    cannot be made or cannot make its loop (out of memory or file
    descriptors): it has then ended, RLThreadGetRunLoop returns NULL, and the
    object cannot be started again. NULL: false. */
-bool         RLThreadStart(RLThreadRef thread);
+bool RLThreadStart(RLThreadRef thread);
 
 /* The thread's run loop, blocking until the started thread has made it and
    added its keep-alive source. Not retained: valid as long as the thread
@@ -186,20 +184,20 @@ RLRunLoopRef RLThreadGetRunLoop(RLThreadRef thread);
    thread to stop and returns at once; the join then happens in a later
    RLThreadStop from another thread, or the last RLThreadRelease. A thread
    never started: nothing. NULL: ignored. */
-void         RLThreadStop(RLThreadRef thread);
+void RLThreadStop(RLThreadRef thread);
 
 /* Whether the calling thread is `thread`'s thread. false for NULL. */
-bool         RLThreadIsCurrent(RLThreadRef thread);
+bool RLThreadIsCurrent(RLThreadRef thread);
 /* Whether the thread has left its run loop (after a stop). false for NULL. */
-bool         RLThreadHasExited(RLThreadRef thread);
+bool RLThreadHasExited(RLThreadRef thread);
 
 /* RLRetain and RLRelease for threads (the same count, thread-safe). Releasing
    the last reference to a started thread, by either name, stops and joins it
    first (or, on the thread itself, stops and detaches it). Retain(NULL)
    returns NULL; Release(NULL) does nothing; an object that is not a thread,
    or releasing more than retained: aborts. */
-RLThreadRef  RLThreadRetain(RLThreadRef thread);
-void         RLThreadRelease(RLThreadRef thread);
+RLThreadRef RLThreadRetain(RLThreadRef thread);
+void        RLThreadRelease(RLThreadRef thread);
 
 #ifdef __cplusplus
 }

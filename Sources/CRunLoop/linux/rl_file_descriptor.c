@@ -41,19 +41,19 @@
 #define FD_TYPES (kRLFileDescriptorReadCallBack | kRLFileDescriptorWriteCallBack)
 
 struct __RLFileDescriptor {
-    rl_object base;                /* RLRetain/RLRelease/RLCopyDescription */
+    rl_object base; /* RLRetain/RLRelease/RLCopyDescription */
     pthread_mutex_t lock;
-    pthread_mutex_t sync_lock;     /* orders pushes of the watched events */
+    pthread_mutex_t sync_lock; /* orders pushes of the watched events */
     int fd;
     bool close_on_invalidate;
     bool valid;
     bool info_released;
-    RLOptionFlags enabled;         /* types the user armed and that have not fired */
-    RLOptionFlags pushed;          /* watched events the latest push carries (~0: none yet) */
-    int callouts;                  /* callbacks running now */
+    RLOptionFlags enabled; /* types the user armed and that have not fired */
+    RLOptionFlags pushed;  /* watched events the latest push carries (~0: none yet) */
+    int callouts;          /* callbacks running now */
     RLFileDescriptorCallBack callout;
     RLFileDescriptorContext context;
-    RLRunLoopSourceRef source;     /* strong; cleared at invalidation */
+    RLRunLoopSourceRef source; /* strong; cleared at invalidation */
 };
 
 static char *copy_fd_description(RLFileDescriptorRef f);
@@ -88,12 +88,12 @@ static void push_watched(RLFileDescriptorRef f) {
     pthread_mutex_lock(&f->lock);
     RLRunLoopSourceRef src = f->source;
     RLOptionFlags want = should_watch(f);
-    f->pushed = want;   /* a change after this point pushes again, after us */
+    f->pushed = want; /* a change after this point pushes again, after us */
     if (src) RLRetain(src);
     pthread_mutex_unlock(&f->lock);
     if (src) {
         RLRunLoopSourceSetWatchedEvents(src, want);
-        RLRelease(src);   /* may be the last (invalidation raced): the caller still holds f */
+        RLRelease(src); /* may be the last (invalidation raced): the caller still holds f */
     }
     pthread_mutex_unlock(&f->sync_lock);
 }
@@ -157,7 +157,7 @@ RLFileDescriptorRef RLFileDescriptorCreate(RLFileDescriptorNativeDescriptor fd, 
     f->callout = callout;
     if (context) {
         f->context = *context;
-        if (f->context.retain) f->context.info = (void *)f->context.retain(f->context.info);   /* NULL info too */
+        if (f->context.retain) f->context.info = (void *)f->context.retain(f->context.info); /* NULL info too */
     }
     return f;
 }
@@ -205,7 +205,7 @@ void RLFileDescriptorInvalidate(RLFileDescriptorRef f) {
     pthread_mutex_unlock(&f->lock);
 
     if (src) {
-        RLRunLoopSourceInvalidate(src);   /* out of every loop before fd may be closed */
+        RLRunLoopSourceInvalidate(src); /* out of every loop before fd may be closed */
         RLRelease(src);
     }
     if (f->close_on_invalidate) close(f->fd);
@@ -245,7 +245,7 @@ static void end_callout(RLFileDescriptorRef f, bool may_push) {
     f->callouts--;
     void (*rel)(const void *) = NULL;
     void *relinfo = NULL;
-    bool push = may_push && f->valid && needs_push(f);   /* what fired and was not re-enabled */
+    bool push = may_push && f->valid && needs_push(f); /* what fired and was not re-enabled */
     if (!f->valid) release_info_locked(f, &rel, &relinfo);
     pthread_mutex_unlock(&f->lock);
     if (push) push_watched(f);
@@ -266,12 +266,11 @@ static char *copy_fd_description(RLFileDescriptorRef f) {
     char *inner = pinned ? describe(info) : NULL;
     if (pinned) end_callout(f, false);
     char *s = NULL;
-    if (asprintf(&s, "<RLFileDescriptor %p [%s] fd=%d enabled=%s%s%s closeOnInvalidate=%s context=%s>", (void *)f,
-                 valid ? "valid" : "invalid", f->fd, en ? "" : "none",
-                 (en & kRLFileDescriptorReadCallBack) ? "read" : "",
-                 (en & kRLFileDescriptorWriteCallBack) ? ((en & kRLFileDescriptorReadCallBack) ? "|write" : "write")
-                                                       : "",
-                 f->close_on_invalidate ? "yes" : "no", inner ? inner : "(none)") < 0)
+    if (asprintf(
+            &s, "<RLFileDescriptor %p [%s] fd=%d enabled=%s%s%s closeOnInvalidate=%s context=%s>", (void *)f,
+            valid ? "valid" : "invalid", f->fd, en ? "" : "none", (en & kRLFileDescriptorReadCallBack) ? "read" : "",
+            (en & kRLFileDescriptorWriteCallBack) ? ((en & kRLFileDescriptorReadCallBack) ? "|write" : "write") : "",
+            f->close_on_invalidate ? "yes" : "no", inner ? inner : "(none)") < 0)
         s = NULL;
     free(inner);
     return s;
@@ -318,7 +317,7 @@ static void src_perform(void *info) {
        re-enables what fired, nothing needs to change (end_callout pushes). */
     RLFileDescriptorCallBack cb = f->callout;
     void *cbinfo = f->context.info;
-    begin_callout(f);              /* valid implies info is still held */
+    begin_callout(f); /* valid implies info is still held */
     pthread_mutex_unlock(&f->lock);
 
     cb(f, fired, cbinfo);
@@ -341,6 +340,6 @@ RLRunLoopSourceRef RLFileDescriptorCreateRunLoopSource(RLFileDescriptorRef f, RL
         .perform = src_perform,
     };
     RLRunLoopSourceRef s = rl_cached_source_copy(&f->lock, &f->source, fd_is_valid, f, order, &ctx);
-    if (s) push_watched(f);   /* a new source watches what is enabled (maybe nothing) */
+    if (s) push_watched(f); /* a new source watches what is enabled (maybe nothing) */
     return s;
 }

@@ -51,10 +51,10 @@ typedef struct {
 } message;
 
 struct __RLMessagePort {
-    rl_object base;                /* RLRetain/RLRelease/RLCopyDescription */
+    rl_object base; /* RLRetain/RLRelease/RLCopyDescription */
     pthread_mutex_t lock;
     int efd;
-    unsigned made_in;              /* rl_process_generation() at creation */
+    unsigned made_in; /* rl_process_generation() at creation */
     atomic_bool valid;
     bool info_released;
     int callouts;
@@ -62,12 +62,12 @@ struct __RLMessagePort {
     size_t head;
     size_t count;
     message *ring;
-    uint64_t sent;                 /* statistics, for the description */
+    uint64_t sent; /* statistics, for the description */
     uint64_t delivered;
-    uint64_t taken;                /* messages ever taken out for delivery */
+    uint64_t taken; /* messages ever taken out for delivery */
     RLMessagePortCallBack callout;
     RLMessagePortContext context;
-    RLRunLoopSourceRef source;     /* strong; cleared at invalidation */
+    RLRunLoopSourceRef source; /* strong; cleared at invalidation */
 };
 
 static const void *msg_bytes(const message *m) {
@@ -205,7 +205,7 @@ RLMessagePortRef RLMessagePortCreate(RLMessagePortCallBack callout, const RLMess
     p->callout = callout;
     if (context) {
         p->context = *context;
-        if (p->context.retain) p->context.info = (void *)p->context.retain(p->context.info);   /* NULL info too */
+        if (p->context.retain) p->context.info = (void *)p->context.retain(p->context.info); /* NULL info too */
     }
     return p;
 }
@@ -214,7 +214,7 @@ int RLMessagePortSend(RLMessagePortRef p, int32_t msgid, const void *bytes, size
     if (!p || (!bytes && len > 0)) return -EINVAL;
     if (len > RL_MESSAGE_PORT_MAX_SIZE) return -EMSGSIZE;
     if (!atomic_load_explicit(&p->valid, memory_order_relaxed) || !made_here(p)) return -EPIPE;
-    message m = { .msgid = msgid, .len = len };
+    message m = {.msgid = msgid, .len = len};
     if (len > INLINE_BYTES) {
         m.u.heap = malloc(len);
         if (!m.u.heap) return -ENOMEM;
@@ -252,7 +252,7 @@ static char *src_describe(const void *info) {
 
 static int src_fd(void *info) {
     RLMessagePortRef p = info;
-    return made_here(p) ? p->efd : -1;   /* a child never watches the parent's eventfd anew */
+    return made_here(p) ? p->efd : -1; /* a child never watches the parent's eventfd anew */
 }
 
 /* Takes the oldest message out for delivery, if the port is valid and it is
@@ -279,7 +279,7 @@ static bool take_next_locked(RLMessagePortRef p, uint64_t end, message *out) {
    taking the next message out go together. */
 static void src_perform(void *info) {
     RLMessagePortRef p = info;
-    if (!made_here(p)) {   /* the parent's eventfd woke a forked child's loop */
+    if (!made_here(p)) { /* the parent's eventfd woke a forked child's loop */
         RLMessagePortInvalidate(p);
         return;
     }

@@ -52,12 +52,12 @@
 typedef struct watcher watcher;
 
 struct watcher {
-    rl_object base;                /* held by the source (its info) */
+    rl_object base; /* held by the source (its info) */
     int signo;
-    int epfd;                      /* the source's fd */
-    int efd;                       /* credit eventfd */
-    uint64_t pending;              /* under sig_lock */
-    watcher *next;                 /* under sig_lock */
+    int epfd;         /* the source's fd */
+    int efd;          /* credit eventfd */
+    uint64_t pending; /* under sig_lock */
+    watcher *next;    /* under sig_lock */
     RLSignalCallBack callout;
     RLSignalSourceContext context;
 };
@@ -65,8 +65,8 @@ struct watcher {
 typedef struct {
     int watchers;
     int sfd;
-    bool restore;                  /* unblock when the last watcher goes */
-    uint64_t blocker;              /* thread_identity() of the thread that blocked it */
+    bool restore;     /* unblock when the last watcher goes */
+    uint64_t blocker; /* thread_identity() of the thread that blocked it */
     watcher *list;
 } sigstate;
 
@@ -85,7 +85,7 @@ static uint64_t thread_identity(void) {
 static bool signal_is_watchable(int signo) {
     if (signo <= 0 || signo >= _NSIG) return false;
     if (signo == SIGKILL || signo == SIGSTOP) return false;
-    if (signo > 31 && signo < SIGRTMIN) return false;  /* reserved by the C library */
+    if (signo > 31 && signo < SIGRTMIN) return false; /* reserved by the C library */
     return true;
 }
 
@@ -154,8 +154,7 @@ static char *w_describe(const void *info) {
     const watcher *w = info;
     char *inner = w->context.copyDescription ? w->context.copyDescription(w->context.info) : NULL;
     char *s = NULL;
-    if (asprintf(&s, "<RLSignalSource signo=%d context=%s>", w->signo, inner ? inner : "(none)") < 0)
-        s = NULL;
+    if (asprintf(&s, "<RLSignalSource signo=%d context=%s>", w->signo, inner ? inner : "(none)") < 0) s = NULL;
     free(inner);
     return s;
 }
@@ -206,8 +205,8 @@ static bool replace_under(int fd, int made) {
    touches the parent's files. */
 static void remake_in_child(watcher *w, int sfd) {
     w->pending = 0;
-    struct epoll_event ev = { .events = EPOLLIN, .data.u32 = 0 };
-    struct epoll_event ev2 = { .events = EPOLLIN, .data.u32 = 1 };
+    struct epoll_event ev = {.events = EPOLLIN, .data.u32 = 0};
+    struct epoll_event ev2 = {.events = EPOLLIN, .data.u32 = 1};
     if (replace_under(w->epfd, epoll_create1(EPOLL_CLOEXEC)) &&
         replace_under(w->efd, eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) &&
         epoll_ctl(w->epfd, EPOLL_CTL_ADD, sfd, &ev) == 0 && epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->efd, &ev2) == 0)
@@ -246,8 +245,8 @@ static bool attach(watcher *w) {
             return false;
         }
     }
-    struct epoll_event ev = { .events = EPOLLIN, .data.u32 = 0 };
-    struct epoll_event ev2 = { .events = EPOLLIN, .data.u32 = 1 };
+    struct epoll_event ev = {.events = EPOLLIN, .data.u32 = 0};
+    struct epoll_event ev2 = {.events = EPOLLIN, .data.u32 = 1};
     if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, s->sfd, &ev) < 0 || epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->efd, &ev2) < 0) {
         if (first) {
             close(s->sfd);
@@ -289,7 +288,7 @@ RLRunLoopSourceRef RLSignalSourceCreate(int signo, RLIndex order, RLSignalCallBa
     }
     if (context) {
         w->context = *context;
-        if (w->context.retain) w->context.info = (void *)w->context.retain(w->context.info);   /* NULL info too */
+        if (w->context.retain) w->context.info = (void *)w->context.retain(w->context.info); /* NULL info too */
     }
     RLRunLoopSourceContext1 ctx = {
         .version = 1,
@@ -301,7 +300,7 @@ RLRunLoopSourceRef RLSignalSourceCreate(int signo, RLIndex order, RLSignalCallBa
         .perform = w_perform,
     };
     RLRunLoopSourceRef src = RLRunLoopSourceCreate(order, (RLRunLoopSourceContext *)&ctx);
-    RLRelease(w);                  /* the source holds it now (or nobody does) */
+    RLRelease(w); /* the source holds it now (or nobody does) */
     return src;
 }
 

@@ -48,54 +48,54 @@
 #include "CRunLoop.h"
 #include "rl_extras.h"
 
-#define SIGNAL_OFFSET   6
+#define SIGNAL_OFFSET      6
 #define CAPTURE_TIMEOUT_NS 1000000000LL
-#define MODE_INDEX_MAX  4095u
+#define MODE_INDEX_MAX     4095u
 
 #define W_ACTIVITY_MASK 0x7u
 #define W_AWAKE         0x8u
 #define W_MODE_SHIFT    4
 #define W_TIME_SHIFT    16
-#define TIME_UNIT_SHIFT 10          /* 1024 ns per unit: 48 bits last 9 years */
+#define TIME_UNIT_SHIFT 10 /* 1024 ns per unit: 48 bits last 9 years */
 
 typedef struct hang_mode hang_mode;
 
 struct __RLHangMonitor {
-    rl_held_object        base;
-    RLRunLoopRef          rl;
-    int64_t               epoch_ns;
-    int64_t               threshold_ns;
-    clockid_t             clock;        /* CLOCK_MONOTONIC, or _COARSE when its tick is < threshold / 20 */
+    rl_held_object base;
+    RLRunLoopRef rl;
+    int64_t epoch_ns;
+    int64_t threshold_ns;
+    clockid_t clock; /* CLOCK_MONOTONIC, or _COARSE when its tick is < threshold / 20 */
     RLHangMonitorCallBack callback;
-    RLHangMonitorContext  context;
+    RLHangMonitorContext context;
 
     /* written by the loop's thread (observers) */
-    _Atomic uint64_t      state;
-    _Atomic int           depth;        /* runs entered minus exited, as observed */
-    _Atomic pid_t         tid;          /* the loop's thread, once seen */
+    _Atomic uint64_t state;
+    _Atomic int depth; /* runs entered minus exited, as observed */
+    _Atomic pid_t tid; /* the loop's thread, once seen */
 
-    pthread_mutex_t       mu;
-    pthread_cond_t        cv;
-    _Atomic bool          parked;
-    bool                  started;      /* under mu */
-    bool                  quit;         /* under mu */
-    bool                  has_thread;   /* under mu */
-    bool                  handler_installed; /* under mu */
-    bool                  release_info_on_exit;
-    pthread_t             thread;
-    hang_mode           **modes;        /* under mu */
-    size_t                mode_count, mode_capacity;
-    _Atomic bool          valid;
-    _Atomic uint64_t      stalls;
-    _Atomic uint64_t      reports;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    _Atomic bool parked;
+    bool started;           /* under mu */
+    bool quit;              /* under mu */
+    bool has_thread;        /* under mu */
+    bool handler_installed; /* under mu */
+    bool release_info_on_exit;
+    pthread_t thread;
+    hang_mode **modes; /* under mu */
+    size_t mode_count, mode_capacity;
+    _Atomic bool valid;
+    _Atomic uint64_t stalls;
+    _Atomic uint64_t reports;
 };
 
 struct hang_mode {
-    RLHangMonitorRef     monitor;
-    uint32_t             index;
-    char                *name;
-    RLRunLoopObserverRef early;         /* Entry, BeforeTimers, BeforeSources, AfterWaiting */
-    RLRunLoopObserverRef late;          /* BeforeWaiting, Exit */
+    RLHangMonitorRef monitor;
+    uint32_t index;
+    char *name;
+    RLRunLoopObserverRef early; /* Entry, BeforeTimers, BeforeSources, AfterWaiting */
+    RLRunLoopObserverRef late;  /* BeforeWaiting, Exit */
 };
 
 /* ---- time and words --------------------------------------------------------- */
@@ -120,13 +120,13 @@ static unsigned activity_index(RLRunLoopActivity a) {
 
 const char *RLRunLoopActivityGetName(RLRunLoopActivity activity) {
     switch (activity) {
-    case kRLRunLoopEntry:         return "kRLRunLoopEntry";
-    case kRLRunLoopBeforeTimers:  return "kRLRunLoopBeforeTimers";
+    case kRLRunLoopEntry: return "kRLRunLoopEntry";
+    case kRLRunLoopBeforeTimers: return "kRLRunLoopBeforeTimers";
     case kRLRunLoopBeforeSources: return "kRLRunLoopBeforeSources";
     case kRLRunLoopBeforeWaiting: return "kRLRunLoopBeforeWaiting";
-    case kRLRunLoopAfterWaiting:  return "kRLRunLoopAfterWaiting";
-    case kRLRunLoopExit:          return "kRLRunLoopExit";
-    default:                      return "unknown";
+    case kRLRunLoopAfterWaiting: return "kRLRunLoopAfterWaiting";
+    case kRLRunLoopExit: return "kRLRunLoopExit";
+    default: return "unknown";
     }
 }
 
@@ -209,8 +209,8 @@ static void observe(RLRunLoopObserverRef o, RLRunLoopActivity activity, void *in
         awake = false;
     }
     uint64_t units = (uint64_t)(clock_ns(m->clock) - m->epoch_ns) >> TIME_UNIT_SHIFT;
-    uint64_t w = (units << W_TIME_SHIFT) | ((uint64_t)hm->index << W_MODE_SHIFT) |
-                 (awake ? W_AWAKE : 0) | activity_index(activity);
+    uint64_t w = (units << W_TIME_SHIFT) | ((uint64_t)hm->index << W_MODE_SHIFT) | (awake ? W_AWAKE : 0) |
+                 activity_index(activity);
     atomic_store(&m->state, w);
     if (awake && atomic_load(&m->parked) && atomic_exchange(&m->parked, false)) wake_watchdog(m);
 }
@@ -238,7 +238,8 @@ static bool watch(RLHangMonitorRef m, hang_mode *hm) {
     if (hm->early) return true;
     RLRunLoopObserverContext ctx = {0, hm, mode_retain, mode_release, NULL};
     hm->early = RLRunLoopObserverCreate(kRLRunLoopEntry | kRLRunLoopBeforeTimers | kRLRunLoopBeforeSources |
-                                            kRLRunLoopAfterWaiting, true, LONG_MIN, observe, &ctx);
+                                            kRLRunLoopAfterWaiting,
+                                        true, LONG_MIN, observe, &ctx);
     hm->late = RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting | kRLRunLoopExit, true, LONG_MAX, observe, &ctx);
     if (!hm->early || !hm->late) {
         RLRunLoopObserverInvalidate(hm->early);
@@ -276,17 +277,17 @@ static void record_all_modes(RLHangMonitorRef m) {
 /* ---- backtrace capture -------------------------------------------------------- */
 
 static struct {
-    pthread_mutex_t  lock;              /* one capture at a time; guards the fields below it */
-    int              users;             /* started monitors */
-    bool             installed;
-    bool             keep_handler;      /* a signal may still be pending: never restore */
+    pthread_mutex_t lock; /* one capture at a time; guards the fields below it */
+    int users;            /* started monitors */
+    bool installed;
+    bool keep_handler; /* a signal may still be pending: never restore */
     struct sigaction previous;
-    sem_t            done;
-    _Atomic int      armed;
-    _Atomic pid_t    target;
+    sem_t done;
+    _Atomic int armed;
+    _Atomic pid_t target;
     _Atomic uintptr_t pc;
-    _Atomic int      count;
-    void            *frames[RL_HANG_MONITOR_MAX_FRAMES + 8];
+    _Atomic int count;
+    void *frames[RL_HANG_MONITOR_MAX_FRAMES + 8];
 } capture = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static pthread_once_t capture_once = PTHREAD_ONCE_INIT;
@@ -367,10 +368,10 @@ static int capture_stack(pid_t tid, void **out, int max) {
         bool ok = syscall(SYS_tgkill, getpid(), tid, RLHangMonitorGetSignal()) == 0;
         if (ok && !sem_wait_until(&capture.done, mono_ns() + CAPTURE_TIMEOUT_NS)) {
             if (atomic_exchange(&capture.armed, 0) == 1) {
-                ok = false;                 /* never delivered: it may be later */
+                ok = false; /* never delivered: it may be later */
                 capture.keep_handler = true;
             } else {
-                sem_wait(&capture.done);     /* the handler claimed it: it is nearly done */
+                sem_wait(&capture.done); /* the handler claimed it: it is nearly done */
             }
         } else if (!ok) {
             atomic_store(&capture.armed, 0);
@@ -402,8 +403,8 @@ void RLHangReportWrite(const RLHangReport *r, int fd) {
     dprintf(fd,
             "RLHangMonitor: run loop %p stalled %.3f s (threshold %.3f s, stall %llu, report %u)\n"
             "  in mode \"%s\" after %s; stack:\n",
-            (void *)r->runLoop, r->duration, r->threshold, (unsigned long long)r->stallNumber,
-            r->reportNumber, r->mode ? r->mode : "(unknown)", RLRunLoopActivityGetName(r->activity));
+            (void *)r->runLoop, r->duration, r->threshold, (unsigned long long)r->stallNumber, r->reportNumber,
+            r->mode ? r->mode : "(unknown)", RLRunLoopActivityGetName(r->activity));
     if (r->frameCount <= 0) dprintf(fd, "  (no backtrace: the thread did not answer the signal)\n");
     for (int i = 0; i < r->frameCount; i++)
         dprintf(fd, "  #%-2d %s\n", i, r->frames && r->frames[i] ? r->frames[i] : "?");
@@ -452,8 +453,8 @@ static void timed_wait(RLHangMonitorRef m, int64_t deadline_ns) {
 static void *watchdog_main(void *arg) {
     RLHangMonitorRef m = arg;
     pthread_once(&capture_once, capture_init);
-    uint64_t current = 0;        /* the word being timed */
-    int64_t due = 0;             /* when it is (next) reported, absolute ns */
+    uint64_t current = 0; /* the word being timed */
+    int64_t due = 0;      /* when it is (next) reported, absolute ns */
     uint32_t report_number = 0;
     uint64_t stall = 0;
     pthread_mutex_lock(&m->mu);
@@ -514,7 +515,7 @@ RLHangMonitorRef RLHangMonitorCreate(RLRunLoopRef rl, RLTimeInterval threshold, 
     pthread_mutex_init(&m->mu, NULL);
     rl_held_object_init(&m->base, &monitor_class);
     atomic_init(&m->valid, true);
-    m->rl = (RLRunLoopRef)RLRetain(rl);   /* its memory outlives its thread while we use it */
+    m->rl = (RLRunLoopRef)RLRetain(rl); /* its memory outlives its thread while we use it */
     m->threshold_ns = (int64_t)(threshold * 1e9);
     /* The coarse clock costs a quarter of the precise one per activity; it
        lags by at most one tick, which is fine when the tick is small beside
@@ -529,7 +530,7 @@ RLHangMonitorRef RLHangMonitorCreate(RLRunLoopRef rl, RLTimeInterval threshold, 
     m->callback = callback;
     if (context) {
         m->context = *context;
-        if (m->context.retain) m->context.info = (void *)m->context.retain(m->context.info);   /* NULL info too */
+        if (m->context.retain) m->context.info = (void *)m->context.retain(m->context.info); /* NULL info too */
     }
     if (rl == rl_loop_current_if_made()) atomic_store(&m->tid, (pid_t)syscall(SYS_gettid));
     return m;
@@ -538,12 +539,12 @@ RLHangMonitorRef RLHangMonitorCreate(RLRunLoopRef rl, RLTimeInterval threshold, 
 static bool start_thread(RLHangMonitorRef m) {
     sigset_t all, old;
     sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);   /* the watchdog blocks every signal */
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* the watchdog blocks every signal */
     monitor_hold(m);
     int err = pthread_create(&m->thread, NULL, watchdog_main, m);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (err) {
-        monitor_unhold(m);   /* never the last: the references hold the memory */
+        monitor_unhold(m); /* never the last: the references hold the memory */
         return false;
     }
     pthread_setname_np(m->thread, "rl-hang-watch");
@@ -635,7 +636,7 @@ void RLHangMonitorInvalidate(RLHangMonitorRef m) {
     pthread_cond_signal(&m->cv);
     pthread_mutex_unlock(&m->mu);
     if (on_watchdog) {
-        pthread_detach(m->thread);      /* it ends when the callback returns */
+        pthread_detach(m->thread); /* it ends when the callback returns */
         return;
     }
     if (has_thread) pthread_join(m->thread, NULL);
@@ -667,8 +668,7 @@ static char *monitor_copy_description(const rl_object *obj) {
     return rl_strdup_printf("<RLHangMonitor %p [%s]>{run loop = %p, threshold = %.3f s, modes = %zu, "
                             "stalls = %llu, reports = %llu}",
                             (void *)m, state, (void *)m->rl, (double)m->threshold_ns * 1e-9, modes,
-                            (unsigned long long)atomic_load(&m->stalls),
-                            (unsigned long long)atomic_load(&m->reports));
+                            (unsigned long long)atomic_load(&m->stalls), (unsigned long long)atomic_load(&m->reports));
 }
 
 void RLHangMonitorRelease(RLHangMonitorRef m) {

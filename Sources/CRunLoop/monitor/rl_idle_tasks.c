@@ -34,28 +34,28 @@
 
 typedef struct idle_task idle_task;
 struct idle_task {
-    idle_task       *next;
-    RLIdleTaskToken  token;
-    void           (*fn)(void *info);
-    void            *info;
-    void           (*release)(void *info);
+    idle_task *next;
+    RLIdleTaskToken token;
+    void (*fn)(void *info);
+    void *info;
+    void (*release)(void *info);
 };
 
 struct __RLIdleQueue {
-    rl_held_object        base;
-    RLRunLoopRef          rl;
-    char                 *mode;
-    pthread_mutex_t       mu;
-    idle_task            *head, *tail;     /* under mu */
-    size_t                pending;          /* under mu */
-    RLIdleTaskToken       next_token;       /* under mu */
-    bool                  keeper_added;     /* under mu */
-    _Atomic bool          valid;
-    _Atomic int64_t       slice_ns;
-    _Atomic uint64_t      completed;
-    _Atomic long          pending_count;    /* mirror of `pending`, read without mu */
-    RLRunLoopObserverRef  observer;
-    RLRunLoopSourceRef    keeper;
+    rl_held_object base;
+    RLRunLoopRef rl;
+    char *mode;
+    pthread_mutex_t mu;
+    idle_task *head, *tail;     /* under mu */
+    size_t pending;             /* under mu */
+    RLIdleTaskToken next_token; /* under mu */
+    bool keeper_added;          /* under mu */
+    _Atomic bool valid;
+    _Atomic int64_t slice_ns;
+    _Atomic uint64_t completed;
+    _Atomic long pending_count; /* mirror of `pending`, read without mu */
+    RLRunLoopObserverRef observer;
+    RLRunLoopSourceRef keeper;
 };
 
 static int64_t mono_ns(void) {
@@ -189,7 +189,7 @@ RLIdleQueueRef RLIdleQueueCreate(RLRunLoopRef rl, RLRunLoopMode mode, RLTimeInte
     rl_held_object_init(&q->base, &queue_class);
     atomic_init(&q->valid, true);
     atomic_init(&q->slice_ns, clamp_slice(slice));
-    q->rl = (RLRunLoopRef)RLRetain(rl);   /* its memory outlives its thread while we use it */
+    q->rl = (RLRunLoopRef)RLRetain(rl); /* its memory outlives its thread while we use it */
     q->next_token = 1;
     RLRunLoopSourceContext sctx;
     memset(&sctx, 0, sizeof sctx);
@@ -200,7 +200,7 @@ RLIdleQueueRef RLIdleQueueCreate(RLRunLoopRef rl, RLRunLoopMode mode, RLTimeInte
     q->observer = RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting, true, LONG_MAX - 1, run_slice, &octx);
     if (!q->mode || !q->keeper || !q->observer) {
         if (q->observer) {
-            RLRunLoopObserverInvalidate(q->observer);  /* drops the observer's reference */
+            RLRunLoopObserverInvalidate(q->observer); /* drops the observer's reference */
         }
         queue_free(q);
         return NULL;
@@ -209,8 +209,7 @@ RLIdleQueueRef RLIdleQueueCreate(RLRunLoopRef rl, RLRunLoopMode mode, RLTimeInte
     return q;
 }
 
-RLIdleTaskToken RLIdleQueueSubmit(RLIdleQueueRef q, void (*fn)(void *info), void *info,
-                                  void (*release)(void *info)) {
+RLIdleTaskToken RLIdleQueueSubmit(RLIdleQueueRef q, void (*fn)(void *info), void *info, void (*release)(void *info)) {
     idle_task *t = (q && fn && atomic_load(&q->valid)) ? malloc(sizeof *t) : NULL;
     if (!t) {
         if (release) release(info);
@@ -224,7 +223,8 @@ RLIdleTaskToken RLIdleQueueSubmit(RLIdleQueueRef q, void (*fn)(void *info), void
         return 0;
     }
     t->token = q->next_token++;
-    if (q->tail) q->tail->next = t; else q->head = t;
+    if (q->tail) q->tail->next = t;
+    else q->head = t;
     q->tail = t;
     q->pending++;
     atomic_store_explicit(&q->pending_count, (long)q->pending, memory_order_relaxed);
@@ -245,14 +245,15 @@ bool RLIdleQueueCancel(RLIdleQueueRef q, RLIdleTaskToken token) {
         t = t->next;
     }
     if (t) {
-        if (prev) prev->next = t->next; else q->head = t->next;
+        if (prev) prev->next = t->next;
+        else q->head = t->next;
         if (q->tail == t) q->tail = prev;
         q->pending--;
         atomic_store_explicit(&q->pending_count, (long)q->pending, memory_order_relaxed);
         emptied = update_keeper(q);
     }
     pthread_mutex_unlock(&q->mu);
-    if (emptied) RLRunLoopWakeUp(q->rl);   /* see run_slice */
+    if (emptied) RLRunLoopWakeUp(q->rl); /* see run_slice */
     if (!t) return false;
     finish(t, false);
     return true;

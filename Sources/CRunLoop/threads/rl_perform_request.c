@@ -58,7 +58,7 @@
 #include "rl_extras.h"
 
 /* Internal states beyond the public ones: a winner closing the request. */
-#define CLOSING 8u
+#define CLOSING     8u
 #define IS_FINAL(s) ((s) >= (uint32_t)kRLPerformRequestDone && (s) <= (uint32_t)kRLPerformRequestDropped)
 
 static const char watch_mode[] = "RLPerformRequestWatchMode";
@@ -66,9 +66,9 @@ static const char watch_mode[] = "RLPerformRequestWatchMode";
 struct __RLPerformRequest {
     rl_object base;
     _Atomic uint32_t state;
-    atomic_long queued;                     /* immediate: copies still queued */
-    _Atomic(RLRunLoopTimerRef) timer;       /* delayed: one reference, until settled */
-    RLRunLoopRef rl;                        /* retained */
+    atomic_long queued;               /* immediate: copies still queued */
+    _Atomic(RLRunLoopTimerRef) timer; /* delayed: one reference, until settled */
+    RLRunLoopRef rl;                  /* retained */
     void (*fn)(void *);
     void *info;
     void (*release)(void *);
@@ -77,15 +77,15 @@ struct __RLPerformRequest {
     bool waited;
     /* registry, under reg_lock */
     bool registered;
-    bool collected;                         /* taken by a watched loop's exit */
+    bool collected; /* taken by a watched loop's exit */
     struct __RLPerformRequest *prev, *next;
 };
 typedef struct __RLPerformRequest request;
 
 typedef struct watch {
-    RLRunLoopRef rl;                        /* not retained: removed before the loop can die */
-    bool ran;                               /* someone ran the watch mode */
-    bool armed;                             /* its function is queued (or being queued); reg_lock */
+    RLRunLoopRef rl; /* not retained: removed before the loop can die */
+    bool ran;        /* someone ran the watch mode */
+    bool armed;      /* its function is queued (or being queued); reg_lock */
     struct watch *next;
 } watch;
 
@@ -184,13 +184,13 @@ static void settle(request *r, RLPerformRequestStatus final) {
         RLRunLoopTimerInvalidate(t);
         RLRelease(t);
     }
-    atomic_store(&r->state, (uint32_t)final);
+    atomic_store(&r->state, (uint32_t) final);
     if (r->waited) futex_wake_all(&r->state);
 }
 
 /* Closes a pending request without running it; false if someone else won. */
 static bool close_unrun(request *r, RLPerformRequestStatus final) {
-    if (!claim(r, CLOSING + (uint32_t)final)) return false;
+    if (!claim(r, CLOSING + (uint32_t) final)) return false;
     settle(r, final);
     return true;
 }
@@ -212,7 +212,7 @@ static void copy_run(void *info) {
 static void copy_release(void *info) {
     request *r = info;
     if (atomic_fetch_sub_explicit(&r->queued, 1, memory_order_acq_rel) == 1)
-        close_unrun(r, kRLPerformRequestDropped);   /* no-op if claimed */
+        close_unrun(r, kRLPerformRequestDropped); /* no-op if claimed */
     req_unref(r);
 }
 
@@ -223,8 +223,7 @@ static bool modes_valid(const RLRunLoopMode *modes, RLIndex count) {
     return true;
 }
 
-static request *req_new(RLRunLoopRef rl, const void *target, void (*fn)(void *), void *info,
-                        void (*release)(void *)) {
+static request *req_new(RLRunLoopRef rl, const void *target, void (*fn)(void *), void *info, void (*release)(void *)) {
     request *r = calloc(1, sizeof *r);
     if (!r) return NULL;
     rl_object_init(&r->base, &request_class);
@@ -295,11 +294,11 @@ RLPerformRequestStatus RLRunLoopPerformRequest(RLRunLoopRef rl, const RLRunLoopM
     request *r = req_new(rl, target, fn, info, release);
     if (!r) {
         if (release) release(info);
-        return kRLPerformRequestDropped;   /* out of memory */
+        return kRLPerformRequestDropped; /* out of memory */
     }
     r->waited = waitUntilDone;
     atomic_store(&r->queued, (long)modeCount);
-    for (RLIndex i = 0; i < modeCount; i++) req_retain(r);   /* one reference per queued copy */
+    for (RLIndex i = 0; i < modeCount; i++) req_retain(r); /* one reference per queued copy */
     if (target) {
         pthread_mutex_lock(&reg_lock);
         link_locked(r);
@@ -392,10 +391,9 @@ static void delayed_fire(RLRunLoopTimerRef t, void *info) {
     if (claim(r, (uint32_t)kRLPerformRequestRunning)) run_claimed(r);
 }
 
-RLPerformRequestRef RLRunLoopPerformRequestAfterDelay(RLRunLoopRef rl, RLTimeInterval delay,
-                                                      const RLRunLoopMode *modes, RLIndex modeCount,
-                                                      const void *target, void (*fn)(void *info), void *info,
-                                                      void (*release)(void *info)) {
+RLPerformRequestRef RLRunLoopPerformRequestAfterDelay(RLRunLoopRef rl, RLTimeInterval delay, const RLRunLoopMode *modes,
+                                                      RLIndex modeCount, const void *target, void (*fn)(void *info),
+                                                      void *info, void (*release)(void *info)) {
     if (!rl || !fn || !modes_valid(modes, modeCount)) {
         if (release) release(info);
         return NULL;
@@ -435,7 +433,7 @@ RLPerformRequestRef RLRunLoopPerformRequestAfterDelay(RLRunLoopRef rl, RLTimeInt
     }
     if (atomic_load(&r->state) != (uint32_t)kRLPerformRequestPending) return r;
 
-    RLRunLoopTimerContext ctx = { 0, r, timer_info_retain, timer_info_release, NULL };
+    RLRunLoopTimerContext ctx = {0, r, timer_info_retain, timer_info_release, NULL};
     RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + delay, 0, 0, 0, delayed_fire, &ctx);
     if (!t) {
         close_unrun(r, kRLPerformRequestDropped);
@@ -501,13 +499,13 @@ RLPerformRequestStatus RLPerformRequestGetStatus(RLPerformRequestRef r) {
 
 static const char *status_name(RLPerformRequestStatus s) {
     switch (s) {
-    case kRLPerformRequestPending:   return "pending";
-    case kRLPerformRequestRunning:   return "running";
-    case kRLPerformRequestDone:      return "done";
+    case kRLPerformRequestPending: return "pending";
+    case kRLPerformRequestRunning: return "running";
+    case kRLPerformRequestDone: return "done";
     case kRLPerformRequestCancelled: return "cancelled";
-    case kRLPerformRequestTimedOut:  return "timed out";
-    case kRLPerformRequestDropped:   return "dropped";
-    default:                         return "invalid";
+    case kRLPerformRequestTimedOut: return "timed out";
+    case kRLPerformRequestDropped: return "dropped";
+    default: return "invalid";
     }
 }
 

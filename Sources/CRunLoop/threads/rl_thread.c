@@ -97,7 +97,7 @@ static void keepalive_perform(void *info) {
 static RLRunLoopSourceRef keepalive_create(RLThreadRef t) {
     RLRunLoopSourceContext ctx;
     memset(&ctx, 0, sizeof ctx);
-    ctx.info = t;   /* not retained: the thread holds a reference while the source lives */
+    ctx.info = t; /* not retained: the thread holds a reference while the source lives */
     ctx.perform = keepalive_perform;
     return RLRunLoopSourceCreate(0, &ctx);
 }
@@ -136,7 +136,7 @@ static void *thread_main(void *arg) {
         /* The mode went empty: a callout removed or invalidated the source. */
         if (!src || !RLRunLoopSourceIsValid(src)) {
             RLRunLoopSourceRef fresh = keepalive_create(t);
-            if (!fresh) break;   /* out of memory: cannot keep the loop alive */
+            if (!fresh) break; /* out of memory: cannot keep the loop alive */
             pthread_mutex_lock(&t->lock);
             RLRunLoopSourceRef old = t->keepalive;
             t->keepalive = src = fresh;
@@ -156,7 +156,7 @@ static void *thread_main(void *arg) {
     RLRunLoopSourceInvalidate(src);
     RLRelease(src);
     thread_unref(t);
-    return NULL;   /* the loop is torn down by the thread's exit, before a join returns */
+    return NULL; /* the loop is torn down by the thread's exit, before a join returns */
 }
 
 bool RLThreadStart(RLThreadRef t) {
@@ -167,11 +167,11 @@ bool RLThreadStart(RLThreadRef t) {
         return false;
     }
     t->phase = STARTING;
-    rl_object_hold(&t->base);   /* the thread's */
+    rl_object_hold(&t->base); /* the thread's */
     int rc = pthread_create(&t->tid, NULL, thread_main, t);
     if (rc != 0) {
         t->phase = FAILED;
-        thread_unref(t);   /* cannot be the last: the references hold the memory */
+        thread_unref(t); /* cannot be the last: the references hold the memory */
         pthread_cond_broadcast(&t->cond);
         pthread_mutex_unlock(&t->lock);
         return false;
@@ -180,7 +180,7 @@ bool RLThreadStart(RLThreadRef t) {
        has ended, and is joined here. */
     while (t->phase == STARTING) pthread_cond_wait(&t->cond, &t->lock);
     bool ready = t->phase != FAILED;
-    if (!ready) t->joined = true;   /* nobody else joins a FAILED thread */
+    if (!ready) t->joined = true; /* nobody else joins a FAILED thread */
     pthread_mutex_unlock(&t->lock);
     if (!ready) pthread_join(t->tid, NULL);
     return ready;
@@ -296,6 +296,5 @@ static char *thread_copy_description(const rl_object *obj) {
     if (t->phase == READY && atomic_load(&t->stop)) phase = "stopping";
     RLRunLoopRef rl = t->rl;
     pthread_mutex_unlock(&t->lock);
-    return rl_strdup_printf("<RLThread %p [%s]>{name = \"%s\", run loop = %p}", (void *)t, phase, t->name,
-                            (void *)rl);
+    return rl_strdup_printf("<RLThread %p [%s]>{name = \"%s\", run loop = %p}", (void *)t, phase, t->name, (void *)rl);
 }

@@ -78,9 +78,9 @@ RLGLibContextRef RLGLibContextAttach(GMainContext *context, RLRunLoopRef rl, RLR
    thread: ignored (nothing is detached). Detach before the loop's thread
    exits: the loop's teardown removes the items but cannot release GLib's
    ownership of the context, which then stays with the dead thread. */
-void             RLGLibContextDetach(RLGLibContextRef attachment);
+void RLGLibContextDetach(RLGLibContextRef attachment);
 /* The context the attachment drives (not retained); NULL for NULL. */
-GMainContext    *RLGLibContextGetContext(RLGLibContextRef attachment);
+GMainContext *RLGLibContextGetContext(RLGLibContextRef attachment);
 
 /* ===========================================================================
  * 2. Our run loop driven by a GLib main context

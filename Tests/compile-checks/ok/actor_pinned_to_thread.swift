@@ -13,7 +13,7 @@ actor Store {
 let thread = RunLoopThread(name: "store")
 let store = Store(executor: thread.executor)
 let timer = Timer(timeInterval: 0.01, repeats: false) { _ in
-    store.assumeIsolated { $0.items.append(1) }   // a callout on the loop's thread
+    store.assumeIsolated { $0.items.append(1) }  // a callout on the loop's thread
 }
 thread.runLoop.add(timer, forMode: .default)
 Task {

@@ -12,4 +12,4 @@ let payload = Data([1, 2, 3])
 let timer = Timer(timeInterval: delay, repeats: false) { _ in print(payload.count) }
 RunLoop.current.add(timer, forMode: .default)
 RunLoop.current.run(until: start.addingTimeInterval(1))
-let url = URL(fileURLWithPath: "/tmp")   // the rest of Foundation is still there
+let url = URL(fileURLWithPath: "/tmp")  // the rest of Foundation is still there

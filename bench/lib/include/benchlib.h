@@ -19,34 +19,40 @@ extern "C" {
 /* CLOCK_MONOTONIC in nanoseconds (vDSO: no system call). */
 uint64_t bl_now_ns(void);
 /* Spread of the i-th of n timers over [0, 1): a deterministic scramble (golden ratio). */
-double   bl_spread(long i);
+double bl_spread(long i);
 
 /* Per-thread system-call counter. bl_sc_open() opens one for the calling thread
    (-1 when perf events are unavailable); bl_sc_read() returns the count so far
    minus the read calls made by bl_sc_read itself; -1 on error. */
-int       bl_sc_open(void);
+int bl_sc_open(void);
 long long bl_sc_read(int fd);
-void      bl_sc_close(int fd);
-bool      bl_sc_available(void);
+void bl_sc_close(int fd);
+bool bl_sc_available(void);
 /* A thread's system calls over a stretch: bl_sc_begin opens a counter and
    reads it; bl_sc_end returns the calls since (-1 when not countable) and
    closes it. */
-typedef struct { int fd; long long start; } bl_sc_span;
+typedef struct {
+    int fd;
+    long long start;
+} bl_sc_span;
 bl_sc_span bl_sc_begin(void);
-long long  bl_sc_end(bl_sc_span *s);
+long long bl_sc_end(bl_sc_span *s);
 
 /* malloc-family calls so far in the process, or -1 when malloc_count.so is not preloaded. */
 long long bl_mallocs(void);
 
 /* Resource usage of the whole process (thread=false) or the calling thread. */
-typedef struct { double cpu_us; long vcsw, ivcsw; } bl_usage;
+typedef struct {
+    double cpu_us;
+    long vcsw, ivcsw;
+} bl_usage;
 bl_usage bl_usage_now(bool thread);
 /* Threads in the process (from /proc/self/status). */
-int      bl_threads(void);
+int bl_threads(void);
 
 /* Statistics on an array of doubles (sorted in place). */
 double bl_median(double *v, long n);
-double bl_percentile(double *v, long n, double p);  /* p in [0,100]; sorts */
+double bl_percentile(double *v, long n, double p); /* p in [0,100]; sorts */
 double bl_mean(const double *v, long n);
 
 /* Result lines: bl_result_begin("w1"); bl_result("rt_per_s", x); ...; bl_result_end(); */
@@ -59,8 +65,8 @@ void bl_result_end(void);
 /* W1: n round trips in `secs`, their RTTs (us), the thread's usage and
    malloc counts around them, and system calls (this thread: sc0..sc1, plus
    the peer thread's; negative when not countable). */
-void bl_report_w1(long n, double secs, double *rtt, bl_usage u0, bl_usage u1, long long m0, long long m1,
-                  long long sc0, long long sc1, long long peer_sc);
+void bl_report_w1(long n, double secs, double *rtt, bl_usage u0, bl_usage u1, long long m0, long long m1, long long sc0,
+                  long long sc1, long long peer_sc);
 /* W2: n timers added from t0 to t_added, `fired` of them, the last at t_last,
    their lateness (us), usage and malloc counts around the adding. */
 void bl_report_w2(long n, uint64_t t0, uint64_t t_added, uint64_t t_last, long fired, double *late, bl_usage u0,
@@ -103,7 +109,9 @@ int bl_open_fds(void);
    stop_b(pair) makes b_main return. Each pair, of `size` bytes in the array
    `pairs`, starts with a bl_pair, which the driver fills (the rest zeroed).
    Prints the w8 row. */
-typedef struct { long n, done; } bl_pair;
+typedef struct {
+    long n, done;
+} bl_pair;
 void bl_run_w8(long n, void *pairs, int count, size_t size, void *(*a_main)(void *), void *(*b_main)(void *),
                void (*stop_b)(void *pair));
 void bl_pair_ready(void);
@@ -123,7 +131,11 @@ void bl_w9d_handled(void);
    wake_b() sends the first, run() returns once bl_w1_back said true, stop_b()
    stops the peer loop and returns its system calls (or -1). Prints the w1
    row. */
-typedef struct { long n, i; double *rtt; uint64_t t_send; } bl_w1;
+typedef struct {
+    long n, i;
+    double *rtt;
+    uint64_t t_send;
+} bl_w1;
 void bl_w1_begin(bl_w1 *w, long n);
 bool bl_w1_back(bl_w1 *w);
 void bl_run_w1(bl_w1 *w, void (*wake_b)(void), void (*run)(void), long long (*stop_b)(void));
@@ -131,14 +143,22 @@ void bl_run_w1(bl_w1 *w, void (*wake_b)(void), void (*run)(void), long long (*st
 /* W2's record: n timers, the i-th due bl_spread(i) seconds after t0 (which
    the peer sets right before adding them). bl_w2_fired(i) from timer i's
    callback records its lateness; returns true when all n have fired. */
-typedef struct { long n, fired; uint64_t t0, t_last; double *late; } bl_w2;
+typedef struct {
+    long n, fired;
+    uint64_t t0, t_last;
+    double *late;
+} bl_w2;
 void bl_w2_begin(bl_w2 *w, long n);
 bool bl_w2_fired(bl_w2 *w, long i);
 
 /* W3's record: a 1 ms timer run for `secs`, its fires' lateness against the
    1 ms grid that starts at `first` (set by the peer). bl_w3_fired from the
    timer's callback. */
-typedef struct { uint64_t first; long fires, cap; double *jit; } bl_w3;
+typedef struct {
+    uint64_t first;
+    long fires, cap;
+    double *jit;
+} bl_w3;
 void bl_w3_begin(bl_w3 *w, double secs);
 void bl_w3_fired(bl_w3 *w);
 
@@ -151,7 +171,12 @@ void bl_w3_fired(bl_w3 *w);
    sends the first byte, calls run() (which returns once bl_w5_answered said
    true), calls stop_b() (the peer loop's system calls, or -1), and prints
    the row `name`. */
-typedef struct { int sv[2]; long n, i; double *rtt; uint64_t t_send; } bl_w5;
+typedef struct {
+    int sv[2];
+    long n, i;
+    double *rtt;
+    uint64_t t_send;
+} bl_w5;
 void bl_w5_open(bl_w5 *w, long n);
 void bl_w5_echo(int fd);
 bool bl_w5_answered(bl_w5 *w);
@@ -194,7 +219,11 @@ void bl_sleep_us(long us);
 extern "C" {
 #endif
 /* One workload entry: name, function taking the size argument (count or seconds). */
-typedef struct { const char *name; void (*fn)(double arg); double default_arg; } bl_workload;
+typedef struct {
+    const char *name;
+    void (*fn)(double arg);
+    double default_arg;
+} bl_workload;
 /* Runs argv[1] with argv[2] (or its default). With no arguments, runs every
    workload `runs` times (each in a child process, via /proc/self/exe) and prints
    the median of every reported value. Returns the exit status. */

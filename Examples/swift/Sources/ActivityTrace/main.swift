@@ -14,7 +14,7 @@ let observer = RunLoop.Observer(activities: .allActivities) { activity in
     print("  \(names[activity] ?? "?")")
 }
 loop.add(observer, forMode: .default)
-let fired = Atomic(0)   // blocks are @Sendable: shared state is Sendable too
+let fired = Atomic(0)  // blocks are @Sendable: shared state is Sendable too
 let timer = Timer(timeInterval: 0.05, repeats: true) { timer in
     let count = fired.add(1, ordering: .relaxed).newValue
     print("    -> timer fired (\(count))")

@@ -8,7 +8,7 @@ print("== Swift: a common-modes timer keeps firing in a tracking mode ==")
 let loop = RunLoop.current
 let tracking = RunLoop.Mode("UITrackingRunLoopMode")
 loop.addCommonMode(tracking)
-let counts = Mutex(["common": 0, "default": 0])   // blocks are @Sendable: shared state is Sendable too
+let counts = Mutex(["common": 0, "default": 0])  // blocks are @Sendable: shared state is Sendable too
 func makeTimer(_ name: String) -> Timer {
     Timer(timeInterval: 0.1, repeats: true) { _ in
         counts.withLock { $0[name, default: 0] += 1 }

@@ -9,7 +9,7 @@ let loop = RunLoop.current
 let start = Date()
 func stamp() -> String { "\(Int(Date().timeIntervalSince(start) * 1000)) ms".padding(toLength: 7) }
 let queue = RunLoop.IdleQueue(runLoop: loop)
-let events = Atomic(0)   // blocks are @Sendable: shared state is Sendable too
+let events = Atomic(0)  // blocks are @Sendable: shared state is Sendable too
 let event = Timer(timeInterval: 0.03, repeats: true) { timer in
     let count = events.add(1, ordering: .relaxed).newValue
     print("  \(stamp())  EVENT \(count)")
@@ -19,7 +19,7 @@ loop.add(event, forMode: .default)
 for index in 1...8 {
     queue.submit {
         let begin = Date()
-        while Date().timeIntervalSince(begin) < 0.012 {}   // 12 ms of "decoding"
+        while Date().timeIntervalSince(begin) < 0.012 {}  // 12 ms of "decoding"
         print("  \(stamp())  idle task: loaded image \(index)")
     }
 }

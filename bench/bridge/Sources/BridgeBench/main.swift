@@ -10,7 +10,9 @@ import SwiftRunLoopFoundation
 import class SwiftRunLoop.RunLoop
 import class SwiftRunLoop.Timer
 
-func now() -> Double { var ts = timespec(); clock_gettime(CLOCK_MONOTONIC, &ts); return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9 }
+func now() -> Double {
+    var ts = timespec(); clock_gettime(CLOCK_MONOTONIC, &ts); return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+}
 
 final class Stats { var late: [Double] = []; var first = 0.0; let interval: Double; init(_ i: Double) { interval = i } }
 
@@ -29,7 +31,10 @@ func measure(_ label: String, interval: Double, seconds: Double, drive: () -> Vo
     let sorted = st.late.sorted()
     let med = sorted.isEmpty ? 0 : sorted[sorted.count / 2]
     let p99 = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
-    print(String(format: "%@: fires %d (expected %d), lateness median %.1f us, p99 %.1f us", label, st.late.count, Int(seconds / interval), med, p99))
+    print(
+        String(
+            format: "%@: fires %d (expected %d), lateness median %.1f us, p99 %.1f us", label, st.late.count,
+            Int(seconds / interval), med, p99))
 }
 
 let secs = 2.0
@@ -52,12 +57,17 @@ do {
     Foundation.RunLoop.current.run(until: Date(timeIntervalSinceNow: secs))
     t.invalidate()
     let s = late.sorted()
-    print(String(format: "Foundation's Timer  : fires %d, lateness median %.1f us, p99 %.1f us", s.count, s[s.count/2], s[min(s.count-1, Int(Double(s.count)*0.99))]))
+    print(
+        String(
+            format: "Foundation's Timer  : fires %d, lateness median %.1f us, p99 %.1f us", s.count, s[s.count / 2],
+            s[min(s.count - 1, Int(Double(s.count) * 0.99))]))
 }
 // Idle: our loop holds a far timer and a source; Foundation runs for 2 s. Count Foundation's sleeps
 // (BeforeWaiting) and our passes.
 var befores = 0, ourPasses = 0
-let cfObs = CFRunLoopObserverCreateWithHandler(nil, CFRunLoopActivity.beforeWaiting.rawValue, true, 0) { _, _ in befores += 1 }
+let cfObs = CFRunLoopObserverCreateWithHandler(nil, CFRunLoopActivity.beforeWaiting.rawValue, true, 0) { _, _ in
+    befores += 1
+}
 CFRunLoopAddObserver(CFRunLoopGetCurrent(), cfObs, kCFRunLoopCommonModes)
 let obs = RunLoop.Observer(activities: [.entry]) { _ in ourPasses += 1 }
 RunLoop.current.add(obs, forMode: .default)
@@ -65,15 +75,17 @@ let far = Timer(timeInterval: 1000, repeats: false) { _ in }
 RunLoop.current.add(far, forMode: .default)
 let keep = RunLoop.Source {}
 RunLoop.current.add(keep, forMode: .default)
-Foundation.RunLoop.current.run(until: Date(timeIntervalSinceNow: 0.3))   // settle
+Foundation.RunLoop.current.run(until: Date(timeIntervalSinceNow: 0.3))  // settle
 befores = 0; ourPasses = 0
 var ru0 = rusage(); getrusage(RUSAGE_SELF.rawValue, &ru0)
 Foundation.RunLoop.current.run(until: Date(timeIntervalSinceNow: secs))
 var ru1 = rusage(); getrusage(RUSAGE_SELF.rawValue, &ru1)
 let hostedSwitches = ru1.ru_nvcsw - ru0.ru_nvcsw
-print("idle 2 s hosted by Foundation: Foundation sleeps \(befores), our passes \(ourPasses),", "voluntary switches \(hostedSwitches)")
+print(
+    "idle 2 s hosted by Foundation: Foundation sleeps \(befores), our passes \(ourPasses),",
+    "voluntary switches \(hostedSwitches)")
 FoundationBridge.uninstall()
-Foundation.RunLoop.current.run(until: Date(timeIntervalSinceNow: 0.3))   // settle
+Foundation.RunLoop.current.run(until: Date(timeIntervalSinceNow: 0.3))  // settle
 befores = 0
 getrusage(RUSAGE_SELF.rawValue, &ru0)
 Foundation.RunLoop.current.run(until: Date(timeIntervalSinceNow: secs))
@@ -95,7 +107,10 @@ do {
     RunLoop.current.run(mode: .default, before: Date(timeIntervalSinceNow: secs))
     t.invalidate()
     let s = late.sorted()
-    print(String(format: "Foundation's Timer under our loop: fires %d, lateness median %.1f us, p99 %.1f us", s.count, s[s.count/2], s[min(s.count-1, Int(Double(s.count)*0.99))]))
+    print(
+        String(
+            format: "Foundation's Timer under our loop: fires %d, lateness median %.1f us, p99 %.1f us", s.count,
+            s[s.count / 2], s[min(s.count - 1, Int(Double(s.count) * 0.99))]))
     // idle: our loop runs 2 s with the bridge, Foundation has nothing: count our sleeps
     var sleeps = 0
     let o = RunLoop.Observer(activities: [.afterWaiting]) { _ in sleeps += 1 }
