@@ -384,6 +384,27 @@ static inline void rl_test_counted_release(const void *info) {
     ((rl_test_counted *)info)->releases++;
 }
 
+/* Context callbacks counting in globals, for contexts whose info is
+   something else (a probe the callout fills); the description is
+   "test-context". */
+static int rl_test_ctx_retains __attribute__((unused));
+static int rl_test_ctx_releases __attribute__((unused));
+
+static inline const void *rl_test_ctx_retain(const void *info) {
+    rl_test_ctx_retains++;
+    return info;
+}
+
+static inline void rl_test_ctx_release(const void *info) {
+    (void)info;
+    rl_test_ctx_releases++;
+}
+
+static inline char *rl_test_ctx_describe(const void *info) {
+    (void)info;
+    return strdup("test-context");
+}
+
 static inline void rl_test_count_call(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
     (void)o;
     (void)a;

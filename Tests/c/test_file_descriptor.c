@@ -428,27 +428,13 @@ static void fd_fires_only_in_modes_it_was_added_to(void) {
     close(p2[1]);
 }
 
-static int retains, releases;
-static const void *ctx_retain(const void *i) {
-    retains++;
-    return i;
-}
-static void ctx_release(const void *i) {
-    (void)i;
-    releases++;
-}
-static char *ctx_describe(const void *i) {
-    (void)i;
-    return strdup("my-context");
-}
-
 static void fd_context_is_retained_and_released_at_invalidation(void) {
     int p2[2];
     RL_ASSERT_EQ_INT(pipe(p2), 0);
     probe p = {0};
-    RLFileDescriptorContext ctx = {0, &p, ctx_retain, ctx_release, ctx_describe};
+    RLFileDescriptorContext ctx = {0, &p, rl_test_ctx_retain, rl_test_ctx_release, rl_test_ctx_describe};
     RLFileDescriptorRef f = RLFileDescriptorCreate(p2[0], true, cb, &ctx);
-    RL_ASSERT_EQ_INT(retains, 1);
+    RL_ASSERT_EQ_INT(rl_test_ctx_retains, 1);
     RLRunLoopSourceRef s1 = RLFileDescriptorCreateRunLoopSource(f, 3);
     RLRunLoopSourceRef s2 = RLFileDescriptorCreateRunLoopSource(f, 3);
     RL_ASSERT(s1 == s2); /* one source per descriptor */
@@ -456,27 +442,27 @@ static void fd_context_is_retained_and_released_at_invalidation(void) {
     RLRetain(f);
     RLRelease(f);
     char *d = RLCopyDescription(f);
-    RL_ASSERT(d && strstr(d, "RLFileDescriptor") && strstr(d, "my-context"));
+    RL_ASSERT(d && strstr(d, "RLFileDescriptor") && strstr(d, "test-context"));
     free(d);
     d = RLCopyDescription(s1);
     RL_ASSERT(d != NULL);
     free(d);
-    RL_ASSERT_EQ_INT(releases, 0);
+    RL_ASSERT_EQ_INT(rl_test_ctx_releases, 0);
     RLFileDescriptorInvalidate(f);
-    RL_ASSERT_EQ_INT(releases, 1);
+    RL_ASSERT_EQ_INT(rl_test_ctx_releases, 1);
     RL_ASSERT(fcntl(p2[0], F_GETFD) < 0);
     RLRelease(s1);
     RLRelease(s2);
     RLRelease(f);
-    RL_ASSERT_EQ_INT(retains, 1);
-    RL_ASSERT_EQ_INT(releases, 1);
+    RL_ASSERT_EQ_INT(rl_test_ctx_retains, 1);
+    RL_ASSERT_EQ_INT(rl_test_ctx_releases, 1);
     close(p2[1]);
 }
 
 static void fd_release_without_source_closes_when_asked(void) {
     int p2[2];
     RL_ASSERT_EQ_INT(pipe(p2), 0);
-    RLFileDescriptorContext ctx = {0, NULL, ctx_retain, ctx_release, NULL};
+    RLFileDescriptorContext ctx = {0, NULL, rl_test_ctx_retain, rl_test_ctx_release, NULL};
     RLFileDescriptorRef f = RLFileDescriptorCreate(p2[0], true, cb, &ctx);
     RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
     RLRelease(f); /* never invalidated: the last release does it */

@@ -210,25 +210,11 @@ static void port_idle_does_not_spin(void) {
     done(port);
 }
 
-static int retains, releases;
-static const void *ctx_retain(const void *i) {
-    retains++;
-    return i;
-}
-static void ctx_release(const void *i) {
-    (void)i;
-    releases++;
-}
-static char *ctx_describe(const void *i) {
-    (void)i;
-    return strdup("port-context");
-}
-
 static void port_context_retain_release_and_description(void) {
     probe p = {0};
-    RLMessagePortContext ctx = {0, &p, ctx_retain, ctx_release, ctx_describe};
+    RLMessagePortContext ctx = {0, &p, rl_test_ctx_retain, rl_test_ctx_release, rl_test_ctx_describe};
     RLMessagePortRef port = RLMessagePortCreate(cb, &ctx, 16);
-    RL_ASSERT_EQ_INT(retains, 1);
+    RL_ASSERT_EQ_INT(rl_test_ctx_retains, 1);
     RLMessagePortContext got;
     RLMessagePortGetContext(port, &got);
     RL_ASSERT(got.info == &p);
@@ -238,29 +224,29 @@ static void port_context_retain_release_and_description(void) {
     RL_ASSERT(RLRetain(port) == port);
     RLRelease(port);
     char *d = RLCopyDescription(port);
-    RL_ASSERT(d && strstr(d, "RLMessagePort") && strstr(d, "port-context"));
+    RL_ASSERT(d && strstr(d, "RLMessagePort") && strstr(d, "test-context"));
     free(d);
     d = RLCopyDescription(a);
     RL_ASSERT(d != NULL);
     free(d);
     RL_ASSERT_EQ_INT(RLMessagePortSend(port, 1, "queued and never delivered", 26), 0);
     RL_ASSERT_EQ_INT(RLMessagePortSend(port, 2, "a message long enough to be stored on the heap", 46), 0);
-    RL_ASSERT_EQ_INT(releases, 0);
+    RL_ASSERT_EQ_INT(rl_test_ctx_releases, 0);
     RLMessagePortInvalidate(port);
-    RL_ASSERT_EQ_INT(releases, 1);
+    RL_ASSERT_EQ_INT(rl_test_ctx_releases, 1);
     RLRelease(a);
     RLRelease(b);
     RLRelease(port);
-    RL_ASSERT_EQ_INT(releases, 1);
+    RL_ASSERT_EQ_INT(rl_test_ctx_releases, 1);
 }
 
 static void port_released_without_invalidation_frees_queue(void) {
-    RLMessagePortContext ctx = {0, NULL, ctx_retain, ctx_release, NULL};
+    RLMessagePortContext ctx = {0, NULL, rl_test_ctx_retain, rl_test_ctx_release, NULL};
     RLMessagePortRef port = RLMessagePortCreate(cb, &ctx, 0);
     char buf[1000] = {0};
     for (int i = 0; i < 10; i++) RL_ASSERT_EQ_INT(RLMessagePortSend(port, i, buf, sizeof buf), 0);
     RLRelease(port); /* no source: the last reference frees the queued messages */
-    RL_ASSERT_EQ_INT(releases, 1);
+    RL_ASSERT_EQ_INT(rl_test_ctx_releases, 1);
 }
 
 /* ---- threads -------------------------------------------------------------- */

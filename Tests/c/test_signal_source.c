@@ -235,26 +235,12 @@ static void sig_signal_in_another_mode_does_not_wake_or_spin(void) {
     unwatch(k);
 }
 
-static int retains, releases;
-static const void *ctx_retain(const void *i) {
-    retains++;
-    return i;
-}
-static void ctx_release(const void *i) {
-    (void)i;
-    releases++;
-}
-static char *ctx_describe(const void *i) {
-    (void)i;
-    return strdup("sig-context");
-}
-
 static void sig_context_and_description(void) {
     probe p = {0};
-    RLSignalSourceContext ctx = {0, &p, ctx_retain, ctx_release, ctx_describe};
+    RLSignalSourceContext ctx = {0, &p, rl_test_ctx_retain, rl_test_ctx_release, rl_test_ctx_describe};
     RLRunLoopSourceRef s = RLSignalSourceCreate(SIGHUP, 7, cb, &ctx);
     RL_ASSERT(s != NULL);
-    RL_ASSERT_EQ_INT(retains, 1);
+    RL_ASSERT_EQ_INT(rl_test_ctx_retains, 1);
     RL_ASSERT_EQ_INT(RLRunLoopSourceGetOrder(s), 7);
     char *d = RLCopyDescription(s);
     RL_ASSERT(d != NULL);
@@ -264,7 +250,7 @@ static void sig_context_and_description(void) {
     RLRunLoopSourceGetContext(s, &got);
     RL_ASSERT_EQ_INT(got.version, 1);
     RLRelease(s);
-    RL_ASSERT_EQ_INT(releases, 1);
+    RL_ASSERT_EQ_INT(rl_test_ctx_releases, 1);
     RL_ASSERT(!is_blocked(SIGHUP));
 }
 
