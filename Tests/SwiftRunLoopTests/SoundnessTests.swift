@@ -147,6 +147,13 @@ final class RunLoopThreadLifetimeTests: XCTestCase {
         let thread = RunLoopThread(name: "test.stopjoin")
         thread.stop()
         XCTAssertTrue(thread.hasExited)
+        // pthread_join returns when the thread has exited; the kernel may drop
+        // its /proc entry a moment later, so that is waited for (bounded).
+        var waited = 0
+        while threadCount(named: "test.stopjoin") != 0 && waited < 10_000 {
+            usleep(1000)
+            waited += 1
+        }
         XCTAssertEqual(threadCount(named: "test.stopjoin"), 0)
         thread.stop()  // idempotent
     }
