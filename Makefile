@@ -41,7 +41,7 @@ GLIB_LIBS_OUT := $(BUILD)/libcrunloop-glib.a $(BUILD)/libcrunloop-glib.so
 GLIB_TEST_BINS := $(patsubst Tests/c-glib/%.c,$(BUILD)/tests/%,$(sort $(wildcard Tests/c-glib/test_*.c)))
 endif
 
-.PHONY: all lib install test check-layers test-c test-sanitize test-asan test-tsan test-valgrind test-swift \
+.PHONY: all lib install test check-layers layers-graph test-c test-sanitize test-asan test-tsan test-valgrind test-swift \
         test-swift-tsan test-clang test-make soak bench bench-quick examples demo fuzz format format-check help clean
 
 ## all: the libraries (same as lib)
@@ -158,6 +158,10 @@ check-layers: $(LIB_OBJS)
 	@sh Tests/layers/test.sh >$(BUILD)/check-layers-selftest.log 2>&1 || \
 	  { cat $(BUILD)/check-layers-selftest.log; echo "check-layers: its self-test failed"; exit 1; }
 	@python3 Tests/layers/check.py Sources/CRunLoop $(BUILD)/obj Tests/layers/allowed.txt
+
+## layers-graph: docs/ARCHITECTURE.md's who-calls-whom levels and mermaid graph, from the built objects
+layers-graph: $(LIB_OBJS)
+	@python3 Tests/layers/graph.py Sources/CRunLoop $(BUILD)/obj
 
 ## test-c: the C tests (Tests/c, Tests/c-glib), the CF-names compile check and README's C blocks
 test-c: check-layers $(TEST_BINS) $(GLIB_TEST_BINS) $(BUILD)/tests/cf_names_compile.ok $(BUILD)/tests/readme_c.ok

@@ -22,7 +22,7 @@
  * and the new one joins it (rl_embed_attach). A forked child replaces its
  * copy of the embedding set (shared with the parent, so touching it would
  * touch the parent's) by a new one under the same number. Those hooks of the
- * wait set are rl_embed_fd.c's, below rl_wait.c; this file drives the loop
+ * wait set are rl_embed_fd.c's, below rl_wait_set.c; this file drives the loop
  * for a host, above it.
  *
  * Work that is no event (a signalled version-0 source, a queued block, a

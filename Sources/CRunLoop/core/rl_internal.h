@@ -475,9 +475,42 @@ char *rl_observer_copy_description(const rl_object *obj);
 char *rl_timer_copy_description(const rl_object *obj);
 char *rl_loop_copy_description(const rl_object *obj);
 
-/* The loop's wait set (rl_wait.c); loop locked unless said otherwise. */
+/* The loop's wait set (rl_wait_set.c): the epoll set, the wake eventfd and
+   the version-1 sources' registrations; loop locked unless said otherwise. */
 bool rl_wait_set_open(RLRunLoopRef rl); /* at creation: epoll set + wake eventfd */
 void rl_wait_set_close(RLRunLoopRef rl);
+/* In a forked child, replaces the inherited kernel objects (the parent's)
+   by the child's own; nothing otherwise. */
+void rl_wait_own_kernel_objects(RLRunLoopRef rl);
+/* Whether the loop's kernel objects are still the parent's (made before a
+   fork, not remade since). Any thread, no lock. */
+bool rl_wait_set_inherited(RLRunLoopRef rl);
+/* Joins a descriptor the loop just made for itself (the timerfd) to its set,
+   readable and edge-triggered, its events tagged `data`; a registration
+   under that number, for a file closed behind its source's back, is
+   forgotten first. False only out of memory or room (ENOMEM, ENOSPC);
+   anything else is fatal, naming `object`. */
+bool rl_wait_set_join_own(RLRunLoopRef rl, int fd, uint64_t data, const char *object);
+/* Before a wait in m: remakes the kernel objects if the process forked,
+   rebuilds a stale set, arms exactly m's version-1 sources. */
+void rl_wait_prepare(RLRunLoopRef rl, rl_mode *m);
+/* The source's registration in this loop, -1 if none. */
+long rl_reg_find(RLRunLoopRef rl, RLRunLoopSourceRef s);
+/* Registers `s` watching `fd` (unwatched if fd < 0 or epoll refuses it),
+   armed if `armed`; -1 when out of memory (or epoll is: ENOMEM, ENOSPC). */
+long rl_reg_add(RLRunLoopRef rl, RLRunLoopSourceRef s, int fd, bool armed);
+void rl_reg_remove(RLRunLoopRef rl, long index);
+/* The armed mode gained or lost the registration's source. */
+void rl_reg_set_armed(RLRunLoopRef rl, long index, bool armed);
+/* The source's watched events changed: apply them; true if the loop must be
+   woken (it may sleep, and the registration is now always ready). */
+bool rl_reg_refresh(RLRunLoopRef rl, long index);
+/* Appends, for the always-ready registrations of m, the events they report
+   (after a wait, so perform is called for them); returns the new count. */
+int rl_wait_add_ready(RLRunLoopRef rl, rl_mode *m, struct epoll_event *events, int n, int max);
+
+/* The sleep/wake handshake and the timerfd (rl_wait.c); loop locked unless
+   said otherwise. */
 /* Arms the timerfd for `deadline` (RL_NEVER disarms) if that changed; false
    when the loop has no timerfd (then the wait itself must time out). Only a
    deadline the kernel accepted is recorded, so a failed arm (no timerfd
@@ -503,26 +536,6 @@ void rl_wait_signal(RLRunLoopRef rl);
    of events, or -1 with errno EINTR (a signal: the caller resumes); any
    other failure is a broken set and fatal. */
 int rl_wait_events(RLRunLoopRef rl, struct epoll_event *events, int max, int timeout_ms);
-/* In a forked child, replaces the inherited kernel objects (the parent's)
-   by the child's own; nothing otherwise. */
-void rl_wait_own_kernel_objects(RLRunLoopRef rl);
-/* Before a wait in m: remakes the kernel objects if the process forked,
-   rebuilds a stale set, arms exactly m's version-1 sources. */
-void rl_wait_prepare(RLRunLoopRef rl, rl_mode *m);
-/* The source's registration in this loop, -1 if none. */
-long rl_reg_find(RLRunLoopRef rl, RLRunLoopSourceRef s);
-/* Registers `s` watching `fd` (unwatched if fd < 0 or epoll refuses it),
-   armed if `armed`; -1 when out of memory (or epoll is: ENOMEM, ENOSPC). */
-long rl_reg_add(RLRunLoopRef rl, RLRunLoopSourceRef s, int fd, bool armed);
-void rl_reg_remove(RLRunLoopRef rl, long index);
-/* The armed mode gained or lost the registration's source. */
-void rl_reg_set_armed(RLRunLoopRef rl, long index, bool armed);
-/* The source's watched events changed: apply them; true if the loop must be
-   woken (it may sleep, and the registration is now always ready). */
-bool rl_reg_refresh(RLRunLoopRef rl, long index);
-/* Appends, for the always-ready registrations of m, the events they report
-   (after a wait, so perform is called for them); returns the new count. */
-int rl_wait_add_ready(RLRunLoopRef rl, rl_mode *m, struct epoll_event *events, int n, int max);
 
 /* The embedding descriptor's side of the wait set (rl_embed_fd.c); loop locked.
    init/close: with the wait set; detach: the wait set is about to be

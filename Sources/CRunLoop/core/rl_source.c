@@ -5,7 +5,7 @@
  * Invariants: a mode's sources0 set is ordered by order, ties in the order
  * added, and holds one reference per entry; a version-1 membership is one
  * entry of the mode's v1 list (naming the loop's one registration of the
- * source, rl_wait.c) holding one reference. `loops` has one entry per
+ * source, rl_wait_set.c) holding one reference. `loops` has one entry per
  * membership (each mode, and the loop's common items), changed only with
  * `valid` checked under the source's lock.
  * schedule/cancel callouts run with no lock held.
