@@ -405,6 +405,36 @@ static inline char *rl_test_ctx_describe(const void *info) {
     return strdup("test-context");
 }
 
+/* Callouts that only count their calls, whatever their info: each kind in
+   its own counter, and every call in rl_test_calls (which a test's own
+   callouts may count in too). A test resets them as it needs. */
+static long rl_test_calls __attribute__((unused));
+static long rl_test_performed __attribute__((unused));
+static long rl_test_fired __attribute__((unused));
+static long rl_test_observed __attribute__((unused));
+
+static inline void rl_test_count_perform(void *info) {
+    (void)info;
+    rl_test_performed++;
+    rl_test_calls++;
+}
+
+static inline void rl_test_count_fire(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+    rl_test_fired++;
+    rl_test_calls++;
+}
+
+static inline void rl_test_count_observe(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o;
+    (void)a;
+    (void)info;
+    rl_test_observed++;
+    rl_test_calls++;
+}
+
+/* Observer callout counting its calls in the int that info points to. */
 static inline void rl_test_count_call(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
     (void)o;
     (void)a;

@@ -18,7 +18,7 @@ static void null_objects_are_ignored(void) {
     RL_ASSERT(!RLRunLoopIsWaiting(NULL));
     RLRunLoopWakeUp(NULL);
     RLRunLoopStop(NULL);
-    RLRunLoopPerformFunction(NULL, kRLRunLoopDefaultMode, count_perform, NULL);
+    RLRunLoopPerformFunction(NULL, kRLRunLoopDefaultMode, rl_test_count_perform, NULL);
     RLRunLoopPerformFunction(rl, kRLRunLoopDefaultMode, NULL, NULL);
 
     RL_ASSERT(!RLRunLoopContainsSource(NULL, NULL, kRLRunLoopDefaultMode));
@@ -45,7 +45,7 @@ static void null_objects_are_ignored(void) {
     RLRunLoopSourceContext sc;
     memset(&sc, 0x5A, sizeof sc);
     RLRunLoopSourceGetContext(NULL, &sc);
-    RLRunLoopSourceRef s = rl_test_source0(0, count_perform, NULL);
+    RLRunLoopSourceRef s = rl_test_source0(0, rl_test_count_perform, NULL);
     RLRunLoopSourceGetContext(s, NULL);
     RLRelease(s);
 
@@ -57,7 +57,7 @@ static void null_objects_are_ignored(void) {
     RL_ASSERT(!RLRunLoopObserverIsValid(NULL));
     RLRunLoopObserverContext oc;
     RLRunLoopObserverGetContext(NULL, &oc);
-    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopEntry, true, 0, count_obs, NULL);
+    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopEntry, true, 0, rl_test_count_observe, NULL);
     RLRunLoopObserverGetContext(o, NULL);
     RLRelease(o);
 
@@ -73,22 +73,22 @@ static void null_objects_are_ignored(void) {
     RL_ASSERT_EQ_DBL(RLRunLoopTimerGetTolerance(NULL), 0);
     RLRunLoopTimerContext tc;
     RLRunLoopTimerGetContext(NULL, &tc);
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0, count_timer, NULL);
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0, rl_test_count_fire, NULL);
     RLRunLoopTimerGetContext(t, NULL);
     RLRelease(t);
 
     char *d = RLCopyDescription(NULL);
     RL_ASSERT_STR_EQ(d, "(null)");
     free(d);
-    RL_ASSERT_EQ_INT(g_count, 0);
+    RL_ASSERT_EQ_INT(rl_test_calls, 0);
     assert_loop_still_works();
 }
 
 static void null_and_empty_mode_names_are_ignored(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopSourceRef s = rl_test_source0(0, count_perform, NULL);
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0, count_timer, NULL);
-    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAllActivities, true, 0, count_obs, NULL);
+    RLRunLoopSourceRef s = rl_test_source0(0, rl_test_count_perform, NULL);
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0, rl_test_count_fire, NULL);
+    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAllActivities, true, 0, rl_test_count_observe, NULL);
     RLRunLoopMode bad[] = {NULL, ""};
     for (int i = 0; i < 2; i++) {
         RLRunLoopAddSource(rl, s, bad[i]);
@@ -101,7 +101,7 @@ static void null_and_empty_mode_names_are_ignored(void) {
         RLRunLoopRemoveTimer(rl, t, bad[i]);
         RLRunLoopRemoveObserver(rl, o, bad[i]);
         RLRunLoopAddCommonMode(rl, bad[i]);
-        RLRunLoopPerformFunction(rl, bad[i], count_perform, NULL);
+        RLRunLoopPerformFunction(rl, bad[i], rl_test_count_perform, NULL);
         RL_ASSERT_EQ_DBL(RLRunLoopGetNextTimerFireDate(rl, bad[i]), 0);
         RL_ASSERT_EQ_INT(RLRunLoopRunInMode(bad[i], 0.1, false), kRLRunLoopRunFinished);
     }
@@ -113,12 +113,12 @@ static void null_and_empty_mode_names_are_ignored(void) {
     RL_ASSERT(!rl_test_list_has(m, ""));
     RL_ASSERT(!rl_test_list_has(m, "kCFRunLoopCommonModes"));
     rl_test_free_list(m);
-    RL_ASSERT_EQ_INT(g_count, 0);
+    RL_ASSERT_EQ_INT(rl_test_calls, 0);
     /* The items themselves still work. */
     RLRunLoopAddSource(rl, s, "fine");
     RLRunLoopSourceSignal(s);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("fine", 1, true), kRLRunLoopRunHandledSource);
-    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
     RLRunLoopSourceInvalidate(s);
     RLRelease(s);
     RLRelease(t);
@@ -129,7 +129,7 @@ static void null_and_empty_mode_names_are_ignored(void) {
 static void source_context_with_a_bad_version_is_refused(void) {
     RLRunLoopSourceContext c;
     memset(&c, 0, sizeof c);
-    c.perform = count_perform;
+    c.perform = rl_test_count_perform;
     c.version = 2;
     RL_ASSERT(RLRunLoopSourceCreate(0, &c) == NULL);
     c.version = -1;
@@ -141,12 +141,12 @@ static void source_context_with_a_bad_version_is_refused(void) {
 
 static void bad_intervals_are_clamped(void) {
     RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
-    RLRunLoopTimerRef nan_i = rl_test_timer(now, NAN, count_timer, NULL);
-    RLRunLoopTimerRef neg_i = rl_test_timer(now, -5, count_timer, NULL);
-    RLRunLoopTimerRef ninf_i = rl_test_timer(now, -INFINITY, count_timer, NULL);
-    RLRunLoopTimerRef huge_i = rl_test_timer(now, 1e300, count_timer, NULL);
-    RLRunLoopTimerRef inf_i = rl_test_timer(now, INFINITY, count_timer, NULL);
-    RLRunLoopTimerRef tiny_i = rl_test_timer(now + 1000, 1e-12, count_timer, NULL);
+    RLRunLoopTimerRef nan_i = rl_test_timer(now, NAN, rl_test_count_fire, NULL);
+    RLRunLoopTimerRef neg_i = rl_test_timer(now, -5, rl_test_count_fire, NULL);
+    RLRunLoopTimerRef ninf_i = rl_test_timer(now, -INFINITY, rl_test_count_fire, NULL);
+    RLRunLoopTimerRef huge_i = rl_test_timer(now, 1e300, rl_test_count_fire, NULL);
+    RLRunLoopTimerRef inf_i = rl_test_timer(now, INFINITY, rl_test_count_fire, NULL);
+    RLRunLoopTimerRef tiny_i = rl_test_timer(now + 1000, 1e-12, rl_test_count_fire, NULL);
     RL_ASSERT(nan_i && neg_i && ninf_i && huge_i && inf_i && tiny_i);
     RL_ASSERT_EQ_DBL(RLRunLoopTimerGetInterval(nan_i), 0);
     RL_ASSERT(!RLRunLoopTimerDoesRepeat(nan_i));
@@ -164,7 +164,7 @@ static void bad_intervals_are_clamped(void) {
     RLRunLoopTimerRef all[] = {nan_i, neg_i, ninf_i, huge_i, inf_i};
     for (int i = 0; i < 5; i++) RLRunLoopAddTimer(rl, all[i], kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 5);
+    RL_ASSERT_EQ_INT(rl_test_calls, 5);
     RL_ASSERT(!RLRunLoopTimerIsValid(nan_i) && !RLRunLoopTimerIsValid(neg_i) && !RLRunLoopTimerIsValid(ninf_i));
     RL_ASSERT(RLRunLoopTimerIsValid(huge_i) && RLRunLoopTimerIsValid(inf_i));
     RL_ASSERT_GE_DBL(RLRunLoopTimerGetNextFireDate(huge_i), now + 504911232.0 - 1);
@@ -189,14 +189,14 @@ static void tiny_interval_timer_does_not_hang_the_loop(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 1e-9, fast_timer, NULL);
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
-    RLRunLoopSourceRef s = rl_test_source0(0, count_perform, NULL);
+    RLRunLoopSourceRef s = rl_test_source0(0, rl_test_count_perform, NULL);
     RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
     RLRunLoopSourceSignal(s);
     double t0 = rl_test_now();
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_LE_DBL(rl_test_now() - t0, 10);
     RL_ASSERT_GE_INT(g_fast, 2);
-    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
     RLRunLoopTimerInvalidate(t);
     RLRelease(t);
     RLRunLoopSourceInvalidate(s);
@@ -208,11 +208,11 @@ static void bad_fire_dates_are_clamped(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     RLAbsoluteTime before = RLAbsoluteTimeGetCurrent();
-    RLRunLoopTimerRef nan_d = rl_test_timer(NAN, 0, count_timer, NULL);
-    RLRunLoopTimerRef ninf_d = rl_test_timer(-INFINITY, 0, count_timer, NULL);
-    RLRunLoopTimerRef past = rl_test_timer(-1e300, 0, count_timer, NULL);
-    RLRunLoopTimerRef inf_d = rl_test_timer(INFINITY, 0, count_timer, NULL);
-    RLRunLoopTimerRef huge_d = rl_test_timer(1e300, 1, count_timer, NULL);
+    RLRunLoopTimerRef nan_d = rl_test_timer(NAN, 0, rl_test_count_fire, NULL);
+    RLRunLoopTimerRef ninf_d = rl_test_timer(-INFINITY, 0, rl_test_count_fire, NULL);
+    RLRunLoopTimerRef past = rl_test_timer(-1e300, 0, rl_test_count_fire, NULL);
+    RLRunLoopTimerRef inf_d = rl_test_timer(INFINITY, 0, rl_test_count_fire, NULL);
+    RLRunLoopTimerRef huge_d = rl_test_timer(1e300, 1, rl_test_count_fire, NULL);
     RL_ASSERT(nan_d && ninf_d && past && inf_d && huge_d);
     /* NaN means now. */
     RLAbsoluteTime d = RLRunLoopTimerGetNextFireDate(nan_d);
@@ -228,7 +228,7 @@ static void bad_fire_dates_are_clamped(void) {
     for (int i = 0; i < 5; i++) RLRunLoopAddTimer(rl, all[i], kRLRunLoopDefaultMode);
     /* The NaN and past ones fire now; the far ones do not. */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 3);
+    RL_ASSERT_EQ_INT(rl_test_calls, 3);
     RL_ASSERT_GE_DBL(RLRunLoopGetNextTimerFireDate(rl, kRLRunLoopDefaultMode), before + 1e6);
     /* SetNextFireDate clamps the same way. */
     RLRunLoopTimerSetNextFireDate(inf_d, NAN);
@@ -237,7 +237,7 @@ static void bad_fire_dates_are_clamped(void) {
     RLRunLoopTimerSetNextFireDate(huge_d, INFINITY);
     RL_ASSERT_LE_DBL(RLRunLoopTimerGetNextFireDate(huge_d), 4039289856.0 + 1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 4);
+    RL_ASSERT_EQ_INT(rl_test_calls, 4);
     for (int i = 0; i < 5; i++) {
         RLRunLoopTimerInvalidate(all[i]);
         RLRelease(all[i]);
@@ -261,7 +261,7 @@ static void bad_run_timeouts(void) {
 }
 
 static void bad_tolerances_are_clamped(void) {
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 10, 0, count_timer, NULL);
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 10, 0, rl_test_count_fire, NULL);
     RLRunLoopTimerSetTolerance(t, NAN);
     RL_ASSERT_EQ_DBL(RLRunLoopTimerGetTolerance(t), 0);
     RLRunLoopTimerSetTolerance(t, -INFINITY);
@@ -272,7 +272,7 @@ static void bad_tolerances_are_clamped(void) {
     RL_ASSERT(!isnan(RLRunLoopTimerGetTolerance(t)));
     RLRunLoopTimerSetTolerance(t, 0);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, false), kRLRunLoopRunFinished);
-    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
     RLRelease(t);
     assert_loop_still_works();
 }
@@ -286,7 +286,7 @@ static int bad_fd(void *info) {
 }
 
 static RLRunLoopSourceRef bad_fd_source(void) {
-    return rl_test_source1(0, bad_fd, count_perform, NULL);
+    return rl_test_source1(0, bad_fd, rl_test_count_perform, NULL);
 }
 
 static int g_waits;
@@ -307,7 +307,7 @@ static void invalid_fds_stay_in_the_mode_unwatched(void) {
         RL_ASSERT(RLRunLoopContainsSource(rl, s, kRLRunLoopDefaultMode));
         g_waits = 0;
         RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false), kRLRunLoopRunTimedOut);
-        RL_ASSERT_EQ_INT(g_count, 0);
+        RL_ASSERT_EQ_INT(rl_test_calls, 0);
         RL_ASSERT_LE_INT(g_waits, 2);
         RLRunLoopRemoveSource(rl, s, kRLRunLoopDefaultMode);
         RLRelease(s);
@@ -326,7 +326,7 @@ static void drain(void *info) {
     (void)info;
     char b[16];
     while (read(g_fd_p[0], b, sizeof b) > 0) {}
-    g_count++;
+    rl_test_calls++;
 }
 
 static void fd_closed_while_in_a_mode_does_not_break_the_loop(void) {
@@ -336,7 +336,7 @@ static void fd_closed_while_in_a_mode_does_not_break_the_loop(void) {
     RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(write(g_fd_p[1], "x", 1), 1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1, true), kRLRunLoopRunHandledSource);
-    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
     /* Close both ends behind the loop's back, then keep running. */
     close(g_fd_p[0]);
     close(g_fd_p[1]);
@@ -345,9 +345,9 @@ static void fd_closed_while_in_a_mode_does_not_break_the_loop(void) {
     RLRunLoopRemoveSource(rl, s, kRLRunLoopDefaultMode);
     RLRunLoopSourceInvalidate(s);
     RLRelease(s);
-    int before = g_count;
+    int before = rl_test_calls;
     assert_loop_still_works();
-    RL_ASSERT_EQ_INT(g_count, before + 2);
+    RL_ASSERT_EQ_INT(rl_test_calls, before + 2);
 }
 
 static void same_fd_in_two_sources_of_a_mode_is_watched_once(void) {
@@ -355,13 +355,13 @@ static void same_fd_in_two_sources_of_a_mode_is_watched_once(void) {
     RL_ASSERT_EQ_INT(pipe2(g_fd_p, O_NONBLOCK | O_CLOEXEC), 0);
     RLRunLoopSourceRef a = rl_test_source1(0, pipe_fd, drain, NULL);
     /* does not consume: would spin if watched */
-    RLRunLoopSourceRef b = rl_test_source1(0, pipe_fd, count_perform, NULL);
+    RLRunLoopSourceRef b = rl_test_source1(0, pipe_fd, rl_test_count_perform, NULL);
     RLRunLoopAddSource(rl, a, kRLRunLoopDefaultMode);
     RLRunLoopAddSource(rl, b, kRLRunLoopDefaultMode);
     RL_ASSERT(RLRunLoopContainsSource(rl, b, kRLRunLoopDefaultMode));
     RL_ASSERT_EQ_INT(write(g_fd_p[1], "x", 1), 1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
     RLRunLoopSourceInvalidate(a);
     RLRunLoopSourceInvalidate(b);
     RLRelease(a);
@@ -388,8 +388,8 @@ static void *add_elsewhere(void *arg) {
 
 static void timer_and_observer_added_to_a_second_loop_are_ignored(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    g_shared_timer = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.02, 0, count_timer, NULL);
-    g_shared_obs = RLRunLoopObserverCreate(kRLRunLoopEntry, true, 0, count_obs, NULL);
+    g_shared_timer = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.02, 0, rl_test_count_fire, NULL);
+    g_shared_obs = RLRunLoopObserverCreate(kRLRunLoopEntry, true, 0, rl_test_count_observe, NULL);
     RLRunLoopAddTimer(rl, g_shared_timer, kRLRunLoopDefaultMode);
     RLRunLoopAddObserver(rl, g_shared_obs, kRLRunLoopDefaultMode);
     pthread_t th;
@@ -401,7 +401,7 @@ static void timer_and_observer_added_to_a_second_loop_are_ignored(void) {
     RL_ASSERT(RLRunLoopContainsTimer(rl, g_shared_timer, kRLRunLoopDefaultMode));
     RL_ASSERT(RLRunLoopContainsObserver(rl, g_shared_obs, kRLRunLoopDefaultMode));
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, false), kRLRunLoopRunFinished);
-    RL_ASSERT_EQ_INT(g_count, 2); /* Entry observer + timer */
+    RL_ASSERT_EQ_INT(rl_test_calls, 2); /* Entry observer + timer */
     RLRunLoopObserverInvalidate(g_shared_obs);
     RLRelease(g_shared_obs);
     RLRelease(g_shared_timer);
@@ -410,9 +410,9 @@ static void timer_and_observer_added_to_a_second_loop_are_ignored(void) {
 
 static void objects_released_while_scheduled_live_on(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.01, 0, count_timer, NULL);
-    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopEntry, false, 0, count_obs, NULL);
-    RLRunLoopSourceRef s = rl_test_source0(0, count_perform, NULL);
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.01, 0, rl_test_count_fire, NULL);
+    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopEntry, false, 0, rl_test_count_observe, NULL);
+    RLRunLoopSourceRef s = rl_test_source0(0, rl_test_count_perform, NULL);
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
     RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
     RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
@@ -421,7 +421,7 @@ static void objects_released_while_scheduled_live_on(void) {
     RLRelease(s);
     RLRunLoopSourceSignal(s); /* still alive: the loop holds it */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.2, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 3);                        /* observer once, source, timer */
+    RL_ASSERT_EQ_INT(rl_test_calls, 3);                  /* observer once, source, timer */
     RLRunLoopRemoveSource(rl, s, kRLRunLoopDefaultMode); /* last reference: freed */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false), kRLRunLoopRunFinished);
     assert_loop_still_works();
@@ -431,9 +431,9 @@ static void objects_released_while_scheduled_live_on(void) {
 
 static void invalidated_objects_are_ignored(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopSourceRef s = rl_test_source0(0, count_perform, NULL);
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 1, count_timer, NULL);
-    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAllActivities, true, 0, count_obs, NULL);
+    RLRunLoopSourceRef s = rl_test_source0(0, rl_test_count_perform, NULL);
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 1, rl_test_count_fire, NULL);
+    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAllActivities, true, 0, rl_test_count_observe, NULL);
     RLRunLoopSourceInvalidate(s);
     RLRunLoopTimerInvalidate(t);
     RLRunLoopObserverInvalidate(o);
@@ -465,7 +465,7 @@ static void invalidated_objects_are_ignored(void) {
     RL_ASSERT_EQ_INT(RLRunLoopObserverGetActivities(o), kRLRunLoopAllActivities);
     /* The default mode is empty: nothing was added. */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false), kRLRunLoopRunFinished);
-    RL_ASSERT_EQ_INT(g_count, 0);
+    RL_ASSERT_EQ_INT(rl_test_calls, 0);
     RLRelease(s);
     RLRelease(t);
     RLRelease(o);
@@ -475,9 +475,9 @@ static void invalidated_objects_are_ignored(void) {
 /* Removing items that are not there, from modes that do not exist. */
 static void removing_what_is_not_there_is_ignored(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopSourceRef s = rl_test_source0(0, count_perform, NULL);
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 100, 0, count_timer, NULL);
-    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopEntry, true, 0, count_obs, NULL);
+    RLRunLoopSourceRef s = rl_test_source0(0, rl_test_count_perform, NULL);
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 100, 0, rl_test_count_fire, NULL);
+    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopEntry, true, 0, rl_test_count_observe, NULL);
     RLRunLoopRemoveSource(rl, s, "nowhere");
     RLRunLoopRemoveTimer(rl, t, "nowhere");
     RLRunLoopRemoveObserver(rl, o, "nowhere");
@@ -500,12 +500,12 @@ static void very_long_mode_names_work(void) {
     char *name = malloc(n + 1);
     memset(name, 'm', n);
     name[n] = 0;
-    RLRunLoopSourceRef s = rl_test_source0(0, count_perform, NULL);
+    RLRunLoopSourceRef s = rl_test_source0(0, rl_test_count_perform, NULL);
     RLRunLoopAddSource(rl, s, name);
     RLRunLoopSourceSignal(s);
     name[n - 1] = 'm'; /* same content, checked after the add copied it */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(name, 1, true), kRLRunLoopRunHandledSource);
-    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
     name[n - 1] = 'x';
     RL_ASSERT(!RLRunLoopContainsSource(rl, s, name));
     RLRunLoopSourceInvalidate(s);

@@ -60,7 +60,7 @@ static RLRunLoopSourceRef counted_source(counts *c, void (*perform)(void *)) {
 static void invalidated_source_leaves_the_common_set(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     counts c = {0};
-    RLRunLoopSourceRef s = counted_source(&c, count_perform);
+    RLRunLoopSourceRef s = counted_source(&c, rl_test_count_perform);
     RLRunLoopAddSource(rl, s, kRLRunLoopCommonModes);
     RLRunLoopRemoveSource(rl, s, kRLRunLoopDefaultMode); /* the only common mode */
     RL_ASSERT(!RLRunLoopContainsSource(rl, s, kRLRunLoopDefaultMode));
@@ -81,9 +81,9 @@ static void invalidated_timer_and_observer_leave_the_common_set(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     counts ct = {0}, co = {0};
     RLRunLoopTimerContext tc = {0, &ct, c_retain, c_release, NULL};
-    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + 100, 0, 0, 0, count_timer, &tc);
+    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + 100, 0, 0, 0, rl_test_count_fire, &tc);
     RLRunLoopObserverContext oc = {0, &co, c_retain, c_release, NULL};
-    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAllActivities, true, 0, count_obs, &oc);
+    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAllActivities, true, 0, rl_test_count_observe, &oc);
     RLRunLoopAddTimer(rl, t, kRLRunLoopCommonModes);
     RLRunLoopAddObserver(rl, o, kRLRunLoopCommonModes);
     RLRunLoopRemoveTimer(rl, t, kRLRunLoopDefaultMode);
@@ -106,10 +106,10 @@ static void invalidated_timer_and_observer_leave_the_common_set(void) {
 static void same_item_added_twice_is_there_once(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     counts c = {0};
-    RLRunLoopSourceRef s = counted_source(&c, count_perform);
+    RLRunLoopSourceRef s = counted_source(&c, rl_test_count_perform);
     rl_test_log log = {0};
     RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopEntry, 0, &log);
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0, count_timer, NULL);
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0, rl_test_count_fire, NULL);
     for (int i = 0; i < 3; i++) {
         RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
         RLRunLoopAddSource(rl, s, kRLRunLoopCommonModes); /* default is common: already there */
@@ -122,7 +122,7 @@ static void same_item_added_twice_is_there_once(void) {
     RLRunLoopSourceSignal(s);
     RLRunLoopSourceSignal(s);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 2);         /* one perform, one timer fire */
+    RL_ASSERT_EQ_INT(rl_test_calls, 2);   /* one perform, one timer fire */
     RL_ASSERT_LOG(&log, kRLRunLoopEntry); /* the observer once */
     /* One removal by name takes it out of the mode, though added twice; it
        stays in the common set until removed from it. */
@@ -157,7 +157,7 @@ static void *hold_source_in_own_loop(void *arg) {
 
 static void source_in_two_loops_is_invalidated_in_both(void) {
     counts c = {0};
-    g_two_loop_src = counted_source(&c, count_perform);
+    g_two_loop_src = counted_source(&c, rl_test_count_perform);
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopAddSource(rl, g_two_loop_src, kRLRunLoopDefaultMode);
     pthread_t th;
@@ -183,20 +183,20 @@ static RLRunLoopTimerRef g_self_timer;
 static RLRunLoopObserverRef g_self_obs;
 static void release_self_source(void *info) {
     (void)info;
-    g_count++;
+    rl_test_calls++;
     RLRunLoopSourceInvalidate(g_self_src);
     RLRelease(g_self_src); /* our last reference; the loop's callout holds one */
 }
 static void release_self_timer(RLRunLoopTimerRef t, void *info) {
     (void)info;
-    g_count++;
+    rl_test_calls++;
     RLRunLoopTimerInvalidate(t);
     RLRelease(g_self_timer);
 }
 static void release_self_obs(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
     (void)a;
     (void)info;
-    g_count++;
+    rl_test_calls++;
     RLRunLoopObserverInvalidate(o);
     RLRelease(g_self_obs);
 }
@@ -214,7 +214,7 @@ static void last_reference_released_inside_own_callout(void) {
        loaded machine under valgrind may need more than a tenth of a second. */
     RLRunLoopRunResult r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false);
     RL_ASSERT(r == kRLRunLoopRunFinished); /* everything left the mode */
-    RL_ASSERT_EQ_INT(g_count, 3);
+    RL_ASSERT_EQ_INT(rl_test_calls, 3);
     assert_loop_still_works();
 }
 
@@ -230,7 +230,7 @@ static void read_one(void *info) {
     (void)info;
     char b;
     if (read(g_fd, &b, 1) == 1) g_got = b;
-    g_count++;
+    rl_test_calls++;
 }
 
 /* A version-1 source watches the open file its fd named when it was added
@@ -271,13 +271,13 @@ static void v1_source_fd_closed_and_number_reused(void) {
     RL_ASSERT_EQ_INT(g_got, 'a');
     replace_with_new_pipe(g_fd, a[1], b);
     RL_ASSERT_EQ_INT(write(b[1], "b", 1), 1);
-    int before = g_count;
+    int before = rl_test_calls;
     RLRunLoopRunResult r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, false);
     RL_ASSERT(r == kRLRunLoopRunTimedOut);
-    RL_ASSERT_LE_INT(g_count - before, 1); /* no spin whatever it watches */
+    RL_ASSERT_LE_INT(rl_test_calls - before, 1); /* no spin whatever it watches */
     RLRunLoopRemoveSource(rl, s, kRLRunLoopDefaultMode);
     RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
-    if (g_count == before) {
+    if (rl_test_calls == before) {
         RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1, true), kRLRunLoopRunHandledSource);
     }
     RL_ASSERT_EQ_INT(g_got, 'b');
@@ -382,7 +382,7 @@ static void signal_cb(int signo, uint32_t count, void *info) {
     (void)signo;
     (void)count;
     (void)info;
-    g_count++;
+    rl_test_calls++;
 }
 
 static void signal_source_bad_input(void) {
@@ -396,7 +396,7 @@ static void signal_source_bad_input(void) {
     for (int sig = 1; sig < 32; sig++)
         RL_ASSERT_EQ_INT(sigismember(&before, sig), sigismember(&after, sig)); /* no mask changed */
     RL_ASSERT_EQ_INT(RLSignalSourceGetSignal(NULL), 0);
-    RLRunLoopSourceRef plain = rl_test_source0(0, count_perform, NULL);
+    RLRunLoopSourceRef plain = rl_test_source0(0, rl_test_count_perform, NULL);
     RL_ASSERT_EQ_INT(RLSignalSourceGetSignal(plain), 0);
     RLRelease(plain);
     /* Invalidated: Signal (for version-1) and adds are ignored; GetSignal still answers. */
@@ -413,7 +413,7 @@ static void signal_source_bad_input(void) {
     /* The last source freed: the thread's mask is back as it was. */
     pthread_sigmask(SIG_SETMASK, NULL, &after);
     RL_ASSERT_EQ_INT(sigismember(&after, SIGUSR2), sigismember(&before, SIGUSR2));
-    RL_ASSERT_EQ_INT(g_count, 0);
+    RL_ASSERT_EQ_INT(rl_test_calls, 0);
     assert_loop_still_works();
 }
 
@@ -484,10 +484,10 @@ static void extreme_fire_dates_and_grids(void) {
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     /* A 1 µs grid that starts in the distant past: fires once (however
        late), lands on a finite future date, and does not hang the loop. */
-    RLRunLoopTimerRef old_fast = rl_test_timer(-1e300, 1e-9, count_timer, NULL);
-    RLRunLoopTimerRef dmax = rl_test_timer(DBL_MAX, 0, count_timer, NULL);
-    RLRunLoopTimerRef dmin = rl_test_timer(-DBL_MAX, 0, count_timer, NULL);
-    RLRunLoopTimerRef denorm = rl_test_timer(DBL_MIN / 4, 0, count_timer, NULL); /* 2001 + tiny: past */
+    RLRunLoopTimerRef old_fast = rl_test_timer(-1e300, 1e-9, rl_test_count_fire, NULL);
+    RLRunLoopTimerRef dmax = rl_test_timer(DBL_MAX, 0, rl_test_count_fire, NULL);
+    RLRunLoopTimerRef dmin = rl_test_timer(-DBL_MAX, 0, rl_test_count_fire, NULL);
+    RLRunLoopTimerRef denorm = rl_test_timer(DBL_MIN / 4, 0, rl_test_count_fire, NULL); /* 2001 + tiny: past */
     RLRunLoopTimerRef all[] = {old_fast, dmax, dmin, denorm};
     for (int i = 0; i < 4; i++) {
         RL_ASSERT(all[i] != NULL);
@@ -495,7 +495,7 @@ static void extreme_fire_dates_and_grids(void) {
         RLRunLoopAddTimer(rl, all[i], kRLRunLoopDefaultMode);
     }
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 3); /* old_fast, dmin, denorm */
+    RL_ASSERT_EQ_INT(rl_test_calls, 3); /* old_fast, dmin, denorm */
     RLAbsoluteTime next = RLRunLoopTimerGetNextFireDate(old_fast);
     RL_ASSERT(isfinite(next));
     RL_ASSERT_GE_DBL(next, RLAbsoluteTimeGetCurrent() - 1);
@@ -507,7 +507,7 @@ static void extreme_fire_dates_and_grids(void) {
     double t0 = rl_test_now();
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_LE_DBL(rl_test_now() - t0, 10);
-    RL_ASSERT_GE_INT(g_count, 4);
+    RL_ASSERT_GE_INT(rl_test_calls, 4);
     /* The earliest date of the mode stays finite with a clamped timer in it. */
     RL_ASSERT(isfinite(RLRunLoopGetNextTimerFireDate(rl, kRLRunLoopDefaultMode)));
     for (int i = 0; i < 4; i++) {
@@ -515,12 +515,12 @@ static void extreme_fire_dates_and_grids(void) {
         RLRelease(all[i]);
     }
     RLRelease(keep);
-    g_count = 0;
+    rl_test_calls = 0;
     assert_loop_still_works();
 }
 
 static void repeating_timer_tolerance_is_clamped_to_half_the_interval(void) {
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 10, 0.01, count_timer, NULL);
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 10, 0.01, rl_test_count_fire, NULL);
     RLRunLoopTimerSetTolerance(t, 1e300);
     RL_ASSERT_LE_DBL(RLRunLoopTimerGetTolerance(t), 0.005);
     RLRunLoopTimerSetTolerance(t, INFINITY);
@@ -548,7 +548,7 @@ static int g_later_fires;
 static void redate_the_other(RLRunLoopTimerRef t, void *info) {
     (void)t;
     (void)info;
-    g_count++;
+    rl_test_calls++;
     RLRunLoopTimerSetNextFireDate(g_later, RLAbsoluteTimeGetCurrent() + 10);
 }
 static void later_fired(RLRunLoopTimerRef t, void *info) {
@@ -566,7 +566,7 @@ static void timer_redated_by_an_earlier_callout_of_the_pass_waits(void) {
     RLRunLoopAddTimer(rl, first, kRLRunLoopDefaultMode);
     RLRunLoopAddTimer(rl, g_later, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
     RL_ASSERT_EQ_INT(g_later_fires, 0);
     RL_ASSERT(RLRunLoopTimerIsValid(g_later));
     RL_ASSERT_GE_DBL(RLRunLoopTimerGetNextFireDate(g_later), RLAbsoluteTimeGetCurrent() + 5);
@@ -574,7 +574,7 @@ static void timer_redated_by_an_earlier_callout_of_the_pass_waits(void) {
     RLRelease(g_later);
     RLRelease(first);
     RLRelease(keep);
-    g_count = 0;
+    rl_test_calls = 0;
     assert_loop_still_works();
 }
 
@@ -651,9 +651,9 @@ static void dead_loop_ignores_everything(void) {
     RLRunLoopRef dead = p;
     RL_ASSERT(dead != NULL);
     counts c = {0};
-    RLRunLoopSourceRef s = counted_source(&c, count_perform);
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0, count_timer, NULL);
-    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAllActivities, true, 0, count_obs, NULL);
+    RLRunLoopSourceRef s = counted_source(&c, rl_test_count_perform);
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0, rl_test_count_fire, NULL);
+    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAllActivities, true, 0, rl_test_count_observe, NULL);
     RLRunLoopAddSource(dead, s, kRLRunLoopDefaultMode);
     RLRunLoopAddTimer(dead, t, kRLRunLoopCommonModes);
     RLRunLoopAddObserver(dead, o, "m");
@@ -679,7 +679,7 @@ static void dead_loop_ignores_everything(void) {
     RL_ASSERT(RLRunLoopContainsTimer(RLRunLoopGetCurrent(), t, kRLRunLoopDefaultMode));
     /* Finished as soon as the one-shot timer fired (generous limit: valgrind). */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunFinished);
-    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
     RLRelease(s);
     RLRelease(t);
     RLRelease(o);

@@ -15,6 +15,7 @@
 #endif
 #include <CRunLoop.h>
 #include "rltest.h"
+#include "../../Sources/CRunLoop/core/rl_callout.h" /* the callouts: global, not public */
 
 #include <elf.h>
 #include <execinfo.h>
@@ -24,14 +25,6 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-
-/* Global in the library (static and shared); not in the public header. */
-void RL_IS_CALLING_OUT_TO_AN_OBSERVER_CALLBACK_FUNCTION(RLRunLoopObserverCallBack fn, RLRunLoopObserverRef o,
-                                                        RLRunLoopActivity activity, void *info);
-void RL_IS_CALLING_OUT_TO_A_TIMER_CALLBACK_FUNCTION(RLRunLoopTimerCallBack fn, RLRunLoopTimerRef t, void *info);
-void RL_IS_CALLING_OUT_TO_A_SOURCE0_PERFORM_FUNCTION(void (*perform)(void *), void *info);
-void RL_IS_CALLING_OUT_TO_A_SOURCE1_PERFORM_FUNCTION(void (*perform)(void *), void *info);
-void RL_IS_CALLING_OUT_TO_A_BLOCK(void (*fn)(void *), void *info);
 
 enum { OBSERVER, TIMER, SOURCE0, SOURCE1, BLOCK, KINDS };
 

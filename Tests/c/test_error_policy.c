@@ -167,59 +167,63 @@ static void replaced_message_port_eventfd_aborts_naming_write(void) {
 
 /* ---- a user's descriptors are not the loop's ----------------------------- */
 
-/* An RLFileDescriptor on fd (left open at invalidation) counting its
-   callouts in *calls, and its run-loop source in *source. */
-static RLFileDescriptorRef counting_fd(int fd, int *calls, RLRunLoopSourceRef *source) {
-    RLFileDescriptorContext ctx = {0, calls, NULL, NULL, NULL};
-    RLFileDescriptorRef f = RLFileDescriptorCreate(fd, false, count_callback, &ctx);
-    *source = RLFileDescriptorCreateRunLoopSource(f, 0);
-    return f;
+/* A pipe, and an RLFileDescriptor on its read end (left open at
+   invalidation) counting its callouts in `calls`, with its run-loop source. */
+typedef struct {
+    int p[2];
+    int calls;
+    RLFileDescriptorRef f;
+    RLRunLoopSourceRef s;
+} counting_pipe;
+
+static void open_counting_pipe(counting_pipe *c) {
+    RL_ASSERT_EQ_INT(pipe(c->p), 0);
+    c->calls = 0;
+    RLFileDescriptorContext ctx = {0, &c->calls, NULL, NULL, NULL};
+    c->f = RLFileDescriptorCreate(c->p[0], false, count_callback, &ctx);
+    c->s = RLFileDescriptorCreateRunLoopSource(c->f, 0);
+}
+
+static void release_counting_pipe(counting_pipe *c) {
+    RLFileDescriptorInvalidate(c->f);
+    RLRelease(c->s);
+    RLRelease(c->f);
 }
 
 /* A closed user descriptor fails epoll_ctl with EBADF too: that is the
    user's mistake, reported as poll() would (always ready), never fatal. */
 static void closed_user_descriptor_is_not_fatal(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    int p[2];
-    RL_ASSERT_EQ_INT(pipe(p), 0);
-    int calls = 0;
-    RLRunLoopSourceRef s;
-    RLFileDescriptorRef f = counting_fd(p[0], &calls, &s);
-    RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
-    close(p[0]);
-    close(p[1]);
-    RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack); /* ctl on a closed number */
+    counting_pipe c;
+    open_counting_pipe(&c);
+    RLRunLoopAddSource(rl, c.s, kRLRunLoopDefaultMode);
+    close(c.p[0]);
+    close(c.p[1]);
+    RLFileDescriptorEnableCallBacks(c.f, kRLFileDescriptorReadCallBack); /* ctl on a closed number */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, true), kRLRunLoopRunHandledSource);
-    RL_ASSERT_EQ_INT(calls, 1);
-    RLRunLoopRemoveSource(rl, s, kRLRunLoopDefaultMode);
-    RLFileDescriptorInvalidate(f);
-    RLRelease(s);
-    RLRelease(f);
+    RL_ASSERT_EQ_INT(c.calls, 1);
+    RLRunLoopRemoveSource(rl, c.s, kRLRunLoopDefaultMode);
+    release_counting_pipe(&c);
 }
 
 /* A user's number closed while registered: removing it fails epoll_ctl
    (EBADF) on a healthy set; the loop rebuilds its set and keeps working. */
 static void removing_a_closed_user_descriptor_is_not_fatal(void) {
     RLRunLoopRef rl = ready_loop();
-    int p[2];
-    RL_ASSERT_EQ_INT(pipe(p), 0);
-    int calls = 0;
-    RLRunLoopSourceRef s;
-    RLFileDescriptorRef f = counting_fd(p[0], &calls, &s);
-    RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
-    RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
-    close(p[0]);
-    RLRunLoopRemoveSource(rl, s, kRLRunLoopDefaultMode);
+    counting_pipe c;
+    open_counting_pipe(&c);
+    RLFileDescriptorEnableCallBacks(c.f, kRLFileDescriptorReadCallBack);
+    RLRunLoopAddSource(rl, c.s, kRLRunLoopDefaultMode);
+    close(c.p[0]);
+    RLRunLoopRemoveSource(rl, c.s, kRLRunLoopDefaultMode);
     static int fired;
     RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.02, 0, count_fire, &fired);
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.2, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(fired, 1);
-    RL_ASSERT_EQ_INT(calls, 0);
-    close(p[1]);
-    RLFileDescriptorInvalidate(f);
-    RLRelease(s);
-    RLRelease(f);
+    RL_ASSERT_EQ_INT(c.calls, 0);
+    close(c.p[1]);
+    release_counting_pipe(&c);
     RLRelease(t);
 }
 

@@ -9,9 +9,7 @@
 #include <stdatomic.h>
 #include <CRunLoop.h>
 #include "rltest.h"
-
-/* Global in the library; declared here only to find its frame in a stack. */
-void RL_IS_CALLING_OUT_TO_A_TIMER_CALLBACK_FUNCTION(void);
+#include "../../Sources/CRunLoop/core/rl_callout.h" /* the callouts: global, not public */
 
 static double slow(void) {
     const char *s = getenv("RL_TEST_SLOW");

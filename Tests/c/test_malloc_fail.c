@@ -118,24 +118,9 @@ static void expect_balanced(const counted *c, const char *what) {
 
 /* ---- callouts ------------------------------------------------------------ */
 
-static int performed, fired, observed, fd_called, port_messages, thread_performed;
+static int fd_called, port_messages, thread_performed;
 static _Atomic int block_ran, block_released, request_ran, request_released;
 
-static void source_perform(void *info) {
-    (void)info;
-    performed++;
-}
-static void timer_fire(RLRunLoopTimerRef t, void *info) {
-    (void)t;
-    (void)info;
-    fired++;
-}
-static void observe(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o;
-    (void)a;
-    (void)info;
-    observed++;
-}
 /* A queued function's release outside the call that queued it, without its
    function having run, is work dropped from a live loop. */
 typedef struct {
@@ -387,20 +372,20 @@ static void workload(outcome *out) {
     RLRunLoopAddCommonMode(rl, other_mode);
 
     /* A version-0 source in the default mode, signalled. */
-    RLRunLoopSourceRef s = counted_source(&source_info, source_perform);
+    RLRunLoopSourceRef s = counted_source(&source_info, rl_test_count_perform);
     RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
     out->source_in = RLRunLoopContainsSource(rl, s, kRLRunLoopDefaultMode);
     RLRunLoopSourceSignal(s);
 
     /* A due timer in the common modes. */
     RLRunLoopTimerContext tc = {0, &timer_info, counted_retain, counted_release, NULL};
-    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() - 1, 0, 0, 0, timer_fire, &tc);
+    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() - 1, 0, 0, 0, rl_test_count_fire, &tc);
     RLRunLoopAddTimer(rl, t, kRLRunLoopCommonModes);
     out->timer_in = RLRunLoopContainsTimer(rl, t, kRLRunLoopDefaultMode);
 
     /* An observer of every activity. */
     RLRunLoopObserverContext oc = {0, &observer_info, counted_retain, counted_release, NULL};
-    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAllActivities, true, 0, observe, &oc);
+    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAllActivities, true, 0, rl_test_count_observe, &oc);
     RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
     out->observer_in = RLRunLoopContainsObserver(rl, o, kRLRunLoopDefaultMode);
 
@@ -483,7 +468,8 @@ static void workload(outcome *out) {
 }
 
 static void reset_counts(void) {
-    performed = fired = observed = fd_called = port_messages = thread_performed = 0;
+    rl_test_performed = rl_test_fired = rl_test_observed = 0;
+    fd_called = port_messages = thread_performed = 0;
     atomic_store(&block_ran, 0);
     atomic_store(&block_released, 0);
     atomic_store(&request_ran, 0);
@@ -509,9 +495,9 @@ static void check(const outcome *out, bool failures, bool persistent) {
                  "port %d sent %d thread %d thread source %d delayed %d",
                  out->crowd.signal_in, nested_runs, out->got_loop, out->source_in, out->timer_in, out->observer_in,
                  out->fd_in, out->port_in, out->port_sent, out->thread_ok, out->thread_source_in, out->delayed_made);
-    if (out->source_in) RL_ASSERT_EQ_INT(performed, 1);
-    if (out->timer_in) RL_ASSERT_EQ_INT(fired, 1);
-    if (out->observer_in) RL_ASSERT_GE_INT(observed, 1);
+    if (out->source_in) RL_ASSERT_EQ_INT(rl_test_performed, 1);
+    if (out->timer_in) RL_ASSERT_EQ_INT(rl_test_fired, 1);
+    if (out->observer_in) RL_ASSERT_GE_INT(rl_test_observed, 1);
     if (out->fd_in) RL_ASSERT_EQ_INT(fd_called, 1);
     if (out->port_in && out->port_sent) RL_ASSERT_EQ_INT(port_messages, 1);
     /* Every queued function is released exactly once, run or not; the two in

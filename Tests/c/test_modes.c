@@ -8,18 +8,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-static int g_count;
 static int g_waits; /* BeforeWaiting callouts: one per sleep */
 
-static void count_perform(void *info) {
-    (void)info;
-    g_count++;
-}
-static void count_timer(RLRunLoopTimerRef t, void *info) {
-    (void)t;
-    (void)info;
-    g_count++;
-}
 static void count_wait(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
     (void)o;
     (void)a;
@@ -36,13 +26,13 @@ static RLRunLoopObserverRef count_waits_in(RLRunLoopMode mode) {
 static void source_is_serviced_only_in_its_mode(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    RLRunLoopSourceRef s = rl_test_source0(0, count_perform, NULL);
+    RLRunLoopSourceRef s = rl_test_source0(0, rl_test_count_perform, NULL);
     RLRunLoopAddSource(rl, s, "A");
     RLRunLoopSourceSignal(s);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, true), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 0);
+    RL_ASSERT_EQ_INT(rl_test_calls, 0);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("A", 1, true), kRLRunLoopRunHandledSource);
-    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
     RLRelease(s);
     RLRelease(keep);
 }
@@ -50,14 +40,14 @@ static void source_is_serviced_only_in_its_mode(void) {
 static void timer_is_serviced_only_in_its_mode(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() - 0.01, 0, count_timer, NULL);
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() - 0.01, 0, rl_test_count_fire, NULL);
     RLRunLoopAddTimer(rl, t, "A");
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 0);
+    RL_ASSERT_EQ_INT(rl_test_calls, 0);
     RL_ASSERT(RLRunLoopTimerIsValid(t));
     /* The one-shot timer fires, then "A" is empty. */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("A", 5, false), kRLRunLoopRunFinished);
-    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
     RLRelease(t);
     RLRelease(keep);
 }
@@ -66,11 +56,11 @@ static void work_for_another_mode_waits_for_that_mode(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     RLRunLoopSourceRef keepA = rl_test_keep_mode(rl, "A");
-    RLRunLoopPerformFunction(rl, "A", count_perform, NULL);
+    RLRunLoopPerformFunction(rl, "A", rl_test_count_perform, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 0);
+    RL_ASSERT_EQ_INT(rl_test_calls, 0);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("A", 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
     RLRelease(keep);
     RLRelease(keepA);
 }
@@ -82,7 +72,7 @@ static void read_pipe(void *info) {
     (void)info;
     char buf[64];
     while (read(g_pipe[0], buf, sizeof buf) > 0) {}
-    g_count++;
+    rl_test_calls++;
 }
 static int pipe_fd(void *info) {
     (void)info;
@@ -102,11 +92,11 @@ static void readable_fd_in_another_mode_neither_wakes_nor_spins(void) {
     RL_ASSERT_EQ_INT(write(g_pipe[1], "x", 1), 1);
     RLRunLoopObserverRef o = count_waits_in(kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.2, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 0);
+    RL_ASSERT_EQ_INT(rl_test_calls, 0);
     RL_ASSERT_LE_INT(g_waits, 2);
     /* In its own mode it performs. */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("other", 2, true), kRLRunLoopRunHandledSource);
-    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
     RLRunLoopSourceInvalidate(s);
     RLRelease(s);
     RLRelease(o);
@@ -118,15 +108,15 @@ static void readable_fd_in_another_mode_neither_wakes_nor_spins(void) {
 static void due_timers_in_another_mode_neither_wake_nor_spin(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    RLRunLoopTimerRef t1 = rl_test_timer(RLAbsoluteTimeGetCurrent() - 1, 0, count_timer, NULL);
-    RLRunLoopTimerRef t2 = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0.001, count_timer, NULL);
-    RLRunLoopTimerRef t3 = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0, count_timer, NULL);
+    RLRunLoopTimerRef t1 = rl_test_timer(RLAbsoluteTimeGetCurrent() - 1, 0, rl_test_count_fire, NULL);
+    RLRunLoopTimerRef t2 = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0.001, rl_test_count_fire, NULL);
+    RLRunLoopTimerRef t3 = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0, rl_test_count_fire, NULL);
     RLRunLoopAddTimer(rl, t1, "other");
     RLRunLoopAddTimer(rl, t2, "other");
     RLRunLoopAddTimer(rl, t3, "other");
     RLRunLoopObserverRef o = count_waits_in(kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.2, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 0);
+    RL_ASSERT_EQ_INT(rl_test_calls, 0);
     RL_ASSERT_LE_INT(g_waits, 2);
     RLRunLoopTimerInvalidate(t1);
     RLRunLoopTimerInvalidate(t2);
@@ -141,13 +131,13 @@ static void due_timers_in_another_mode_neither_wake_nor_spin(void) {
 static void signalled_source_in_another_mode_does_not_spin(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    RLRunLoopSourceRef s = rl_test_source0(0, count_perform, NULL);
+    RLRunLoopSourceRef s = rl_test_source0(0, rl_test_count_perform, NULL);
     RLRunLoopAddSource(rl, s, "other");
     RLRunLoopSourceSignal(s);
-    RLRunLoopPerformFunction(rl, "other", count_perform, NULL);
+    RLRunLoopPerformFunction(rl, "other", rl_test_count_perform, NULL);
     RLRunLoopObserverRef o = count_waits_in(kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.2, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 0);
+    RL_ASSERT_EQ_INT(rl_test_calls, 0);
     RL_ASSERT_LE_INT(g_waits, 2);
     RLRunLoopSourceInvalidate(s);
     RLRelease(s);
@@ -160,13 +150,13 @@ static void signalled_source_in_another_mode_does_not_spin(void) {
 static void timer_in_default_mode_waits_while_another_mode_runs(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, "other");
-    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.02, 0, count_timer, NULL);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.02, 0, rl_test_count_fire, NULL);
     RLRunLoopObserverRef o = count_waits_in("other");
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("other", 0.15, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 0);
+    RL_ASSERT_EQ_INT(rl_test_calls, 0);
     RL_ASSERT_LE_INT(g_waits, 2);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, false), kRLRunLoopRunFinished);
-    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
     RLRelease(t);
     RLRelease(o);
     RLRelease(keep);
@@ -176,15 +166,15 @@ static void timer_in_default_mode_waits_while_another_mode_runs(void) {
 
 static void default_mode_is_common(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopSourceRef s = rl_test_source0(0, count_perform, NULL);
+    RLRunLoopSourceRef s = rl_test_source0(0, rl_test_count_perform, NULL);
     RLRunLoopAddSource(rl, s, kRLRunLoopCommonModes);
     RL_ASSERT(RLRunLoopContainsSource(rl, s, kRLRunLoopCommonModes));
     RL_ASSERT(RLRunLoopContainsSource(rl, s, kRLRunLoopDefaultMode));
     RLRunLoopSourceSignal(s);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1, true), kRLRunLoopRunHandledSource);
-    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
     /* Added to the default mode only: not "in the common modes as such". */
-    RLRunLoopSourceRef s2 = rl_test_source0(0, count_perform, NULL);
+    RLRunLoopSourceRef s2 = rl_test_source0(0, rl_test_count_perform, NULL);
     RLRunLoopAddSource(rl, s2, kRLRunLoopDefaultMode);
     RL_ASSERT(!RLRunLoopContainsSource(rl, s2, kRLRunLoopCommonModes));
     /* Removing from the common modes removes from the default mode too. */
@@ -199,8 +189,8 @@ static void default_mode_is_common(void) {
 
 static void common_mode_items_reach_a_mode_made_common_later(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopSourceRef s = rl_test_source0(0, count_perform, NULL);
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 1000, 0, count_timer, NULL);
+    RLRunLoopSourceRef s = rl_test_source0(0, rl_test_count_perform, NULL);
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 1000, 0, rl_test_count_fire, NULL);
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting, true, 0, count_wait, NULL);
     RLRunLoopAddSource(rl, s, kRLRunLoopCommonModes);
     RLRunLoopAddTimer(rl, t, kRLRunLoopCommonModes);
@@ -211,17 +201,17 @@ static void common_mode_items_reach_a_mode_made_common_later(void) {
     RL_ASSERT(RLRunLoopContainsTimer(rl, t, "M"));
     RL_ASSERT(RLRunLoopContainsObserver(rl, o, "M"));
     /* Added to the common modes after M joined them: in M too. */
-    RLRunLoopSourceRef s2 = rl_test_source0(0, count_perform, NULL);
+    RLRunLoopSourceRef s2 = rl_test_source0(0, rl_test_count_perform, NULL);
     RLRunLoopAddSource(rl, s2, kRLRunLoopCommonModes);
     RL_ASSERT(RLRunLoopContainsSource(rl, s2, "M"));
     /* Each is serviced in M. */
     RLRunLoopSourceSignal(s);
     RLRunLoopSourceSignal(s2);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("M", 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 2);
+    RL_ASSERT_EQ_INT(rl_test_calls, 2);
     RLRunLoopTimerSetNextFireDate(t, RLAbsoluteTimeGetCurrent() + 0.01);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("M", 0.3, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 3);
+    RL_ASSERT_EQ_INT(rl_test_calls, 3);
     RL_ASSERT_GE_INT(g_waits, 1);
     /* Adding M again, or the default mode, changes nothing. */
     RLRunLoopAddCommonMode(rl, "M");
@@ -246,14 +236,14 @@ static void common_mode_work_runs_in_every_common_mode(void) {
     RLRunLoopSourceRef keepN = rl_test_keep_mode(rl, "N");
     RLRunLoopSourceRef keepD = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     RLRunLoopAddCommonMode(rl, "M");
-    RLRunLoopPerformFunction(rl, kRLRunLoopCommonModes, count_perform, NULL);
+    RLRunLoopPerformFunction(rl, kRLRunLoopCommonModes, rl_test_count_perform, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("N", 0, false), kRLRunLoopRunTimedOut); /* N is not common */
-    RL_ASSERT_EQ_INT(g_count, 0);
+    RL_ASSERT_EQ_INT(rl_test_calls, 0);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("M", 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 1);
-    RLRunLoopPerformFunction(rl, kRLRunLoopCommonModes, count_perform, NULL);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
+    RLRunLoopPerformFunction(rl, kRLRunLoopCommonModes, rl_test_count_perform, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 2);
+    RL_ASSERT_EQ_INT(rl_test_calls, 2);
     RLRelease(keepM);
     RLRelease(keepN);
     RLRelease(keepD);
@@ -262,15 +252,15 @@ static void common_mode_work_runs_in_every_common_mode(void) {
 static void mode_names_are_equal_by_content(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     char a[] = "my.mode", b[] = "my.mode";
-    RLRunLoopSourceRef s = rl_test_source0(0, count_perform, NULL);
+    RLRunLoopSourceRef s = rl_test_source0(0, rl_test_count_perform, NULL);
     RLRunLoopAddSource(rl, s, a);
     RL_ASSERT(RLRunLoopContainsSource(rl, s, b));
     RLRunLoopSourceSignal(s);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(b, 1, true), kRLRunLoopRunHandledSource);
-    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
     /* A copy of the common-modes name means the common modes. */
     char common[] = "kCFRunLoopCommonModes";
-    RLRunLoopSourceRef s2 = rl_test_source0(0, count_perform, NULL);
+    RLRunLoopSourceRef s2 = rl_test_source0(0, rl_test_count_perform, NULL);
     RLRunLoopAddSource(rl, s2, common);
     RL_ASSERT(RLRunLoopContainsSource(rl, s2, kRLRunLoopCommonModes));
     RL_ASSERT(RLRunLoopContainsSource(rl, s2, kRLRunLoopDefaultMode));
@@ -292,8 +282,8 @@ static void all_modes_lists_every_named_mode(void) {
     RL_ASSERT(!rl_test_list_has(m, "X1"));
     rl_test_free_list(m);
 
-    RLRunLoopSourceRef s = rl_test_source0(0, count_perform, NULL);
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 100, 0, count_timer, NULL);
+    RLRunLoopSourceRef s = rl_test_source0(0, rl_test_count_perform, NULL);
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 100, 0, rl_test_count_fire, NULL);
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopEntry, true, 0, count_wait, NULL);
     RLRunLoopAddSource(rl, s, "X1");
     RLRunLoopAddTimer(rl, t, "X2");

@@ -38,23 +38,8 @@ static long rss_kb(void) {
 
 /* ---- the items ------------------------------------------------------------- */
 
-static long performed, fired, observed, blocks_run, fd_reads, port_messages, requests_run;
+static long blocks_run, fd_reads, port_messages, requests_run;
 
-static void perform(void *info) {
-    (void)info;
-    performed++;
-}
-static void timer_fire(RLRunLoopTimerRef t, void *info) {
-    (void)t;
-    (void)info;
-    fired++;
-}
-static void observe(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o;
-    (void)a;
-    (void)info;
-    observed++;
-}
 static void block_fn(void *info) {
     (void)info;
     blocks_run++;
@@ -94,15 +79,15 @@ typedef struct {
 static void items_make(RLRunLoopRef rl, item_set *s) {
     RLRunLoopSourceContext sc;
     memset(&sc, 0, sizeof sc);
-    sc.perform = perform;
+    sc.perform = rl_test_count_perform;
     s->source = RLRunLoopSourceCreate(0, &sc);
     RLRunLoopAddSource(rl, s->source, kRLRunLoopCommonModes);
 
     RLRunLoopTimerContext tc = {0, NULL, NULL, NULL, NULL};
-    s->timer = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 1e-6, 0, 0, timer_fire, &tc);
+    s->timer = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 1e-6, 0, 0, rl_test_count_fire, &tc);
     RLRunLoopAddTimer(rl, s->timer, kRLRunLoopDefaultMode);
 
-    s->observer = RLRunLoopObserverCreate(kRLRunLoopAllActivities, true, 0, observe, NULL);
+    s->observer = RLRunLoopObserverCreate(kRLRunLoopAllActivities, true, 0, rl_test_count_observe, NULL);
     RLRunLoopAddObserver(rl, s->observer, kRLRunLoopCommonModes);
 
     int p[2];
@@ -176,13 +161,13 @@ static void soak_fds_and_rss_stay_flat(void) {
     long fds_after = rl_test_open_fds(), rss_after = rss_kb();
     printf("  %ld passes in %.1f s: %ld performs, %ld timer fires, %ld observer calls, %ld functions, "
            "%ld bytes read, %ld messages, %ld requests; fds %ld -> %ld, RSS %ld -> %ld KiB\n",
-           passes, took, performed, fired, observed, blocks_run, fd_reads, port_messages, requests_run, fds_before,
-           fds_after, rss_before, rss_after);
+           passes, took, rl_test_performed, rl_test_fired, rl_test_observed, blocks_run, fd_reads, port_messages,
+           requests_run, fds_before, fds_after, rss_before, rss_after);
     items_free(&s);
     RL_ASSERT_EQ_INT(fds_after, fds_before);
-    RL_ASSERT_GE_INT(performed, passes - passes / 100);
+    RL_ASSERT_GE_INT(rl_test_performed, passes - passes / 100);
     RL_ASSERT_GE_INT(blocks_run, passes);
-    RL_ASSERT_GE_INT(fired, 1);
+    RL_ASSERT_GE_INT(rl_test_fired, 1);
     RL_ASSERT_GE_INT(fd_reads, passes / 8 - 2 * (passes / 5000 + 1)); /* bytes left unread at each remake */
     RL_ASSERT_GE_INT(port_messages, passes / 8 - 2 * (passes / 5000 + 1));
     /* Flat: a few pages of slack for the allocator's own bookkeeping. */

@@ -22,6 +22,7 @@
 #include <sys/epoll.h>
 #include "CRunLoop.h"
 #include "rl_extras.h" /* what the extras may use too: objects, clocks */
+#include "rl_callout.h"
 #include "rl_timer_heap.h"
 
 typedef struct rl_mode rl_mode;
@@ -459,15 +460,6 @@ bool rl_do_sources0(RLRunLoopRef rl, rl_mode *m, bool stop_after_one);         /
 bool rl_mode_has_signalled_source(RLRunLoopRef rl, rl_mode *m);
 bool rl_do_timers(RLRunLoopRef rl, rl_mode *m);                                   /* __CFRunLoopDoTimers */
 bool rl_do_source1(RLRunLoopRef rl, rl_mode *m, uint64_t token, uint32_t events); /* __CFRunLoopDoSource1 */
-
-/* Callouts with names that tell a backtrace what the loop was doing. */
-void RL_IS_CALLING_OUT_TO_AN_OBSERVER_CALLBACK_FUNCTION(RLRunLoopObserverCallBack fn, RLRunLoopObserverRef o,
-                                                        RLRunLoopActivity activity, void *info);
-void RL_IS_CALLING_OUT_TO_A_TIMER_CALLBACK_FUNCTION(RLRunLoopTimerCallBack fn, RLRunLoopTimerRef t, void *info);
-void RL_IS_CALLING_OUT_TO_A_SOURCE0_PERFORM_FUNCTION(void (*perform)(void *), void *info);
-void RL_IS_CALLING_OUT_TO_A_SOURCE1_PERFORM_FUNCTION(void (*perform)(void *), void *info);
-void RL_IS_CALLING_OUT_TO_A_BLOCK(void (*fn)(void *), void *info);
-void RL_IS_SERVICING_THE_MAIN_DISPATCH_QUEUE(void (*drain)(void *), void *msg);
 
 /* Descriptions of the parts of a loop. */
 char *rl_source_copy_description(const rl_object *obj);
