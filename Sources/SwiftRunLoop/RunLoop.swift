@@ -58,8 +58,6 @@ import Musl
 public final class RunLoop: @unchecked Sendable {
     /// The C run loop (one reference owned).
     let ref: OpaquePointer
-    /// Where blocks queued for one mode wait (see `BlockCells`).
-    private let blockCells = BlockCells()
 
     private init(retaining ref: OpaquePointer) {
         self.ref = ref
@@ -299,13 +297,18 @@ public final class RunLoop: @unchecked Sendable {
         }
     }
 
-    /// Queues `block` for one mode in a cell of the loop's block cells (no
-    /// object of its own, so the closure's context is the only allocation);
-    /// does not wake the loop.
+    /// Queues `block` for one mode, held in the C item itself (its two
+    /// words are the item's payload), so the closure's context is the only
+    /// allocation; does not wake the loop.
     @inline(__always)
     private func enqueueBlock(_ block: @escaping @Sendable () -> Void, inMode mode: RLRunLoopMode) {
-        let cell = blockCells.take(block)
-        RLRunLoopPerformFunctionWithRelease(ref, mode, blockCellRun, UnsafeMutableRawPointer(cell), blockCellRelease)
+        precondition(MemoryLayout<QueuedBlock>.size <= 2 * MemoryLayout<UnsafeRawPointer>.size)  // folded away
+        withUnsafeTemporaryAllocation(of: QueuedBlock.self, capacity: 1) { slot in
+            // The item takes this copy over (C copies its bytes); whichever of
+            // queuedBlockRun and queuedBlockDrop the C side calls consumes it.
+            slot.initializeElement(at: 0, to: QueuedBlock(body: block))
+            RLRunLoopPerformPayload(ref, mode, queuedBlockRun, slot.baseAddress, queuedBlockDrop)
+        }
     }
 
     /// Queues `item` once per distinct, non-empty mode of `modes` (it runs at
@@ -491,153 +494,24 @@ private final class BlockItem: PerformItem, @unchecked Sendable {
     }
 }
 
-/// One block queued for one mode: a slot of a `BlockCells` chunk.
-private struct BlockCell {
-    /// The closure; nil once it ran (or while the cell is free).
-    var block: (@Sendable () -> Void)?
-    /// The next free cell, while the cell is free.
-    var next: UnsafeMutablePointer<BlockCell>?
-    /// The cells the cell belongs to (alive while any cell is queued).
-    var owner: Unmanaged<BlockCells>?
+/// A block queued with `perform` for a single mode: the C item holds it as
+/// its payload (two words, bitwise-movable like every Swift closure). A
+/// struct, not the bare function type: memory typed as a function type
+/// holds the function reabstracted, which allocates a thunk context.
+private struct QueuedBlock {
+    let body: @Sendable () -> Void
 }
 
-/// Storage for blocks queued with `perform` for a single mode, so that a
-/// queued closure costs no allocation of its own: cells are carved from
-/// chunks and recycled through a free list. A few hundred cells are kept
-/// for the wrapper's life; after a larger burst they are freed when the
-/// last queued block is released.
-/// Each queued cell is one C item whose info is the cell, so ordering is
-/// exactly the C queue's. While any cell is queued the object holds one
-/// reference to itself, so it outlives the wrapper when blocks are still
-/// queued (one retain per burst of blocks, not per block).
-/// Cells are taken on any thread and given back on the loop's thread (or,
-/// for a loop whose thread has exited, on the caller's), under `locked`; a
-/// cell's contents are handed over through the C queue's lock.
-private final class BlockCells: @unchecked Sendable {
-    /// A spin lock: its critical sections are a few loads and stores, so
-    /// an atomic exchange beats a mutex here. (Not `Mutex`: ThreadSanitizer
-    /// does not see its synchronisation on Linux.)
-    private let locked = Atomic<Bool>(false)
-    private var free: UnsafeMutablePointer<BlockCell>?
-    private var chunks: [(UnsafeMutablePointer<BlockCell>, Int)] = []
-    private var nextChunkSize = 16
-    /// Cells queued now; while some are, self holds a reference to itself
-    /// (taken by the first, dropped by the last).
-    private var queued = 0
-
-    /// A cell holding `block` for the C queue.
-    @inline(__always)
-    func take(_ block: @escaping @Sendable () -> Void) -> UnsafeMutablePointer<BlockCell> {
-        lock()
-        if free == nil { grow() }
-        let cell = free.unsafelyUnwrapped
-        free = cell.pointee.next
-        queued += 1
-        let first = queued == 1
-        unlock()
-        let owner = first ? Unmanaged.passRetained(self) : Unmanaged.passUnretained(self)
-        cell.pointee.next = nil
-        cell.pointee.owner = owner
-        cell.pointee.block = block
-        return cell
-    }
-
-    /// Puts a cell whose block is gone back on the free list; returns true
-    /// when it was the last queued one (the caller then drops the
-    /// reference the queued cells held).
-    @inline(__always)
-    func give(_ cell: UnsafeMutablePointer<BlockCell>) -> Bool {
-        lock()
-        cell.pointee.next = free
-        free = cell
-        queued -= 1
-        let last = queued == 0
-        var trimmed: [(UnsafeMutablePointer<BlockCell>, Int)] = []
-        if last && nextChunkSize > Self.keptChunkSize {
-            // A burst is over: every cell is free, so give back what it grew.
-            swap(&trimmed, &chunks)
-            free = nil
-            nextChunkSize = 16
-        }
-        unlock()
-        if !trimmed.isEmpty { Self.deallocate(trimmed) }
-        return last
-    }
-
-    /// Past this chunk size (a few thousand blocks queued at once), the
-    /// cells are freed when the queue empties rather than kept.
-    private static let keptChunkSize = 256
-
-    private static func deallocate(_ chunks: [(UnsafeMutablePointer<BlockCell>, Int)]) {
-        for (chunk, count) in chunks {
-            chunk.deinitialize(count: count)
-            chunk.deallocate()
-        }
-    }
-
-    @inline(__always)
-    private func lock() {
-        while !locked.compareExchange(
-            expected: false, desired: true, successOrdering: .acquiring,
-            failureOrdering: .relaxed
-        ).exchanged {
-            waitForUnlock()
-        }
-    }
-
-    /// Spins while another thread holds the lock, yielding the CPU now and
-    /// then (the holder may have been preempted).
-    @inline(never)
-    private func waitForUnlock() {
-        var spins = 0
-        while locked.load(ordering: .relaxed) {
-            spins += 1
-            if spins % 64 == 0 { sched_yield() }
-        }
-    }
-
-    @inline(__always)
-    private func unlock() {
-        locked.store(false, ordering: .releasing)
-    }
-
-    /// Adds a chunk of free cells (lock held); chunks double up to 4096 cells.
-    private func grow() {
-        let count = nextChunkSize
-        nextChunkSize = min(count * 2, 4096)
-        let chunk = UnsafeMutablePointer<BlockCell>.allocate(capacity: count)
-        for index in 0..<count {
-            let next = index + 1 < count ? chunk + index + 1 : free
-            (chunk + index).initialize(to: BlockCell(block: nil, next: next, owner: nil))
-        }
-        free = chunk
-        chunks.append((chunk, count))
-    }
-
-    deinit {
-        // Every cell is free here: queued ones keep the object alive.
-        Self.deallocate(chunks)
-    }
+/// Runs a queued block, taking it out of the item's payload (the C side
+/// calls this or `queuedBlockDrop`, once).
+private let queuedBlockRun: @convention(c) (UnsafeMutableRawPointer?) -> Void = { payload in
+    let block = payload.unsafelyUnwrapped.bindMemory(to: QueuedBlock.self, capacity: 1).move().body
+    block()
 }
 
-/// Runs a cell's block (the C side calls it at most once).
-private let blockCellRun: @convention(c) (UnsafeMutableRawPointer?) -> Void = { info in
-    let cell = info.unsafelyUnwrapped.assumingMemoryBound(to: BlockCell.self)
-    var block: (@Sendable () -> Void)?
-    swap(&block, &cell.pointee.block)
-    block?()
-}
-
-/// Frees a cell after its block ran, or drops the block unrun (the loop's
-/// thread exited); the block is released outside the lock.
-private let blockCellRelease: @convention(c) (UnsafeMutableRawPointer?) -> Void = { info in
-    let cell = info.unsafelyUnwrapped.assumingMemoryBound(to: BlockCell.self)
-    var block: (@Sendable () -> Void)?
-    swap(&block, &cell.pointee.block)
-    let owner = cell.pointee.owner.unsafelyUnwrapped
-    cell.pointee.owner = nil
-    if owner._withUnsafeGuaranteedRef({ $0.give(cell) }) { owner.release() }
-    _ = block
+/// Releases a queued block that never ran (the loop's thread exited).
+private let queuedBlockDrop: @convention(c) (UnsafeMutableRawPointer?) -> Void = { payload in
+    payload.unsafelyUnwrapped.bindMemory(to: QueuedBlock.self, capacity: 1).deinitialize(count: 1)
 }
 
 private let performTrampoline: @convention(c) (UnsafeMutableRawPointer?) -> Void = { info in

@@ -1,5 +1,7 @@
-// Blocks queued with `perform` for one mode wait in recycled cells rather
-// than in an object each: these tests pin down what that storage must keep
+// Blocks queued with `perform` for one mode wait in the C queue's items
+// themselves (the closure is the item's payload) rather than in an object
+// each (they once waited in recycled cells): these tests pin down what that
+// storage must keep
 // (FIFO with every other kind of queued work, each closure released exactly
 // once whether it ran or was dropped, nested runs, many threads at once).
 

@@ -1,7 +1,10 @@
 /* RLRunLoopPerformFunctionWithRelease: info is released exactly once, whether
-   the function ran, was dropped at thread exit, or was never queued. */
+   the function ran, was dropped at thread exit, or was never queued.
+   RLRunLoopPerformPayload: exactly one of run and drop sees the item's own
+   copy of the payload. */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
 #include "rltest.h"
 #include <CRunLoop.h>
 
@@ -63,11 +66,92 @@ static void bad_input_releases_at_once(void) {
     RL_ASSERT_EQ_INT(atomic_load(&t.released), 4);
 }
 
+/* A payload: a tally to count into and a tag, as two words. */
+typedef struct {
+    tally *t;
+    void *tag;
+} payload;
+
+static int payload_order[8];
+static atomic_int payload_count;
+
+static void payload_run(void *p) {
+    payload copy;
+    memcpy(&copy, p, sizeof copy);
+    atomic_fetch_add(&copy.t->ran, 1);
+    payload_order[atomic_fetch_add(&payload_count, 1) % 8] = (int)(intptr_t)copy.tag;
+}
+
+static void payload_drop(void *p) {
+    payload copy;
+    memcpy(&copy, p, sizeof copy);
+    atomic_fetch_add(&copy.t->released, 1);
+}
+
+static void note_order(void *info) {
+    payload_order[atomic_fetch_add(&payload_count, 1) % 8] = (int)(intptr_t)info;
+}
+
+static void payload_is_copied_runs_once_in_order_and_is_not_dropped(void) {
+    static tally t;
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    _Static_assert(sizeof(payload) <= RL_PERFORM_PAYLOAD_SIZE, "payload fits");
+    payload p = {&t, (void *)1};
+    RLRunLoopPerformPayload(rl, kRLRunLoopDefaultMode, payload_run, &p, payload_drop);
+    p.tag = (void *)99; /* the item kept its own copy */
+    RLRunLoopPerformFunction(rl, kRLRunLoopDefaultMode, note_order, (void *)2);
+    p.tag = (void *)3;
+    RLRunLoopPerformPayload(rl, kRLRunLoopCommonModes, payload_run, &p, payload_drop);
+    RL_ASSERT_EQ_INT(atomic_load(&t.ran), 0);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, false), kRLRunLoopRunFinished);
+    RL_ASSERT_EQ_INT(atomic_load(&payload_count), 3);
+    RL_ASSERT_EQ_INT(payload_order[0], 1);
+    RL_ASSERT_EQ_INT(payload_order[1], 2);
+    RL_ASSERT_EQ_INT(payload_order[2], 3);
+    RL_ASSERT_EQ_INT(atomic_load(&t.ran), 2);
+    RL_ASSERT_EQ_INT(atomic_load(&t.released), 0);
+}
+
+static void *queue_payloads_and_exit(void *arg) {
+    payload p = {arg, NULL};
+    RLRunLoopPerformPayload(RLRunLoopGetCurrent(), "never-run", payload_run, &p, payload_drop);
+    RLRunLoopPerformPayload(RLRunLoopGetCurrent(), kRLRunLoopCommonModes, payload_run, &p, payload_drop);
+    return NULL;
+}
+
+static void dropped_payload_is_dropped_at_thread_exit(void) {
+    static tally t;
+    pthread_t th;
+    RL_ASSERT_EQ_INT(pthread_create(&th, NULL, queue_payloads_and_exit, &t), 0);
+    pthread_join(th, NULL);
+    RL_ASSERT_EQ_INT(atomic_load(&t.ran), 0);
+    RL_ASSERT_EQ_INT(atomic_load(&t.released), 2);
+}
+
+static void payload_with_bad_input_is_dropped_at_once(void) {
+    static tally t;
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    payload p = {&t, NULL};
+    RLRunLoopPerformPayload(NULL, kRLRunLoopDefaultMode, payload_run, &p, payload_drop);
+    RLRunLoopPerformPayload(rl, NULL, payload_run, &p, payload_drop);
+    RLRunLoopPerformPayload(rl, "", payload_run, &p, payload_drop);
+    RLRunLoopPerformPayload(rl, kRLRunLoopDefaultMode, NULL, &p, payload_drop);
+    RLRunLoopPerformPayload(rl, kRLRunLoopDefaultMode, payload_run, NULL, payload_drop); /* no payload: ignored */
+    RLRunLoopPerformPayload(rl, kRLRunLoopDefaultMode, payload_run, &p, NULL);           /* runs, nothing to drop */
+    RL_ASSERT_EQ_INT(atomic_load(&t.released), 4);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1, false), kRLRunLoopRunFinished);
+    RL_ASSERT_EQ_INT(atomic_load(&t.ran), 1);
+    RL_ASSERT_EQ_INT(atomic_load(&t.released), 4);
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(release_follows_the_run),
         RL_TEST(dropped_work_is_released_at_thread_exit),
         RL_TEST(bad_input_releases_at_once),
+        RL_TEST(payload_is_copied_runs_once_in_order_and_is_not_dropped),
+        RL_TEST(dropped_payload_is_dropped_at_thread_exit),
+        RL_TEST(payload_with_bad_input_is_dropped_at_once),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }

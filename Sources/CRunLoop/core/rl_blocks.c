@@ -8,7 +8,9 @@
  * array, puts back the items for other modes in their order, and only then
  * calls the matching ones, so work queued meanwhile lands behind them and
  * waits for the next block point. The taken array is kept as a spare, so
- * steady-state queueing allocates nothing. Out of memory, an item is never
+ * steady-state queueing allocates nothing. An item holds a pointer of info
+ * or, for RLRunLoopPerformPayload, a two-word value of its own (so a Swift
+ * closure needs no box); items move by copy. Out of memory, an item is never
  * dropped and no user code runs under the lock: queueing fails at once (the
  * caller's release runs, outside the lock), or a pass calls its items one at
  * a time in place.
@@ -27,9 +29,9 @@ static void count_pending(RLRunLoopRef rl, const rl_block *b, long delta) {
     else rl->pending_common_blocks += (size_t)delta;
 }
 
-rl_queue_status rl_enqueue_block_status(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *), void *info,
-                                        void (*dispose)(void *)) {
-    if (!rl || !fn || !rl_mode_name_is_valid(mode)) return RL_QUEUE_REFUSED;
+/* Appends `item` (mode and sequence still to fill in) for `mode`. */
+static rl_queue_status enqueue(RLRunLoopRef rl, RLRunLoopMode mode, rl_block item) {
+    if (!rl || !item.fn || !rl_mode_name_is_valid(mode)) return RL_QUEUE_REFUSED;
     bool common = rl_mode_name_is_common(mode);
     rl_queue_status status = RL_QUEUE_NO_MEMORY;
     rl_loop_lock(rl);
@@ -38,12 +40,19 @@ rl_queue_status rl_enqueue_block_status(RLRunLoopRef rl, RLRunLoopMode mode, voi
         status = RL_QUEUE_REFUSED;
     } else if ((common || m) && queue_reserve(&rl->blocks, rl->blocks.count + 1)) {
         rl_block *b = &rl->blocks.items[rl->blocks.count++];
-        *b = (rl_block){m, fn, info, dispose, rl->block_sequence++};
+        *b = item;
+        b->mode = m;
+        b->sequence = rl->block_sequence++;
         count_pending(rl, b, 1);
         status = RL_QUEUED;
     }
     rl_loop_unlock(rl);
     return status;
+}
+
+rl_queue_status rl_enqueue_block_status(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *), void *info,
+                                        void (*dispose)(void *)) {
+    return enqueue(rl, mode, (rl_block){.fn = fn, .data.info = info, .dispose = dispose});
 }
 
 bool rl_enqueue_block(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *), void *info, void (*dispose)(void *)) {
@@ -57,6 +66,26 @@ void RLRunLoopPerformFunction(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(vo
 void RLRunLoopPerformFunctionWithRelease(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *info), void *info,
                                          void (*release)(void *info)) {
     if (!rl_enqueue_block(rl, mode, fn, info, release) && release) release(info);
+}
+
+void RLRunLoopPerformPayload(RLRunLoopRef rl, RLRunLoopMode mode, void (*run)(void *payload), const void *payload,
+                             void (*drop)(void *payload)) {
+    if (!payload) return;
+    rl_block item = {.fn = run, .dispose = drop, .has_payload = true};
+    memcpy(item.data.payload, payload, sizeof item.data.payload);
+    if (enqueue(rl, mode, item) != RL_QUEUED && drop) drop(item.data.payload);
+}
+
+/* What the item's functions get. */
+static void *argument(rl_block *b) {
+    return b->has_payload ? (void *)b->data.payload : b->data.info;
+}
+
+/* Calls a taken item, then its dispose unless it owns a payload (run took
+   it). The item must not move meanwhile. */
+static void call_block(rl_block *b) {
+    RL_IS_CALLING_OUT_TO_A_BLOCK(b->fn, argument(b));
+    if (b->dispose && !b->has_payload) b->dispose(b->data.info);
 }
 
 static bool matches(const rl_block *b, const rl_mode *m) {
@@ -93,8 +122,7 @@ static size_t do_blocks_in_place(RLRunLoopRef rl, rl_mode *m, uint64_t before) {
         count_pending(rl, &b, -1);
         run++;
         rl_loop_unlock(rl);
-        RL_IS_CALLING_OUT_TO_A_BLOCK(b.fn, b.info);
-        if (b.dispose) b.dispose(b.info);
+        call_block(&b);
         rl_loop_relock(rl);
     }
 }
@@ -123,8 +151,7 @@ bool rl_do_blocks(RLRunLoopRef rl, rl_mode *m) {
     if (run) {
         rl_loop_unlock(rl);
         for (size_t i = 0; i < run; i++) {
-            RL_IS_CALLING_OUT_TO_A_BLOCK(batch.items[i].fn, batch.items[i].info);
-            if (batch.items[i].dispose) batch.items[i].dispose(batch.items[i].info);
+            call_block(&batch.items[i]);
         }
         rl_loop_relock(rl);
     }
@@ -144,7 +171,7 @@ rl_block_queue rl_blocks_take_all(RLRunLoopRef rl) {
 
 void rl_blocks_dispose(rl_block_queue *taken) {
     for (size_t i = 0; i < taken->count; i++)
-        if (taken->items[i].dispose) taken->items[i].dispose(taken->items[i].info);
+        if (taken->items[i].dispose) taken->items[i].dispose(argument(&taken->items[i]));
     free(taken->items);
     *taken = (rl_block_queue){0};
 }
