@@ -155,7 +155,7 @@ $(BUILD)/tests/readme_c.ok: README.md Tests/doc-snippets/c.sh $(LIB_HDRS) $(BUIL
 # first the checker's own test on tiny synthetic libraries.
 ## check-layers: no include or call cycle in the library, extras call only the core (Tests/layers)
 check-layers: $(LIB_OBJS)
-	@sh Tests/layers/test.sh >$(BUILD)/check-layers-selftest.log 2>&1 || \
+	@python3 Tests/layers/test.py >$(BUILD)/check-layers-selftest.log 2>&1 || \
 	  { cat $(BUILD)/check-layers-selftest.log; echo "check-layers: its self-test failed"; exit 1; }
 	@python3 Tests/layers/check.py Sources/CRunLoop $(BUILD)/obj Tests/layers/allowed.txt
 
