@@ -407,6 +407,41 @@ static void timer_in_two_modes_fires_in_either(void) {
     RLRelease(t);
 }
 
+static void note_timer(RLRunLoopTimerRef t, void *info) {
+    *(RLRunLoopTimerRef *)info = t;
+}
+
+/* Fires t in `mode` and answers whether its callout got t itself. */
+static bool fires_as_itself(RLRunLoopTimerRef t, RLRunLoopTimerRef *seen, RLRunLoopMode mode) {
+    *seen = NULL;
+    RLRunLoopRunInMode(mode, 0.05, false);
+    return *seen == t;
+}
+
+/* A timer's first mode uses the slot inside it, later modes slots of their
+   own: the callout gets the timer whichever slot fired it, also after the
+   first mode's slot was given up and taken again. */
+static void timer_in_three_modes_calls_out_with_itself_from_every_slot(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopTimerRef seen = NULL;
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0.01, note_timer, &seen);
+    RLRunLoopAddTimer(rl, t, "A");
+    RLRunLoopAddTimer(rl, t, "B");
+    RLRunLoopAddTimer(rl, t, "C");
+    RLRunLoopRemoveTimer(rl, t, "A");
+    RL_ASSERT(fires_as_itself(t, &seen, "C"));
+    RL_ASSERT(fires_as_itself(t, &seen, "B"));
+    RLRunLoopAddTimer(rl, t, "A");
+    RLRunLoopRemoveTimer(rl, t, "B");
+    RL_ASSERT(fires_as_itself(t, &seen, "A"));
+    RL_ASSERT(fires_as_itself(t, &seen, "C"));
+    RL_ASSERT(!fires_as_itself(t, &seen, "B"));
+    RL_ASSERT_EQ_DBL(RLRunLoopGetNextTimerFireDate(rl, "C"), RLRunLoopTimerGetNextFireDate(t));
+    RLRunLoopTimerInvalidate(t);
+    RL_ASSERT(!RLRunLoopContainsTimer(rl, t, "A") && !RLRunLoopContainsTimer(rl, t, "C"));
+    RLRelease(t);
+}
+
 /* ---- SetNextFireDate from another thread ---- */
 
 static RLRunLoopRef g_rl;
@@ -644,6 +679,7 @@ int main(int argc, char **argv) {
         RL_TEST(thousands_of_due_timers_fire_in_date_then_insertion_order),
         RL_TEST(timer_belongs_to_one_run_loop),
         RL_TEST(timer_in_two_modes_fires_in_either),
+        RL_TEST(timer_in_three_modes_calls_out_with_itself_from_every_slot),
         RL_TEST(set_next_fire_date_from_another_thread_rearms_a_sleeping_loop),
         RL_TEST(timer_added_from_another_thread_fires_in_a_sleeping_loop),
         RL_TEST(set_next_fire_date_earlier_and_later),

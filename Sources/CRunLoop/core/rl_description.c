@@ -121,7 +121,7 @@ static void print_mode(FILE *out, RLRunLoopRef rl, rl_mode *m) {
     for (size_t i = 0; i < m->timers.count; i++) {
         fprintf(out, "\t\t%zu : ", i);
         const rl_timer_slot *slot = rl_heap_item(&m->timers, m->timers.entries[i].handle);
-        print_timer(out, slot->timer);
+        print_timer(out, rl_timer_slot_timer(slot));
         fprintf(out, "\n");
     }
     int64_t next = rl_mode_next_deadline(m);

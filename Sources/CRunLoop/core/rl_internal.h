@@ -295,25 +295,33 @@ struct __RLRunLoopObserver {
 
 /* ---- timers -------------------------------------------------------------- */
 typedef struct rl_timer_slot {
-    RLRunLoopTimerRef timer;
     rl_mode *mode;              /* NULL: the timer's own slot, unused */
     rl_heap_handle heap_handle; /* its entry in the mode's heap; RL_HEAP_NO_HANDLE while
                                                   the timer is firing (scheduled after its callout) */
+    bool is_own;                /* the slot inside the timer, else an rl_timer_more_slot */
 } rl_timer_slot;
+
+/* A slot beyond the timer's own, malloc'd: it names its timer, which the
+   timer's own slot need not (rl_timer_slot_timer), 8 bytes less per timer. */
+typedef struct {
+    rl_timer_slot slot;
+    RLRunLoopTimerRef timer;
+} rl_timer_more_slot;
 
 /* What most timers never use, made on first need: the context's functions,
    the order, a tolerance, slots in more modes than one. Kept out of the
    timer so that a million timers touch (and the kernel zeroes) less memory:
-   a timer is 120 bytes, one 128-byte malloc chunk (it was 216). */
+   a timer is 104 bytes, one 112-byte malloc chunk (it was 216). */
 typedef struct {
     RLIndex context_version;
     const void *(*retain)(const void *info);
     void (*release)(const void *info);
     char *(*copy_description)(const void *info);
+    bool info_released; /* only a context with a release has anything to release */
     RLIndex order;
     RLTimeInterval tolerance;
     int64_t tolerance_ns;
-    rl_timer_slot **more_slots; /* slots beyond the timer's own, malloc'd each */
+    rl_timer_slot **more_slots; /* slots beyond the timer's own, rl_timer_more_slot each */
     size_t more_count;
     size_t more_capacity;
 } rl_timer_extra;
@@ -324,7 +332,7 @@ struct __RLRunLoopTimer {
     _Atomic bool valid;
     bool firing;               /* its callout is running; under the timer's lock */
     bool release_after_firing; /* invalidated mid-callout; under the timer's lock */
-    bool info_released;
+    bool in_common;
     RLTimeInterval interval;  /* 0: one-shot */
     RLAbsoluteTime fire_date; /* as given, or moved along the grid */
     int64_t fire_ns;          /* its deadline */
@@ -335,8 +343,13 @@ struct __RLRunLoopTimer {
        held; never freed before the timer. */
     _Atomic(rl_timer_extra *) extra;
     rl_timer_slot slot; /* its first mode's: most timers are in one */
-    bool in_common;
 };
+
+/* The timer a slot belongs to. */
+static inline RLRunLoopTimerRef rl_timer_slot_timer(const rl_timer_slot *slot) {
+    if (slot->is_own) return (RLRunLoopTimerRef)((uintptr_t)slot - offsetof(struct __RLRunLoopTimer, slot));
+    return ((const rl_timer_more_slot *)slot)->timer;
+}
 
 static inline rl_timer_extra *rl_timer_extra_of(RLRunLoopTimerRef t) {
     return atomic_load_explicit(&t->extra, memory_order_acquire);

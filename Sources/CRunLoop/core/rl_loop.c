@@ -222,7 +222,7 @@ RLAbsoluteTime RLRunLoopGetNextTimerFireDate(RLRunLoopRef rl, RLRunLoopMode mode
         const rl_heap_entry *top = rl_heap_top(&m->timers);
         if (top && top->deadline_ns < best_ns) {
             best_ns = top->deadline_ns;
-            best = ((rl_timer_slot *)rl_heap_item(&m->timers, top->handle))->timer->fire_date;
+            best = rl_timer_slot_timer(rl_heap_item(&m->timers, top->handle))->fire_date;
         }
     }
     rl_loop_unlock(rl);
@@ -256,7 +256,7 @@ void rl_loop_remove_all_items(RLRunLoopRef rl, rl_callback_list *cancelled) {
         while (rl_heap_count(&m->timers)) {
             const rl_timer_slot *slot =
                 rl_heap_item(&m->timers, m->timers.entries[rl_heap_count(&m->timers) - 1].handle);
-            rl_timer_remove_from_mode(rl, m, slot->timer);
+            rl_timer_remove_from_mode(rl, m, rl_timer_slot_timer(slot));
         }
     }
 }

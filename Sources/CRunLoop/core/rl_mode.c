@@ -106,7 +106,7 @@ void rl_mode_read_timer_slack(RLRunLoopRef rl) {
 static int64_t slot_tolerance(const void *item) {
     const rl_timer_slot *slot = item;
     int64_t slack = timer_slack(slot->mode->rl);
-    int64_t tolerance = rl_timer_tolerance_ns(slot->timer);
+    int64_t tolerance = rl_timer_tolerance_ns(rl_timer_slot_timer(slot));
     return tolerance > slack ? tolerance : slack;
 }
 

@@ -18,8 +18,8 @@
 #include "rl_internal.h"
 
 static void finalize_timer(rl_object *obj);
-/* A timer fits one 128-byte malloc chunk (see rl_timer_extra). */
-_Static_assert(sizeof(struct __RLRunLoopTimer) <= 120 || sizeof(void *) != 8, "timer grew past 120 bytes");
+/* A timer fits one 112-byte malloc chunk (see rl_timer_extra). */
+_Static_assert(sizeof(struct __RLRunLoopTimer) <= 104 || sizeof(void *) != 8, "timer grew past 104 bytes");
 const rl_class rl_timer_class = {"RLRunLoopTimer", finalize_timer, rl_timer_copy_description};
 
 static double clamp_interval(RLTimeInterval interval) {
@@ -90,7 +90,7 @@ RLRunLoopTimerRef RLRunLoopTimerCreate(RLAbsoluteTime fireDate, RLTimeInterval i
 
 static void release_info(RLRunLoopTimerRef t) {
     rl_timer_extra *x = rl_timer_extra_of(t);
-    if (x && x->release) rl_release_info_once(&t->lock, &t->info_released, x->release, t->info);
+    if (x && x->release) rl_release_info_once(&t->lock, &x->info_released, x->release, t->info);
 }
 
 /* Invalidation releases info at once, unless the timer's callout is running
@@ -202,9 +202,9 @@ static void unlock_timer_and_loop(RLRunLoopTimerRef t, RLRunLoopRef rl) {
 /* Puts a slot into its mode's heap, after every timer already there with the
    same deadline (CF inserts a timer after its equals, whether it is new,
    re-added, re-dated or advanced after firing). Loop and timer locked. */
-static bool schedule_slot(rl_timer_slot *slot) {
+static bool schedule_slot(RLRunLoopTimerRef t, rl_timer_slot *slot) {
     rl_mode *m = slot->mode;
-    slot->heap_handle = rl_heap_insert(&m->timers, slot, slot->timer->fire_ns, ++m->rl->timer_sequence);
+    slot->heap_handle = rl_heap_insert(&m->timers, slot, t->fire_ns, ++m->rl->timer_sequence);
     return slot->heap_handle != RL_HEAP_NO_HANDLE;
 }
 
@@ -285,18 +285,18 @@ static void unclaim_if_unused(RLRunLoopTimerRef t) {
 /* A slot for mode m, unscheduled: the timer's own if free, else a new one in
    its extra part; NULL when out of memory. Timer locked. */
 static rl_timer_slot *new_slot(RLRunLoopTimerRef t, rl_mode *m) {
-    rl_timer_slot *slot = &t->slot;
-    if (t->slot.mode) {
-        rl_timer_extra *x = extra_made(t);
-        if (!x) return NULL;
-        if (!rl_array_reserve(&x->more_slots, sizeof *x->more_slots, &x->more_capacity, x->more_count + 1, 2))
-            return NULL;
-        slot = malloc(sizeof *slot);
-        if (!slot) return NULL;
-        x->more_slots[x->more_count++] = slot;
+    if (!t->slot.mode) {
+        t->slot = (rl_timer_slot){m, RL_HEAP_NO_HANDLE, true};
+        return &t->slot;
     }
-    *slot = (rl_timer_slot){t, m, RL_HEAP_NO_HANDLE};
-    return slot;
+    rl_timer_extra *x = extra_made(t);
+    if (!x) return NULL;
+    if (!rl_array_reserve(&x->more_slots, sizeof *x->more_slots, &x->more_capacity, x->more_count + 1, 2)) return NULL;
+    rl_timer_more_slot *more = malloc(sizeof *more);
+    if (!more) return NULL;
+    *more = (rl_timer_more_slot){{m, RL_HEAP_NO_HANDLE, false}, t};
+    x->more_slots[x->more_count++] = &more->slot;
+    return &more->slot;
 }
 
 /* Forgets an unscheduled slot. Timer locked. */
@@ -311,7 +311,7 @@ static void drop_slot(RLRunLoopTimerRef t, rl_timer_slot *slot) {
             x->more_slots[i] = x->more_slots[--x->more_count];
             break;
         }
-    free(slot);
+    free((rl_timer_more_slot *)slot);
 }
 
 static void add_slot(rl_mode *m, RLRunLoopTimerRef t) {
@@ -319,7 +319,7 @@ static void add_slot(rl_mode *m, RLRunLoopTimerRef t) {
     rl_timer_slot *slot = new_slot(t, m);
     if (!slot) return;
     /* A firing timer is scheduled when its callout ends (end_firing). */
-    if (!t->firing && !schedule_slot(slot)) {
+    if (!t->firing && !schedule_slot(t, slot)) {
         drop_slot(t, slot);
         return;
     }
@@ -500,7 +500,7 @@ static bool end_firing(RLRunLoopTimerRef t, fired_at fired) {
     for (size_t i = 0; i < slot_count(t); i++) {
         rl_timer_slot *slot = slot_at(t, i);
         if (slot->heap_handle != RL_HEAP_NO_HANDLE) continue;
-        schedule_slot(slot);
+        schedule_slot(t, slot);
         rl_mode_timers_changed(slot->mode);
     }
     return release_info_now;
@@ -622,8 +622,9 @@ bool rl_do_timers(RLRunLoopRef rl, rl_mode *m) {
     size_t room = rl_ptr_array_reserve(due, keys->count) ? keys->count : due->capacity;
     for (size_t i = 0; i < keys->count && i < room; i++) {
         rl_timer_slot *slot = rl_heap_item(&m->timers, keys->items[i].handle);
-        RLRetain(slot->timer);
-        due->items[due->count++] = slot->timer;
+        RLRunLoopTimerRef t = rl_timer_slot_timer(slot);
+        RLRetain(t);
+        due->items[due->count++] = t;
     }
     /* Nested runs may move the per-depth table but never this depth's buffer. */
     void **items = due->items;
