@@ -412,6 +412,7 @@ static long rl_test_calls __attribute__((unused));
 static long rl_test_performed __attribute__((unused));
 static long rl_test_fired __attribute__((unused));
 static long rl_test_observed __attribute__((unused));
+static long rl_test_messages __attribute__((unused));
 
 static inline void rl_test_count_perform(void *info) {
     (void)info;
@@ -431,6 +432,16 @@ static inline void rl_test_count_observe(RLRunLoopObserverRef o, RLRunLoopActivi
     (void)a;
     (void)info;
     rl_test_observed++;
+    rl_test_calls++;
+}
+
+static inline void rl_test_count_message(RLMessagePortRef p, int32_t id, const void *bytes, size_t len, void *info) {
+    (void)p;
+    (void)id;
+    (void)bytes;
+    (void)len;
+    (void)info;
+    rl_test_messages++;
     rl_test_calls++;
 }
 

@@ -118,7 +118,7 @@ static void expect_balanced(const counted *c, const char *what) {
 
 /* ---- callouts ------------------------------------------------------------ */
 
-static int fd_called, port_messages, thread_performed;
+static int fd_called, thread_performed;
 static _Atomic int block_ran, block_released, request_ran, request_released;
 
 /* A queued function's release outside the call that queued it, without its
@@ -156,15 +156,6 @@ static void fd_callout(RLFileDescriptorRef f, RLOptionFlags types, void *info) {
     char buf[16];
     while (read(RLFileDescriptorGetNativeDescriptor(f), buf, sizeof buf) > 0) {}
     fd_called++;
-}
-
-static void port_callout(RLMessagePortRef p, int32_t id, const void *bytes, size_t len, void *info) {
-    (void)p;
-    (void)id;
-    (void)bytes;
-    (void)len;
-    (void)info;
-    port_messages++;
 }
 
 /* Runs a few polling passes of `mode`: enough for everything due to fire. */
@@ -415,7 +406,7 @@ static void workload(outcome *out) {
 
     /* A message port with one message. */
     RLMessagePortContext pc = {0, &port_info, counted_retain, counted_release, NULL};
-    RLMessagePortRef port = RLMessagePortCreate(port_callout, &pc, 8);
+    RLMessagePortRef port = RLMessagePortCreate(rl_test_count_message, &pc, 8);
     RLRunLoopSourceRef ps = RLMessagePortCreateRunLoopSource(port, 0);
     RLRunLoopAddSource(rl, ps, kRLRunLoopDefaultMode);
     out->port_in = RLRunLoopContainsSource(rl, ps, kRLRunLoopDefaultMode);
@@ -468,8 +459,8 @@ static void workload(outcome *out) {
 }
 
 static void reset_counts(void) {
-    rl_test_performed = rl_test_fired = rl_test_observed = 0;
-    fd_called = port_messages = thread_performed = 0;
+    rl_test_performed = rl_test_fired = rl_test_observed = rl_test_messages = 0;
+    fd_called = thread_performed = 0;
     atomic_store(&block_ran, 0);
     atomic_store(&block_released, 0);
     atomic_store(&request_ran, 0);
@@ -499,7 +490,7 @@ static void check(const outcome *out, bool failures, bool persistent) {
     if (out->timer_in) RL_ASSERT_EQ_INT(rl_test_fired, 1);
     if (out->observer_in) RL_ASSERT_GE_INT(rl_test_observed, 1);
     if (out->fd_in) RL_ASSERT_EQ_INT(fd_called, 1);
-    if (out->port_in && out->port_sent) RL_ASSERT_EQ_INT(port_messages, 1);
+    if (out->port_in && out->port_sent) RL_ASSERT_EQ_INT(rl_test_messages, 1);
     /* Every queued function is released exactly once, run or not; the two in
        the default mode ran unless queueing them failed. */
     check_crowd(&out->crowd, persistent);

@@ -38,7 +38,7 @@ static long rss_kb(void) {
 
 /* ---- the items ------------------------------------------------------------- */
 
-static long blocks_run, fd_reads, port_messages, requests_run;
+static long blocks_run, fd_reads, requests_run;
 
 static void block_fn(void *info) {
     (void)info;
@@ -56,15 +56,6 @@ static void fd_callout(RLFileDescriptorRef f, RLOptionFlags types, void *info) {
     ssize_t n;
     while ((n = read(RLFileDescriptorGetNativeDescriptor(f), buf, sizeof buf)) > 0) fd_reads += n;
     RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack); /* one-shot, as CF's */
-}
-
-static void port_callout(RLMessagePortRef p, int32_t id, const void *bytes, size_t len, void *info) {
-    (void)p;
-    (void)id;
-    (void)bytes;
-    (void)len;
-    (void)info;
-    port_messages++;
 }
 
 typedef struct {
@@ -100,7 +91,7 @@ static void items_make(RLRunLoopRef rl, item_set *s) {
     RLRunLoopAddSource(rl, fs, kRLRunLoopDefaultMode);
     RLRelease(fs);
 
-    s->port = RLMessagePortCreate(port_callout, NULL, 0);
+    s->port = RLMessagePortCreate(rl_test_count_message, NULL, 0);
     RLRunLoopSourceRef ps = RLMessagePortCreateRunLoopSource(s->port, 0);
     RLRunLoopAddSource(rl, ps, kRLRunLoopDefaultMode);
     RLRelease(ps);
@@ -161,7 +152,7 @@ static void soak_fds_and_rss_stay_flat(void) {
     long fds_after = rl_test_open_fds(), rss_after = rss_kb();
     printf("  %ld passes in %.1f s: %ld performs, %ld timer fires, %ld observer calls, %ld functions, "
            "%ld bytes read, %ld messages, %ld requests; fds %ld -> %ld, RSS %ld -> %ld KiB\n",
-           passes, took, rl_test_performed, rl_test_fired, rl_test_observed, blocks_run, fd_reads, port_messages,
+           passes, took, rl_test_performed, rl_test_fired, rl_test_observed, blocks_run, fd_reads, rl_test_messages,
            requests_run, fds_before, fds_after, rss_before, rss_after);
     items_free(&s);
     RL_ASSERT_EQ_INT(fds_after, fds_before);
@@ -169,7 +160,7 @@ static void soak_fds_and_rss_stay_flat(void) {
     RL_ASSERT_GE_INT(blocks_run, passes);
     RL_ASSERT_GE_INT(rl_test_fired, 1);
     RL_ASSERT_GE_INT(fd_reads, passes / 8 - 2 * (passes / 5000 + 1)); /* bytes left unread at each remake */
-    RL_ASSERT_GE_INT(port_messages, passes / 8 - 2 * (passes / 5000 + 1));
+    RL_ASSERT_GE_INT(rl_test_messages, passes / 8 - 2 * (passes / 5000 + 1));
     /* Flat: a few pages of slack for the allocator's own bookkeeping. */
     if (SOAK_CHECK_RSS && !getenv("RL_TEST_WRAPPER")) RL_ASSERT_LE_INT(rss_after - rss_before, 512);
 }
