@@ -1,7 +1,9 @@
 // Timer: Foundation's Timer over RLRunLoopTimer.
 //
 // Ownership: the Timer owns its C timer; the C timer's info is a TimerBox
-// holding the block and only a *weak* reference back to the Timer. A run loop
+// (one reference, handed over at creation and released once, at
+// invalidation or when the C timer is freed) holding the block and only a
+// *weak* reference back to the Timer. A run loop
 // retains the C timers scheduled on it, so a scheduled timer keeps firing
 // after its last Swift reference is gone: the box then makes a fresh wrapper
 // for the callout. Invalidation makes the C side release the box, which drops
@@ -89,13 +91,15 @@ public final class Timer: @unchecked Sendable {
     ) {
         let interval = repeats ? (interval > 0 ? interval : 0.0001) : 0
         let box = TimerBox(block, userInfo: consume userInfo)
+        // A release and no retain: the C timer takes this reference over and
+        // releases it once, when invalidated or freed (after a callout under
+        // way), so a fire needs no retain and release of its own.
         var context = RLRunLoopTimerContext(
-            version: 0, info: box.info, retain: callbackBoxRetain,
-            release: callbackBoxRelease, copyDescription: nil)
-        let ref = withExtendedLifetime(box) {
+            version: 0, info: Unmanaged.passRetained(box).toOpaque(), retain: nil,
+            release: timerBoxRelease, copyDescription: nil)
+        let ref =
             RLRunLoopTimerCreate(date.absoluteTime, interval, 0, 0, timerTrampoline, &context)
-                ?? outOfResources("Timer")
-        }
+            ?? outOfResources("Timer")
         self.ref = ref
         self.box = box
         box.setWrapper(self)
@@ -361,7 +365,13 @@ final class TimerBox: CallbackBox, @unchecked Sendable {
     }
 }
 
+/// A fire: the C timer holds its box's reference until the callout ends.
 private let timerTrampoline: RLRunLoopTimerCallBack = { ref, info in
-    let box = Unmanaged<TimerBox>.fromOpaque(info!).takeUnretainedValue()
-    withExtendedLifetime(box) { box.fire(ref!) }
+    Unmanaged<TimerBox>.fromOpaque(info.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.fire(ref.unsafelyUnwrapped) }
+}
+
+/// The C timer let go of its box (invalidated or freed): the block goes.
+private let timerBoxRelease: @convention(c) (UnsafeRawPointer?) -> Void = { info in
+    let box = Unmanaged<TimerBox>.fromOpaque(info.unsafelyUnwrapped).takeRetainedValue()
+    box.dropCallbacks()
 }
