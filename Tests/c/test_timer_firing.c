@@ -606,6 +606,56 @@ static void timers_within_the_timer_slack_share_one_wake_up(void) {
     RLRelease(o);
 }
 
+/* Timers without tolerance scheduled far ahead may share a wake-up within
+   their implicit leeway (an eighth of how far ahead, capped at 500 us): two
+   timers 200 us apart, scheduled 0.2 s ahead, fire in one pass, neither
+   before its date, even with the thread's timer slack at its minimum. Run on
+   a thread of its own, whose loop reads that slack. */
+static int g_leeway_pass;
+static int g_leeway_pass_of[2];
+static double g_leeway_fired_at[2];
+static void count_leeway_pass(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o;
+    (void)a;
+    (void)info;
+    g_leeway_pass++;
+}
+static void note_leeway_fire(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    long i = (long)(intptr_t)info;
+    g_leeway_pass_of[i] = g_leeway_pass;
+    g_leeway_fired_at[i] = rl_test_now();
+}
+static void *leeway_thread(void *arg) {
+    (void)arg;
+    RL_ASSERT_EQ_INT(prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0), 0);
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAfterWaiting, true, 0, count_leeway_pass, NULL);
+    RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
+    double start = rl_test_now();
+    RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
+    RLRunLoopTimerRef t[2];
+    for (long i = 0; i < 2; i++) {
+        t[i] = rl_test_timer(now + 0.2 + 0.0002 * (double)i, 0, note_leeway_fire, (void *)(intptr_t)i);
+        RLRunLoopAddTimer(rl, t[i], kRLRunLoopDefaultMode);
+        RL_ASSERT_EQ_DBL(RLRunLoopTimerGetTolerance(t[i]), 0); /* the leeway is no tolerance */
+    }
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 20, false), kRLRunLoopRunFinished);
+    for (int i = 0; i < 2; i++) {
+        RL_ASSERT_GE_DBL(g_leeway_fired_at[i] - start, 0.2 + 0.0002 * i - CLOCK_SLACK);
+        RL_ASSERT_EQ_INT(g_leeway_pass_of[i], g_leeway_pass_of[0]);
+        RLRelease(t[i]);
+    }
+    RLRunLoopObserverInvalidate(o);
+    RLRelease(o);
+    return NULL;
+}
+static void timers_scheduled_far_ahead_share_a_wake_up_within_their_leeway(void) {
+    pthread_t thread;
+    RL_ASSERT_EQ_INT(pthread_create(&thread, NULL, leeway_thread, NULL), 0);
+    RL_ASSERT_EQ_INT(pthread_join(thread, NULL), 0);
+}
+
 typedef struct {
     double mono_at;
     int fired;
@@ -884,6 +934,7 @@ int main(int argc, char **argv) {
         RL_TEST(tolerant_timer_shares_a_wake_up_with_a_timer_in_its_window),
         RL_TEST(tolerant_timer_does_not_wait_for_a_timer_outside_its_window),
         RL_TEST(timers_within_the_timer_slack_share_one_wake_up),
+        RL_TEST(timers_scheduled_far_ahead_share_a_wake_up_within_their_leeway),
         RL_TEST(timer_context_with_release_but_no_retain_is_released_once),
         RL_TEST(timer_context_with_retain_brackets_every_callout),
         RL_TEST(timer_invalidated_by_another_thread_mid_callout_releases_info_after_it),

@@ -46,6 +46,7 @@ typedef struct {
     int64_t deadline;
     uint64_t sequence;
     rl_heap_handle handle;
+    uint32_t leeway;
 } model_item;
 
 typedef struct {
@@ -118,6 +119,11 @@ static void insert_one(model *m) {
     it->sequence = ++m->next_sequence;
     it->handle = rl_heap_insert(&m->heap, &m->ids[it->id], it->deadline, it->sequence);
     RL_ASSERT_NE_INT(it->handle, RL_HEAP_NO_HANDLE);
+    it->leeway = 0;
+    if (random_below(m, 2)) {
+        it->leeway = (uint32_t)random_below(m, 8);
+        rl_heap_set_leeway(&m->heap, it->handle, it->leeway);
+    }
     m->count++;
 }
 
@@ -138,6 +144,10 @@ static void rekey_one(model *m) {
     it->deadline = random_below(m, (int)m->deadline_range);
     it->sequence = ++m->next_sequence;
     rl_heap_update(&m->heap, it->handle, it->deadline, it->sequence);
+    if (random_below(m, 2)) { /* else it keeps its leeway */
+        it->leeway = (uint32_t)random_below(m, 8);
+        rl_heap_set_leeway(&m->heap, it->handle, it->leeway);
+    }
 }
 
 static void pop_one(model *m) {
@@ -169,17 +179,41 @@ static void collect_due(model *m) {
     }
 }
 
+static int64_t largest(int64_t a, int64_t b) {
+    return a > b ? a : b;
+}
+
+/* The window questions, with and without tolerances, and the wake-up they
+   give (rl_mode.c's rule): never before the earliest deadline, inside the
+   window of every entry due by it, and an entry alone in its window is
+   taken on its deadline. */
 static void ask_deadlines(model *m) {
     int64_t limit = random_below(m, (int)m->deadline_range + 2) - 1;
-    int64_t latest = INT64_MIN, earliest_end = INT64_MAX;
+    int64_t floor = random_below(m, 5);
+    int64_t latest = INT64_MIN, end_tolerant = INT64_MAX, end_plain = INT64_MAX;
     for (int i = 0; i < m->count; i++) {
         const model_item *it = &m->live[i];
         if (it->deadline <= limit && it->deadline > latest) latest = it->deadline;
-        int64_t end = it->deadline + tolerance_of_id(it->id);
-        if (end < earliest_end) earliest_end = end;
+        int64_t plain = it->deadline + largest(floor, it->leeway);
+        int64_t tolerant = it->deadline + largest(largest(floor, it->leeway), tolerance_of_id(it->id));
+        if (plain < end_plain) end_plain = plain;
+        if (tolerant < end_tolerant) end_tolerant = tolerant;
     }
     RL_ASSERT_EQ_INT(rl_heap_latest_deadline_until(&m->heap, limit), latest);
-    RL_ASSERT_EQ_INT(rl_heap_earliest_latest(&m->heap, tolerance_of_item), earliest_end);
+    RL_ASSERT_EQ_INT(rl_heap_earliest_latest(&m->heap, floor, tolerance_of_item), end_tolerant);
+    RL_ASSERT_EQ_INT(rl_heap_earliest_latest(&m->heap, floor, NULL), end_plain);
+    int e = model_earliest(m);
+    if (e < 0) return;
+    int64_t wake = rl_heap_latest_deadline_until(&m->heap, end_plain);
+    RL_ASSERT_GE_INT(wake, m->live[e].deadline);
+    int due = 0;
+    for (int i = 0; i < m->count; i++) {
+        const model_item *it = &m->live[i];
+        if (it->deadline > wake) continue;
+        due++;
+        RL_ASSERT_LE_INT(wake, it->deadline + largest(floor, it->leeway));
+    }
+    if (due == 1 || m->count == 1) RL_ASSERT_EQ_INT(wake, m->live[e].deadline);
 }
 
 /* `steps` random operations, the mix leaning to inserts until `grow_until`
@@ -260,7 +294,7 @@ static void collecting_without_memory_keeps_the_earliest_in_order(void) {
     uint64_t rng = 12345;
     for (int i = 0; i < N; i++) {
         rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-        all[i] = (model_item){i, (int64_t)(rng >> 58), (uint64_t)i + 1, 0}; /* deadlines 0..63: ties */
+        all[i] = (model_item){i, (int64_t)(rng >> 58), (uint64_t)i + 1, 0, 0}; /* deadlines 0..63: ties */
         all[i].handle = rl_heap_insert(&h, &items[i], all[i].deadline, all[i].sequence);
         RL_ASSERT_NE_INT(all[i].handle, RL_HEAP_NO_HANDLE);
     }

@@ -924,7 +924,7 @@ static void fz_heap(const uint8_t *data, size_t size) {
                 FZ_CHECK(keys.items[k - 1].deadline_ns < keys.items[k].deadline_ns ||
                          (keys.items[k - 1].deadline_ns == keys.items[k].deadline_ns &&
                           keys.items[k - 1].sequence < keys.items[k].sequence));
-            FZ_CHECK(rl_heap_earliest_latest(&h, fz_heap_no_tolerance) ==
+            FZ_CHECK(rl_heap_earliest_latest(&h, 0, fz_heap_no_tolerance) ==
                      (n ? items[fz_heap_earliest(items, n)].deadline : INT64_MAX));
             int e = fz_heap_earliest(items, n);
             if (e >= 0 && (a & 1)) { /* pop */

@@ -102,29 +102,26 @@ void rl_mode_read_timer_slack(RLRunLoopRef rl) {
     rl->timer_slack_ns = slack >= 0 ? slack : DEFAULT_TIMER_SLACK_NS;
 }
 
-/* Every timer may fire anywhere in [date, date + max(tolerance, slack)]. */
 static int64_t slot_tolerance(const void *item) {
     const rl_timer_slot *slot = item;
-    int64_t slack = timer_slack(slot->mode->rl);
-    int64_t tolerance = rl_timer_tolerance_ns(rl_timer_slot_timer(slot));
-    return tolerance > slack ? tolerance : slack;
+    return rl_timer_tolerance_ns(rl_timer_slot_timer(slot));
 }
 
 /* When the timers want the loop awake. Each timer may fire anywhere in its
-   window [date, date + tolerance], where the tolerance is at least the
-   thread's timer slack (what the kernel allows itself to add to any sleep);
-   the window is only there to let timers share a wake-up, never to make a
-   lone timer late. So the wake-up is the latest date among the timers due by
-   the earliest window end L (the smallest date + tolerance): every such
-   timer's window contains that moment, so one wake-up fires them all, none
-   before its date, none late beyond its window, and the last of them exactly
-   on time. A lone timer, or one whose window holds no other date, wakes the
-   loop at its date. Dense timers cost one wake-up per slack, not one each. */
-static int64_t timers_wake_up(rl_mode *m, const rl_heap_entry *top) {
-    int64_t slack = timer_slack(m->rl);
-    int64_t window_end = m->tolerant_timers                     ? rl_heap_earliest_latest(&m->timers, slot_tolerance)
-                         : top->deadline_ns > INT64_MAX - slack ? INT64_MAX
-                                                                : top->deadline_ns + slack;
+   window [date, date + window], where the window is the largest of its
+   tolerance, its implicit leeway (rl_timer.c: an eighth of how far ahead it
+   was scheduled, capped) and the thread's timer slack (what the kernel allows
+   itself to add to any sleep); the window is only there to let timers share
+   a wake-up, never to make a lone timer late. So the wake-up is the latest
+   date among the timers due by the earliest window end L (the smallest
+   date + window): every such timer's window contains that moment, so one
+   wake-up fires them all, none before its date, none late beyond its window,
+   and the last of them exactly on time. A lone timer, or one whose window
+   holds no other date, wakes the loop at its date. Dense timers cost one
+   wake-up per window, not one each. */
+static int64_t timers_wake_up(rl_mode *m) {
+    int64_t window_end =
+        rl_heap_earliest_latest(&m->timers, timer_slack(m->rl), m->tolerant_timers ? slot_tolerance : NULL);
     return rl_heap_latest_deadline_until(&m->timers, window_end);
 }
 
@@ -134,7 +131,7 @@ int64_t rl_mode_next_deadline(rl_mode *m) {
     int64_t deadline = m->run_deadline_ns;
     const rl_heap_entry *top = rl_heap_top(&m->timers);
     if (top) {
-        int64_t t = timers_wake_up(m, top);
+        int64_t t = timers_wake_up(m);
         if (t < deadline) deadline = t;
     }
     return deadline;

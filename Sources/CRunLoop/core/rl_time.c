@@ -30,8 +30,7 @@ int64_t rl_mono_now(void) {
     return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
 }
 
-/* The monotonic clock to the last clock tick: never ahead of rl_mono_now. */
-static int64_t mono_coarse_now(void) {
+int64_t rl_mono_coarse_now(void) {
     struct timespec ts;
     if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) != 0) return rl_mono_now();
     return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
@@ -106,7 +105,7 @@ static int64_t clock_offset(int64_t coarse) {
 int64_t rl_deadline_for_date(RLAbsoluteTime date) {
     if (isnan(date)) return rl_mono_now();
     /* A tick behind now at most: nothing to the clamps, which are 16 years. */
-    int64_t mono = mono_coarse_now();
+    int64_t mono = rl_mono_coarse_now();
     int64_t offset = clock_offset(mono);
     double ahead = date - (double)(mono + offset) * 1e-9;
     if (ahead > RL_INTERVAL_LIMIT) return mono + rl_seconds_to_ns(RL_INTERVAL_LIMIT);

@@ -199,13 +199,34 @@ static void unlock_timer_and_loop(RLRunLoopTimerRef t, RLRunLoopRef rl) {
     if (rl) rl_loop_unlock(rl);
 }
 
+/* How late a timer scheduled `ahead_ns` before its date may fire when that
+   lets it share a wake-up with the timers around it (rl_mode.c's
+   timers_wake_up; a lone timer still fires on its date): an eighth of how far
+   ahead it was scheduled, at most RL_TIMER_LEEWAY_CAP_NS. macOS's kernel
+   coalesces timers without tolerance in the same proportion (capped near a
+   millisecond for a foreground app); the cap here is lower, so that a timer's
+   lateness stays well under libev's millisecond. Adding a timer measures
+   `ahead_ns` on the coarse clock (a tick behind at most, 4 ms here), which
+   saves a precise clock reading per add; a timer added less than a tick
+   ahead may so get more than an eighth, never more than the cap. */
+#define RL_TIMER_LEEWAY_CAP_NS 500000
+static uint32_t implicit_leeway(int64_t ahead_ns) {
+    if (ahead_ns <= 0) return 0;
+    int64_t leeway = ahead_ns / 8;
+    return leeway > RL_TIMER_LEEWAY_CAP_NS ? RL_TIMER_LEEWAY_CAP_NS : (uint32_t)leeway;
+}
+
 /* Puts a slot into its mode's heap, after every timer already there with the
    same deadline (CF inserts a timer after its equals, whether it is new,
-   re-added, re-dated or advanced after firing). Loop and timer locked. */
-static bool schedule_slot(RLRunLoopTimerRef t, rl_timer_slot *slot) {
+   re-added, re-dated or advanced after firing), with the leeway of a timer
+   scheduled at `now`. Loop and timer locked. */
+static bool schedule_slot(RLRunLoopTimerRef t, rl_timer_slot *slot, int64_t now) {
     rl_mode *m = slot->mode;
-    slot->heap_handle = rl_heap_insert(&m->timers, slot, t->fire_ns, ++m->rl->timer_sequence);
-    return slot->heap_handle != RL_HEAP_NO_HANDLE;
+    int64_t deadline = t->fire_ns;
+    slot->heap_handle = rl_heap_insert(&m->timers, slot, deadline, ++m->rl->timer_sequence);
+    if (slot->heap_handle == RL_HEAP_NO_HANDLE) return false;
+    rl_heap_set_leeway(&m->timers, slot->heap_handle, implicit_leeway(deadline - now));
+    return true;
 }
 
 /* Takes a slot out of its mode's heap, if it is there. Loop and timer locked. */
@@ -217,11 +238,13 @@ static void unschedule_slot(rl_timer_slot *slot) {
 
 /* Re-keys every scheduled slot after the deadline moved; both locks held. */
 static void reschedule_slots(RLRunLoopTimerRef t) {
+    uint32_t leeway = implicit_leeway(t->fire_ns - rl_mono_now());
     for (size_t i = 0; i < slot_count(t); i++) {
         rl_timer_slot *slot = slot_at(t, i);
         if (slot->heap_handle == RL_HEAP_NO_HANDLE) continue;
         rl_mode *m = slot->mode;
         rl_heap_update(&m->timers, slot->heap_handle, t->fire_ns, ++m->rl->timer_sequence);
+        rl_heap_set_leeway(&m->timers, slot->heap_handle, leeway);
         rl_mode_timers_changed(m);
     }
 }
@@ -319,7 +342,7 @@ static void add_slot(rl_mode *m, RLRunLoopTimerRef t) {
     rl_timer_slot *slot = new_slot(t, m);
     if (!slot) return;
     /* A firing timer is scheduled when its callout ends (end_firing). */
-    if (!t->firing && !schedule_slot(t, slot)) {
+    if (!t->firing && !schedule_slot(t, slot, rl_mono_coarse_now())) {
         drop_slot(t, slot);
         return;
     }
@@ -490,8 +513,8 @@ static bool end_firing(RLRunLoopTimerRef t, fired_at fired) {
     bool release_info_now = t->release_after_firing;
     t->release_after_firing = false;
     if (!atomic_load(&t->valid)) return release_info_now; /* its invalidation removes every slot */
+    int64_t now = rl_mono_now();
     if (t->interval > 0 && t->fire_date <= fired.date) {
-        int64_t now = rl_mono_now();
         int64_t interval_ns = rl_seconds_to_ns(t->interval);
         int64_t steps = now >= fired.deadline_ns ? (now - fired.deadline_ns) / interval_ns + 1 : 1;
         t->fire_ns = fired.deadline_ns + steps * interval_ns;
@@ -500,7 +523,7 @@ static bool end_firing(RLRunLoopTimerRef t, fired_at fired) {
     for (size_t i = 0; i < slot_count(t); i++) {
         rl_timer_slot *slot = slot_at(t, i);
         if (slot->heap_handle != RL_HEAP_NO_HANDLE) continue;
-        schedule_slot(t, slot);
+        schedule_slot(t, slot, now);
         rl_mode_timers_changed(slot->mode);
     }
     return release_info_now;

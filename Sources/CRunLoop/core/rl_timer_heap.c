@@ -114,7 +114,7 @@ rl_heap_handle rl_heap_insert(rl_timer_heap *h, void *item, int64_t deadline_ns,
     rl_heap_handle handle = take_handle(h);
     if (handle == RL_HEAP_NO_HANDLE) return RL_HEAP_NO_HANDLE;
     h->handles[handle].item = item;
-    h->entries[h->count] = (rl_heap_entry){deadline_ns, sequence, handle};
+    h->entries[h->count] = (rl_heap_entry){deadline_ns, sequence, handle, 0};
     sift_up(h, h->count++);
     return handle;
 }
@@ -147,6 +147,10 @@ void rl_heap_update(rl_timer_heap *h, rl_heap_handle handle, int64_t deadline_ns
     h->entries[index].sequence = sequence;
     if (before(&h->entries[index], &old)) sift_up(h, index);
     else sift_down(h, index);
+}
+
+void rl_heap_set_leeway(rl_timer_heap *h, rl_heap_handle handle, uint32_t leeway_ns) {
+    h->entries[h->handles[handle].position].leeway_ns = leeway_ns;
 }
 
 /* ---- collecting the due entries ----------------------------------------- */
@@ -288,20 +292,34 @@ int64_t rl_heap_latest_deadline_until(const rl_timer_heap *h, int64_t limit) {
     return best;
 }
 
-static void search_latest(const rl_timer_heap *h, size_t index, int64_t (*tolerance_of)(const void *), int64_t *best) {
-    const rl_heap_entry *e = &h->entries[index];
-    if (e->deadline_ns >= *best) return; /* children are no earlier */
-    int64_t tol = tolerance_of(h->handles[e->handle].item);
-    int64_t latest = e->deadline_ns > INT64_MAX - tol ? INT64_MAX : e->deadline_ns + tol;
-    if (latest < *best) *best = latest;
-    for (size_t c = index * ARITY + 1; c < h->count && c <= index * ARITY + ARITY; c++)
-        search_latest(h, c, tolerance_of, best);
+static inline int64_t saturating_add(int64_t a, int64_t b) {
+    return a > INT64_MAX - b ? INT64_MAX : a + b;
 }
 
-int64_t rl_heap_earliest_latest(const rl_timer_heap *h, int64_t (*tolerance_of)(const void *item)) {
-    int64_t best = INT64_MAX;
-    if (h->count) search_latest(h, 0, tolerance_of, &best);
-    return best;
+typedef struct {
+    int64_t floor_ns;
+    int64_t (*tolerance_of)(const void *item);
+    int64_t best;
+} window_search;
+
+static void search_latest(const rl_timer_heap *h, size_t index, window_search *s) {
+    const rl_heap_entry *e = &h->entries[index];
+    /* Every window is at least the floor, and children are no earlier. */
+    if (saturating_add(e->deadline_ns, s->floor_ns) >= s->best) return;
+    int64_t window = e->leeway_ns > s->floor_ns ? (int64_t)e->leeway_ns : s->floor_ns;
+    if (s->tolerance_of) {
+        int64_t tol = s->tolerance_of(h->handles[e->handle].item);
+        if (tol > window) window = tol;
+    }
+    int64_t latest = saturating_add(e->deadline_ns, window);
+    if (latest < s->best) s->best = latest;
+    for (size_t c = index * ARITY + 1; c < h->count && c <= index * ARITY + ARITY; c++) search_latest(h, c, s);
+}
+
+int64_t rl_heap_earliest_latest(const rl_timer_heap *h, int64_t floor_ns, int64_t (*tolerance_of)(const void *item)) {
+    window_search s = {floor_ns > 0 ? floor_ns : 0, tolerance_of, INT64_MAX};
+    if (h->count) search_latest(h, 0, &s);
+    return s.best;
 }
 
 /* ---- lifetime and checking ----------------------------------------------- */

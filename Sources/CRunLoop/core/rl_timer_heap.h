@@ -29,6 +29,7 @@ typedef struct {
     int64_t deadline_ns;
     uint64_t sequence;
     rl_heap_handle handle;
+    uint32_t leeway_ns; /* how late after its deadline the item may still be taken (not part of the key) */
 } rl_heap_entry;
 
 /* Per handle: the item and where its entry is (or, free, the next free handle). */
@@ -53,8 +54,8 @@ typedef struct {
     size_t capacity;
 } rl_heap_key_buffer;
 
-/* Adds `item` with the key (deadline, sequence); returns its handle, or
-   RL_HEAP_NO_HANDLE (the heap untouched) when out of memory. */
+/* Adds `item` with the key (deadline, sequence) and no leeway; returns its
+   handle, or RL_HEAP_NO_HANDLE (the heap untouched) when out of memory. */
 rl_heap_handle rl_heap_insert(rl_timer_heap *h, void *item, int64_t deadline_ns, uint64_t sequence);
 /* Removes the entry of a handle the heap gave out and has not taken back;
    the handle is free again. */
@@ -62,6 +63,9 @@ void rl_heap_remove(rl_timer_heap *h, rl_heap_handle handle);
 /* Gives a handle's entry a new key (a re-dated timer goes after the others of
    its deadline: the caller passes a fresh sequence). */
 void rl_heap_update(rl_timer_heap *h, rl_heap_handle handle, int64_t deadline_ns, uint64_t sequence);
+/* Sets how late after its deadline a handle's entry may be taken (it keeps
+   that leeway until set again, re-keyed or not). */
+void rl_heap_set_leeway(rl_timer_heap *h, rl_heap_handle handle, uint32_t leeway_ns);
 static inline const rl_heap_entry *rl_heap_top(const rl_timer_heap *h) {
     return h->count ? &h->entries[0] : NULL;
 }
@@ -72,9 +76,11 @@ static inline void *rl_heap_item(const rl_timer_heap *h, rl_heap_handle handle) 
 static inline size_t rl_heap_count(const rl_timer_heap *h) {
     return h->count;
 }
-/* The earliest of deadline + tolerance over all entries, given each item's
-   tolerance (ns); prunes subtrees whose deadline is already past the best. */
-int64_t rl_heap_earliest_latest(const rl_timer_heap *h, int64_t (*tolerance_of)(const void *item));
+/* The earliest end of a window over all entries (INT64_MAX if none), where an
+   entry's window is deadline + the largest of `floor_ns`, its own leeway and
+   its item's tolerance (ns; tolerance_of may be NULL: none). Visits only the
+   entries whose deadline + floor is before the best end so far. */
+int64_t rl_heap_earliest_latest(const rl_timer_heap *h, int64_t floor_ns, int64_t (*tolerance_of)(const void *item));
 /* The latest deadline that is <= limit (INT64_MIN if none); visits only the
    entries due by `limit`. */
 int64_t rl_heap_latest_deadline_until(const rl_timer_heap *h, int64_t limit);

@@ -445,8 +445,15 @@ bool RLRunLoopTimerIsValid(RLRunLoopTimerRef timer); /* false for NULL */
    effect is the same kind of grouping. Unlike CF, every timer's tolerance
    counts as at least the loop thread's timer slack (prctl PR_GET_TIMERSLACK,
    read when the loop first runs; 50 us by default), the lateness the kernel
-   allows itself for any sleep: timers that close together share one wake-up
-   instead of costing one each, and none fires before its date. A timer
+   allows itself for any sleep, and at least an implicit leeway of an eighth
+   of how far ahead of its date the timer was scheduled (added, re-dated, or
+   advanced after firing), capped at 500 us: a timer scheduled 1 ms ahead may
+   wait up to 125 us, one scheduled 4 ms or more ahead up to 500 us, for
+   others to share its wake-up. macOS's kernel coalesces timers without
+   tolerance in the same proportion (with a cap near a millisecond for a
+   foreground app); GetTolerance still answers only the tolerance set. So
+   dense timers share one wake-up instead of costing one each, none fires
+   before its date, and a lone timer still fires at its date. A timer
    keeps a tolerance in memory it makes on first need: out of memory,
    setting a non-zero tolerance leaves the old one. NULL: ignored (0). */
 RLTimeInterval RLRunLoopTimerGetTolerance(RLRunLoopTimerRef timer);
