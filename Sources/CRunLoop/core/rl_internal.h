@@ -373,6 +373,15 @@ bool rl_mode_name_is_valid(RLRunLoopMode mode);
 bool rl_mode_name_is_common(RLRunLoopMode mode);
 rl_mode *rl_mode_find(RLRunLoopRef rl, RLRunLoopMode name);
 rl_mode *rl_mode_find_or_create(RLRunLoopRef rl, RLRunLoopMode name);
+/* The default mode named by its constant, told without a string comparison:
+   most items are added to it, by that name. */
+static inline bool rl_mode_name_is_default(RLRunLoopMode mode) {
+    return mode == kRLRunLoopDefaultMode;
+}
+/* The default mode of a live loop: made first, with the loop. */
+static inline rl_mode *rl_mode_default(RLRunLoopRef rl) {
+    return rl->mode_count ? rl->modes[0] : rl_mode_find_or_create(rl, kRLRunLoopDefaultMode);
+}
 void rl_mode_free(rl_mode *m);
 bool rl_mode_is_empty(RLRunLoopRef rl, rl_mode *m);
 bool rl_mode_has_blocks(RLRunLoopRef rl, rl_mode *m);
