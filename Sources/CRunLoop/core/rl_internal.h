@@ -401,6 +401,9 @@ static inline void rl_loop_set_main_queue_inert(RLRunLoopRef rl, RLRunLoopSource
     rl->main_queue_inert = source;
 }
 
+/* A pthread_mutex_* call on a loop's lock failed with `error`: prints the
+   call and errno, the way rl_fatal_errno does, and aborts (rl_fatal.c). */
+_Noreturn void rl_fatal_lock(const char *call, int error);
 /* The loop's lock and which thread asks (rl_lock.c). */
 void rl_loop_lock(RLRunLoopRef rl);
 /* The loop's own thread taking its lock back after a callout or the wait:

@@ -9,17 +9,29 @@
  * The lock is a plain mutex, but the loop's own thread, when it takes the
  * lock back after a callout or the wait, first lets API callers that are
  * waiting for it go first (glibc mutexes are not fair).
+ *
+ * A default mutex fails only when it is corrupt (EINVAL: the loop's memory
+ * was overwritten or freed). Going on without the lock would corrupt the
+ * loop silently, so every call is checked and a failure aborts, naming the
+ * call (rl_fatal_lock): one branch, never taken.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "rl_internal.h"
 
+static inline void checked(const char *call, int rc) {
+    if (__builtin_expect(rc != 0, 0)) rl_fatal_lock(call, rc);
+}
+
 void rl_loop_lock(RLRunLoopRef rl) {
-    if (pthread_mutex_trylock(&rl->lock) == 0) return;
+    int rc = pthread_mutex_trylock(&rl->lock);
+    if (rc == 0) return;
+    if (rc != EBUSY) rl_fatal_lock("pthread_mutex_trylock", rc);
     atomic_fetch_add_explicit(&rl->lock_waiters, 1, memory_order_relaxed);
-    pthread_mutex_lock(&rl->lock);
+    checked("pthread_mutex_lock", pthread_mutex_lock(&rl->lock));
     atomic_fetch_sub_explicit(&rl->lock_waiters, 1, memory_order_relaxed);
 }
 
@@ -29,13 +41,13 @@ void rl_loop_relock(RLRunLoopRef rl) {
         if (spin < 20) rl_cpu_relax();
         else sched_yield();
     }
-    pthread_mutex_lock(&rl->lock);
+    checked("pthread_mutex_lock", pthread_mutex_lock(&rl->lock));
 }
 
 void rl_loop_unlock(RLRunLoopRef rl) {
     rl_object *dead = rl->graveyard;
     rl->graveyard = NULL;
-    pthread_mutex_unlock(&rl->lock);
+    checked("pthread_mutex_unlock", pthread_mutex_unlock(&rl->lock));
     while (dead) {
         rl_object *next = dead->next_dead;
         dead->cls->finalize(dead);

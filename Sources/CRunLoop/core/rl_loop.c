@@ -32,12 +32,17 @@ __attribute__((constructor)) static void remember_main_thread(void) {
 static RLRunLoopRef create_loop(pthread_t thread) {
     RLRunLoopRef rl = calloc(1, sizeof *rl);
     if (!rl) return NULL;
+    /* With default attributes it fails only for lack of resources. */
+    if (pthread_mutex_init(&rl->lock, NULL) != 0) {
+        free(rl);
+        return NULL;
+    }
     if (!rl_wait_set_open(rl)) {
+        pthread_mutex_destroy(&rl->lock);
         free(rl);
         return NULL;
     }
     rl_object_init(&rl->base, &rl_run_loop_class);
-    pthread_mutex_init(&rl->lock, NULL);
     rl->thread = thread;
     rl->multiprocessor = sysconf(_SC_NPROCESSORS_ONLN) > 1;
     rl->last_sleep_ns = RL_NEVER;

@@ -72,20 +72,32 @@
 
 /* ---- the process generation (fork) -------------------------------------- */
 
-/* Bumped in every child right after fork(). */
+/* Bumped in every child right after fork(), once the handler is installed. */
 static _Atomic unsigned process_generation;
-static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static _Atomic bool watching_forks;
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void forked_child(void) {
     atomic_fetch_add(&process_generation, 1);
 }
 
-static void install_atfork(void) {
-    pthread_atfork(NULL, NULL, forked_child);
+/* pthread_atfork fails only for lack of memory (ENOMEM). Ignoring that would
+   leave every loop blind to fork: a child would steal its parent's wake-ups,
+   disarm its timers and delete its registrations. So nothing that must
+   notice a fork is made without the handler (a loop or a message port is
+   not made, as out of memory), and a later call tries again; pthread_once
+   could not. */
+bool rl_watch_forks(void) {
+    if (atomic_load_explicit(&watching_forks, memory_order_acquire)) return true;
+    pthread_mutex_lock(&watch_lock);
+    bool watching =
+        atomic_load_explicit(&watching_forks, memory_order_relaxed) || pthread_atfork(NULL, NULL, forked_child) == 0;
+    if (watching) atomic_store_explicit(&watching_forks, true, memory_order_release);
+    pthread_mutex_unlock(&watch_lock);
+    return watching;
 }
 
 unsigned rl_process_generation(void) {
-    pthread_once(&atfork_once, install_atfork);
     return atomic_load_explicit(&process_generation, memory_order_relaxed);
 }
 
@@ -335,7 +347,7 @@ static void repair_before_wait(RLRunLoopRef rl) {
 }
 
 bool rl_wait_set_open(RLRunLoopRef rl) {
-    pthread_once(&atfork_once, install_atfork);
+    if (!rl_watch_forks()) return false;
     atomic_init(&rl->fork_generation, atomic_load(&process_generation));
     rl->timer_fd = -1;
     rl->armed_ns = RL_NEVER;

@@ -34,9 +34,14 @@ void rl_eventfd_reset(int fd, const char *object);
 /* The calling thread's loop if it has one already; never makes one. */
 RLRunLoopRef rl_loop_current_if_made(void);
 
+/* Installs, once, the fork handler that rl_process_generation counts with;
+   false when it cannot (pthread_atfork out of memory): then an object that
+   must notice a fork is not made (as out of memory), and a later call tries
+   again. */
+bool rl_watch_forks(void);
 /* The process image this runs in: bumped in a child by fork(). Objects that
-   own kernel objects record it when made and compare it to notice they were
-   inherited (the atfork handler is installed by the first call). */
+   own kernel objects, made after rl_watch_forks returned true, record it
+   when made and compare it to notice they were inherited. */
 unsigned rl_process_generation(void);
 
 /* The version-1 source an object (a file descriptor, a message port) makes

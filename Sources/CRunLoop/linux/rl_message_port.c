@@ -187,6 +187,7 @@ RLMessagePortRef RLMessagePortCreate(RLMessagePortCallBack callout, const RLMess
     if (!callout || capacity < 0) return NULL;
     if (capacity == 0) capacity = RL_MESSAGE_PORT_DEFAULT_CAPACITY;
     if (capacity > RL_MESSAGE_PORT_MAX_CAPACITY) capacity = RL_MESSAGE_PORT_MAX_CAPACITY;
+    if (!rl_watch_forks()) return NULL; /* out of memory: a port must tell a child it is inherited */
     RLMessagePortRef p = calloc(1, sizeof *p);
     if (!p) return NULL;
     p->ring = malloc((size_t)capacity * sizeof *p->ring);
