@@ -304,10 +304,10 @@ public final class RunLoop: @unchecked Sendable {
     private func enqueueBlock(_ block: @escaping @Sendable () -> Void, inMode mode: RLRunLoopMode) {
         precondition(MemoryLayout<QueuedBlock>.size <= 2 * MemoryLayout<UnsafeRawPointer>.size)  // folded away
         withUnsafeTemporaryAllocation(of: QueuedBlock.self, capacity: 1) { slot in
-            // The item takes this copy over (C copies its bytes); whichever of
-            // queuedBlockRun and queuedBlockDrop the C side calls consumes it.
+            // The item takes this copy over (C copies its bytes), and
+            // queuedBlockCall consumes it.
             slot.initializeElement(at: 0, to: QueuedBlock(body: block))
-            RLRunLoopPerformPayload(ref, mode, queuedBlockRun, slot.baseAddress, queuedBlockDrop)
+            RLRunLoopPerformPayload(ref, mode, queuedBlockCall, slot.baseAddress)
         }
     }
 
@@ -502,16 +502,12 @@ private struct QueuedBlock {
     let body: @Sendable () -> Void
 }
 
-/// Runs a queued block, taking it out of the item's payload (the C side
-/// calls this or `queuedBlockDrop`, once).
-private let queuedBlockRun: @convention(c) (UnsafeMutableRawPointer?) -> Void = { payload in
+/// Takes a queued block out of the item's payload and runs it, or only
+/// releases it when the item was dropped (the loop's thread exited); the C
+/// side calls this once per item.
+private let queuedBlockCall: @convention(c) (UnsafeMutableRawPointer?, Bool) -> Void = { payload, run in
     let block = payload.unsafelyUnwrapped.bindMemory(to: QueuedBlock.self, capacity: 1).move().body
-    block()
-}
-
-/// Releases a queued block that never ran (the loop's thread exited).
-private let queuedBlockDrop: @convention(c) (UnsafeMutableRawPointer?) -> Void = { payload in
-    payload.unsafelyUnwrapped.bindMemory(to: QueuedBlock.self, capacity: 1).deinitialize(count: 1)
+    if run { block() }
 }
 
 private let performTrampoline: @convention(c) (UnsafeMutableRawPointer?) -> Void = { info in

@@ -1,7 +1,7 @@
 /* RLRunLoopPerformFunctionWithRelease: info is released exactly once, whether
    the function ran, was dropped at thread exit, or was never queued.
-   RLRunLoopPerformPayload: exactly one of run and drop sees the item's own
-   copy of the payload. */
+   RLRunLoopPerformPayload: its function sees the item's own copy of the
+   payload exactly once, told whether it runs or is dropped. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -75,17 +75,16 @@ typedef struct {
 static int payload_order[8];
 static atomic_int payload_count;
 
-static void payload_run(void *p) {
+/* Run or dropped: counted in the payload's tally either way. */
+static void payload_fn(void *p, bool run) {
     payload copy;
     memcpy(&copy, p, sizeof copy);
+    if (!run) {
+        atomic_fetch_add(&copy.t->released, 1);
+        return;
+    }
     atomic_fetch_add(&copy.t->ran, 1);
     payload_order[atomic_fetch_add(&payload_count, 1) % 8] = (int)(intptr_t)copy.tag;
-}
-
-static void payload_drop(void *p) {
-    payload copy;
-    memcpy(&copy, p, sizeof copy);
-    atomic_fetch_add(&copy.t->released, 1);
 }
 
 static void note_order(void *info) {
@@ -97,11 +96,11 @@ static void payload_is_copied_runs_once_in_order_and_is_not_dropped(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     _Static_assert(sizeof(payload) <= RL_PERFORM_PAYLOAD_SIZE, "payload fits");
     payload p = {&t, (void *)1};
-    RLRunLoopPerformPayload(rl, kRLRunLoopDefaultMode, payload_run, &p, payload_drop);
+    RLRunLoopPerformPayload(rl, kRLRunLoopDefaultMode, payload_fn, &p);
     p.tag = (void *)99; /* the item kept its own copy */
     RLRunLoopPerformFunction(rl, kRLRunLoopDefaultMode, note_order, (void *)2);
     p.tag = (void *)3;
-    RLRunLoopPerformPayload(rl, kRLRunLoopCommonModes, payload_run, &p, payload_drop);
+    RLRunLoopPerformPayload(rl, kRLRunLoopCommonModes, payload_fn, &p);
     RL_ASSERT_EQ_INT(atomic_load(&t.ran), 0);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, false), kRLRunLoopRunFinished);
     RL_ASSERT_EQ_INT(atomic_load(&payload_count), 3);
@@ -114,8 +113,8 @@ static void payload_is_copied_runs_once_in_order_and_is_not_dropped(void) {
 
 static void *queue_payloads_and_exit(void *arg) {
     payload p = {arg, NULL};
-    RLRunLoopPerformPayload(RLRunLoopGetCurrent(), "never-run", payload_run, &p, payload_drop);
-    RLRunLoopPerformPayload(RLRunLoopGetCurrent(), kRLRunLoopCommonModes, payload_run, &p, payload_drop);
+    RLRunLoopPerformPayload(RLRunLoopGetCurrent(), "never-run", payload_fn, &p);
+    RLRunLoopPerformPayload(RLRunLoopGetCurrent(), kRLRunLoopCommonModes, payload_fn, &p);
     return NULL;
 }
 
@@ -132,16 +131,16 @@ static void payload_with_bad_input_is_dropped_at_once(void) {
     static tally t;
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     payload p = {&t, NULL};
-    RLRunLoopPerformPayload(NULL, kRLRunLoopDefaultMode, payload_run, &p, payload_drop);
-    RLRunLoopPerformPayload(rl, NULL, payload_run, &p, payload_drop);
-    RLRunLoopPerformPayload(rl, "", payload_run, &p, payload_drop);
-    RLRunLoopPerformPayload(rl, kRLRunLoopDefaultMode, NULL, &p, payload_drop);
-    RLRunLoopPerformPayload(rl, kRLRunLoopDefaultMode, payload_run, NULL, payload_drop); /* no payload: ignored */
-    RLRunLoopPerformPayload(rl, kRLRunLoopDefaultMode, payload_run, &p, NULL);           /* runs, nothing to drop */
-    RL_ASSERT_EQ_INT(atomic_load(&t.released), 4);
+    RLRunLoopPerformPayload(NULL, kRLRunLoopDefaultMode, payload_fn, &p);
+    RLRunLoopPerformPayload(rl, NULL, payload_fn, &p);
+    RLRunLoopPerformPayload(rl, "", payload_fn, &p);
+    RLRunLoopPerformPayload(rl, kRLRunLoopDefaultMode, NULL, &p);         /* no function: ignored */
+    RLRunLoopPerformPayload(rl, kRLRunLoopDefaultMode, payload_fn, NULL); /* no payload: ignored */
+    RLRunLoopPerformPayload(rl, kRLRunLoopDefaultMode, payload_fn, &p);   /* runs */
+    RL_ASSERT_EQ_INT(atomic_load(&t.released), 3);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1, false), kRLRunLoopRunFinished);
     RL_ASSERT_EQ_INT(atomic_load(&t.ran), 1);
-    RL_ASSERT_EQ_INT(atomic_load(&t.released), 4);
+    RL_ASSERT_EQ_INT(atomic_load(&t.released), 3);
 }
 
 int main(int argc, char **argv) {

@@ -29,30 +29,44 @@ static void count_pending(RLRunLoopRef rl, const rl_block *b, long delta) {
     else rl->pending_common_blocks += (size_t)delta;
 }
 
-/* Appends `item` (mode and sequence still to fill in) for `mode`. */
-static rl_queue_status enqueue(RLRunLoopRef rl, RLRunLoopMode mode, rl_block item) {
-    if (!rl || !item.fn || !rl_mode_name_is_valid(mode)) return RL_QUEUE_REFUSED;
+static bool has_payload(const rl_block *b) {
+    return b->sequence & 1;
+}
+
+/* Locks the loop and appends an item for `mode`, its mode and sequence (low
+   bit `payload`) set, for the caller to fill in and then unlock; NULL, and
+   the loop unlocked, when nothing can be queued (`status` says why). */
+static inline __attribute__((always_inline)) rl_block *append_locked(RLRunLoopRef rl, RLRunLoopMode mode,
+                                                                     uint64_t payload, rl_queue_status *status) {
+    if (!rl || !rl_mode_name_is_valid(mode)) {
+        *status = RL_QUEUE_REFUSED;
+        return NULL;
+    }
     bool common = rl_mode_name_is_common(mode);
-    rl_queue_status status = RL_QUEUE_NO_MEMORY;
     rl_loop_lock(rl);
     rl_mode *m = common || rl->dead ? NULL : rl_mode_find_or_create(rl, mode);
-    if (rl->dead) {
-        status = RL_QUEUE_REFUSED;
-    } else if ((common || m) && queue_reserve(&rl->blocks, rl->blocks.count + 1)) {
-        rl_block *b = &rl->blocks.items[rl->blocks.count++];
-        *b = item;
-        b->mode = m;
-        b->sequence = rl->block_sequence++;
-        count_pending(rl, b, 1);
-        status = RL_QUEUED;
+    if (rl->dead || !(common || m) || !queue_reserve(&rl->blocks, rl->blocks.count + 1)) {
+        *status = rl->dead ? RL_QUEUE_REFUSED : RL_QUEUE_NO_MEMORY;
+        rl_loop_unlock(rl);
+        return NULL;
     }
-    rl_loop_unlock(rl);
-    return status;
+    rl_block *b = &rl->blocks.items[rl->blocks.count++];
+    b->mode = m;
+    b->sequence = rl->block_sequence++ << 1 | payload;
+    count_pending(rl, b, 1);
+    return b;
 }
 
 rl_queue_status rl_enqueue_block_status(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *), void *info,
                                         void (*dispose)(void *)) {
-    return enqueue(rl, mode, (rl_block){.fn = fn, .data.info = info, .dispose = dispose});
+    rl_queue_status status = RL_QUEUE_REFUSED;
+    rl_block *b = fn ? append_locked(rl, mode, 0, &status) : NULL;
+    if (!b) return status;
+    b->call.fn = fn;
+    b->data.object.info = info;
+    b->data.object.dispose = dispose;
+    rl_loop_unlock(rl);
+    return RL_QUEUED;
 }
 
 bool rl_enqueue_block(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *), void *info, void (*dispose)(void *)) {
@@ -68,24 +82,37 @@ void RLRunLoopPerformFunctionWithRelease(RLRunLoopRef rl, RLRunLoopMode mode, vo
     if (!rl_enqueue_block(rl, mode, fn, info, release) && release) release(info);
 }
 
-void RLRunLoopPerformPayload(RLRunLoopRef rl, RLRunLoopMode mode, void (*run)(void *payload), const void *payload,
-                             void (*drop)(void *payload)) {
-    if (!payload) return;
-    rl_block item = {.fn = run, .dispose = drop, .has_payload = true};
-    memcpy(item.data.payload, payload, sizeof item.data.payload);
-    if (enqueue(rl, mode, item) != RL_QUEUED && drop) drop(item.data.payload);
+void RLRunLoopPerformPayload(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *payload, bool run),
+                             const void *payload) {
+    if (!fn || !payload) return;
+    rl_queue_status status;
+    rl_block *b = append_locked(rl, mode, 1, &status);
+    if (!b) {
+        void *copy[2];
+        memcpy(copy, payload, sizeof copy);
+        fn(copy, false);
+        return;
+    }
+    b->call.payload_fn = fn;
+    memcpy(b->data.payload, payload, sizeof b->data.payload);
+    rl_loop_unlock(rl);
 }
 
-/* What the item's functions get. */
-static void *argument(rl_block *b) {
-    return b->has_payload ? (void *)b->data.payload : b->data.info;
-}
-
-/* Calls a taken item, then its dispose unless it owns a payload (run took
-   it). The item must not move meanwhile. */
+/* Calls a taken item's function (the item must not move meanwhile), then
+   its dispose, if any. */
 static void call_block(rl_block *b) {
-    RL_IS_CALLING_OUT_TO_A_BLOCK(b->fn, argument(b));
-    if (b->dispose && !b->has_payload) b->dispose(b->data.info);
+    if (has_payload(b)) {
+        RL_IS_CALLING_OUT_TO_A_BLOCK_PAYLOAD(b->call.payload_fn, b->data.payload);
+    } else {
+        RL_IS_CALLING_OUT_TO_A_BLOCK(b->call.fn, b->data.object.info);
+        if (b->data.object.dispose) b->data.object.dispose(b->data.object.info);
+    }
+}
+
+/* Lets go of an item that will not run. */
+static void drop_block(rl_block *b) {
+    if (has_payload(b)) b->call.payload_fn(b->data.payload, false);
+    else if (b->data.object.dispose) b->data.object.dispose(b->data.object.info);
 }
 
 static bool matches(const rl_block *b, const rl_mode *m) {
@@ -113,7 +140,8 @@ static size_t do_blocks_in_place(RLRunLoopRef rl, rl_mode *m, uint64_t before) {
     size_t run = 0;
     for (;;) {
         size_t i = 0;
-        while (i < rl->blocks.count && !(rl->blocks.items[i].sequence < before && matches(&rl->blocks.items[i], m)))
+        while (i < rl->blocks.count &&
+               !(rl->blocks.items[i].sequence >> 1 < before && matches(&rl->blocks.items[i], m)))
             i++;
         if (i == rl->blocks.count) return run;
         rl_block b = rl->blocks.items[i];
@@ -170,8 +198,7 @@ rl_block_queue rl_blocks_take_all(RLRunLoopRef rl) {
 }
 
 void rl_blocks_dispose(rl_block_queue *taken) {
-    for (size_t i = 0; i < taken->count; i++)
-        if (taken->items[i].dispose) taken->items[i].dispose(argument(&taken->items[i]));
+    for (size_t i = 0; i < taken->count; i++) drop_block(&taken->items[i]);
     free(taken->items);
     *taken = (rl_block_queue){0};
 }

@@ -39,6 +39,11 @@ RL_CALLOUT void RL_IS_CALLING_OUT_TO_A_BLOCK(void (*fn)(void *), void *info) {
     __asm__ volatile("");
 }
 
+RL_CALLOUT void RL_IS_CALLING_OUT_TO_A_BLOCK_PAYLOAD(void (*fn)(void *, bool), void *payload) {
+    fn(payload, true);
+    __asm__ volatile("");
+}
+
 RL_CALLOUT void RL_IS_SERVICING_THE_MAIN_DISPATCH_QUEUE(void (*drain)(void *), void *msg) {
     drain(msg);
     __asm__ volatile("");

@@ -16,6 +16,8 @@ void RL_IS_CALLING_OUT_TO_A_TIMER_CALLBACK_FUNCTION(RLRunLoopTimerCallBack fn, R
 void RL_IS_CALLING_OUT_TO_A_SOURCE0_PERFORM_FUNCTION(void (*perform)(void *), void *info);
 void RL_IS_CALLING_OUT_TO_A_SOURCE1_PERFORM_FUNCTION(void (*perform)(void *), void *info);
 void RL_IS_CALLING_OUT_TO_A_BLOCK(void (*fn)(void *), void *info);
+/* A queued payload (RLRunLoopPerformPayload): fn(payload, true). */
+void RL_IS_CALLING_OUT_TO_A_BLOCK_PAYLOAD(void (*fn)(void *, bool), void *payload);
 void RL_IS_SERVICING_THE_MAIN_DISPATCH_QUEUE(void (*drain)(void *), void *msg);
 
 #endif

@@ -167,16 +167,20 @@ struct rl_run {
 /* ---- queued functions and blocks ----------------------------------------- */
 struct rl_block {
     rl_mode *mode; /* NULL: the common modes */
-    void (*fn)(void *arg);
     union {
-        void *info;
+        void (*fn)(void *info);
+        void (*payload_fn)(void *payload, bool run); /* RLRunLoopPerformPayload */
+    } call;
+    union {
+        struct {
+            void *info;
+            void (*dispose)(void *info); /* for blocks: releases the copy */
+        } object;
         void *payload[2]; /* RLRunLoopPerformPayload's copy */
     } data;
-    void (*dispose)(void *arg); /* for blocks: releases the copy */
-    uint64_t sequence;          /* order of queueing, per loop */
-    /* fn and dispose get &data.payload, and dispose is called only for an
-       item that does not run (a payload's owner is whichever runs) */
-    bool has_payload;
+    /* Twice the order of queueing (per loop), plus 1 for an item with a
+       payload: one bit rather than a field keeps an item at 40 bytes. */
+    uint64_t sequence;
 };
 
 /* A FIFO of blocks in one array: appending never allocates once it has grown. */

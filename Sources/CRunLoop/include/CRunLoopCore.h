@@ -201,15 +201,15 @@ void RLRunLoopPerformFunctionWithRelease(RLRunLoopRef rl, RLRunLoopMode mode, vo
 #define RL_PERFORM_PAYLOAD_SIZE (2 * sizeof(void *))
 /* RLRunLoopPerformFunction for work held in a small value rather than an
    object of its own (a Swift closure, say): the RL_PERFORM_PAYLOAD_SIZE bytes
-   at `payload` are copied into the queued item, and exactly one of run and
-   drop gets a pointer to that copy (pointer-aligned, valid during the call),
-   once: run when the item runs, or drop (if not NULL) when it is dropped
-   unrun (the loop's thread exited) or was not queued (bad input, or out of
-   memory: then at once, inside this call, with no lock held). Whatever the
-   payload owns is theirs to release. Same order and modes as
-   RLRunLoopPerformFunction. A NULL payload: ignored (neither is called). */
-void RLRunLoopPerformPayload(RLRunLoopRef rl, RLRunLoopMode mode, void (*run)(void *payload), const void *payload,
-                             void (*drop)(void *payload));
+   at `payload` are copied into the queued item, and fn is called once with
+   a pointer to that copy (pointer-aligned, valid during the call): with
+   `run` true when the item runs, false when it is dropped unrun (the loop's
+   thread exited) or was not queued (bad input, or out of memory: then at
+   once, inside this call, with no lock held). Whatever the payload owns is
+   fn's to release. Same order and modes as RLRunLoopPerformFunction. NULL
+   fn or payload: ignored (fn is not called). */
+void RLRunLoopPerformPayload(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *payload, bool run),
+                             const void *payload);
 #if __BLOCKS__
 /* RLRunLoopPerformFunction for a block (copied, released after it ran or was dropped). */
 void RLRunLoopPerformBlock(RLRunLoopRef rl, RLRunLoopMode mode, void (^block)(void));
