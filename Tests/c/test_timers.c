@@ -489,6 +489,83 @@ static void timer_added_from_another_thread_fires_in_a_sleeping_loop(void) {
     RLRelease(keep);
 }
 
+/* ---- one timer, three threads ---- */
+
+#define HANDED_TIMERS 200
+typedef struct {
+    RLAbsoluteTime date;
+    atomic_int fired;
+    double fired_at;
+} handed_rec;
+static handed_rec g_handed[HANDED_TIMERS], g_children[HANDED_TIMERS];
+static RLRunLoopTimerRef g_handed_timers[HANDED_TIMERS];
+static atomic_int g_created, g_added, g_handed_fired;
+
+static void note_handed_fire(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    handed_rec *r = info;
+    r->fired_at = RLAbsoluteTimeGetCurrent();
+    atomic_fetch_add(&r->fired, 1);
+    if (r >= g_handed && r < g_handed + HANDED_TIMERS && (r - g_handed) % 10 == 0) {
+        /* Added from inside a callout, to the loop that is calling out. */
+        handed_rec *child = &g_children[r - g_handed];
+        child->date = RLAbsoluteTimeGetCurrent() + 0.005;
+        RLRunLoopTimerRef c = rl_test_timer(child->date, 0, note_handed_fire, child);
+        RLRunLoopAddTimer(RLRunLoopGetCurrent(), c, kRLRunLoopDefaultMode);
+        RLRelease(c);
+    }
+    if (atomic_fetch_add(&g_handed_fired, 1) + 1 == HANDED_TIMERS + HANDED_TIMERS / 10)
+        RLRunLoopStop(RLRunLoopGetCurrent());
+}
+
+static void *create_handed_timers(void *arg) {
+    (void)arg;
+    for (int i = 0; i < HANDED_TIMERS; i++) {
+        g_handed[i].date = RLAbsoluteTimeGetCurrent() + 0.001 * (i % 50);
+        g_handed_timers[i] = rl_test_timer(g_handed[i].date, 0, note_handed_fire, &g_handed[i]);
+    }
+    atomic_store(&g_created, 1);
+    return NULL;
+}
+
+static void *add_handed_timers(void *arg) {
+    (void)arg;
+    rl_test_wait_for(&g_created, 1, 20);
+    if (!rl_test_wait_sleeping(g_rl, 10)) return NULL;
+    for (int i = 0; i < HANDED_TIMERS; i++) RLRunLoopAddTimer(g_rl, g_handed_timers[i], kRLRunLoopDefaultMode);
+    atomic_store(&g_added, 1);
+    return NULL;
+}
+
+static void *release_handed_timers(void *arg) {
+    (void)arg;
+    rl_test_wait_for(&g_added, 1, 20);
+    for (int i = 0; i < HANDED_TIMERS; i++) RLRelease(g_handed_timers[i]);
+    return NULL;
+}
+
+/* Timers created on one thread, added on a second while the loop runs on a
+   third, and released on a fourth, each fire once and never before their
+   date; so do the timers their callouts add to the loop calling them out. */
+static void timers_created_added_and_released_on_other_threads_fire_once_on_time(void) {
+    g_rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(g_rl, kRLRunLoopDefaultMode);
+    pthread_t th[3];
+    RL_ASSERT_EQ_INT(pthread_create(&th[0], NULL, create_handed_timers, NULL), 0);
+    RL_ASSERT_EQ_INT(pthread_create(&th[1], NULL, add_handed_timers, NULL), 0);
+    RL_ASSERT_EQ_INT(pthread_create(&th[2], NULL, release_handed_timers, NULL), 0);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 30, false), kRLRunLoopRunStopped);
+    for (int i = 0; i < 3; i++) pthread_join(th[i], NULL);
+    RL_ASSERT_EQ_INT(atomic_load(&g_added), 1);
+    for (int i = 0; i < HANDED_TIMERS; i++) {
+        RL_ASSERT_EQ_INT(atomic_load(&g_handed[i].fired), 1);
+        RL_ASSERT_GE_DBL(g_handed[i].fired_at, g_handed[i].date - CLOCK_SLACK);
+        RL_ASSERT_EQ_INT(atomic_load(&g_children[i].fired), i % 10 == 0);
+        if (i % 10 == 0) RL_ASSERT_GE_DBL(g_children[i].fired_at, g_children[i].date - CLOCK_SLACK);
+    }
+    RLRelease(keep);
+}
+
 static void set_next_fire_date_earlier_and_later(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
@@ -682,6 +759,7 @@ int main(int argc, char **argv) {
         RL_TEST(timer_in_three_modes_calls_out_with_itself_from_every_slot),
         RL_TEST(set_next_fire_date_from_another_thread_rearms_a_sleeping_loop),
         RL_TEST(timer_added_from_another_thread_fires_in_a_sleeping_loop),
+        RL_TEST(timers_created_added_and_released_on_other_threads_fire_once_on_time),
         RL_TEST(set_next_fire_date_earlier_and_later),
         RL_TEST(tolerance_is_clamped),
         RL_TEST(timer_with_tolerance_fires_no_earlier_than_its_date),
