@@ -531,9 +531,20 @@ static void switch_armed_mode(RLRunLoopRef rl, rl_mode *m) {
     rl->armed_mode = m;
 }
 
-void rl_wait_prepare(RLRunLoopRef rl, rl_mode *m) {
-    rl->embed_waiting = false; /* the loop waits by itself now (or a host prepares again) */
+/* Nothing to remake, rebuild, register or re-arm: every pass in the same
+   mode as the last, so it is checked before anything else. */
+static inline bool ready_for(RLRunLoopRef rl, rl_mode *m) {
+    return rl->armed_mode == m && !rl->set_stale && !rl->regs_awaiting && rl->epoll_fd >= 0 && rl->wake_fd >= 0 &&
+           !inherited(rl);
+}
+
+static __attribute__((noinline)) void make_ready_for(RLRunLoopRef rl, rl_mode *m) {
     repair_before_wait(rl);
     if (rl->armed_mode != m) switch_armed_mode(rl, m);
     if (rl->set_stale) rebuild(rl); /* a switch found a stale registration */
+}
+
+void rl_wait_prepare(RLRunLoopRef rl, rl_mode *m) {
+    rl->embed_waiting = false; /* the loop waits by itself now (or a host prepares again) */
+    if (!ready_for(rl, m)) make_ready_for(rl, m);
 }
