@@ -609,6 +609,30 @@ static void tolerance_is_clamped(void) {
 }
 
 /* A timer with tolerance still never fires early. */
+/* A one-shot timer's extra part, made later for a tolerance, does not make
+   it repeat; a repeating timer keeps its interval beside its other extras. */
+static void extras_made_after_creation_keep_a_one_shot_timer_one_shot(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopTimerRef once = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0, count_timer, NULL);
+    RLRunLoopTimerSetTolerance(once, 0.5);
+    RL_ASSERT(!RLRunLoopTimerDoesRepeat(once));
+    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetInterval(once), 0);
+    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetTolerance(once), 0.5);
+    RLRunLoopTimerRef every = rl_test_timer(RLAbsoluteTimeGetCurrent() + 1000, 2.0, count_timer, NULL);
+    RLRunLoopTimerSetTolerance(every, 5.0);
+    RL_ASSERT(RLRunLoopTimerDoesRepeat(every));
+    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetInterval(every), 2.0);
+    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetTolerance(every), 1.0); /* at most half the interval */
+    RLRunLoopAddTimer(rl, once, kRLRunLoopDefaultMode);
+    RLRunLoopAddTimer(rl, every, kRLRunLoopDefaultMode);
+    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, true);
+    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT(!RLRunLoopTimerIsValid(once) && RLRunLoopTimerIsValid(every));
+    RLRunLoopTimerInvalidate(every);
+    RLRelease(once);
+    RLRelease(every);
+}
+
 static void timer_with_tolerance_fires_no_earlier_than_its_date(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     static early_rec r;
@@ -762,6 +786,7 @@ int main(int argc, char **argv) {
         RL_TEST(timers_created_added_and_released_on_other_threads_fire_once_on_time),
         RL_TEST(set_next_fire_date_earlier_and_later),
         RL_TEST(tolerance_is_clamped),
+        RL_TEST(extras_made_after_creation_keep_a_one_shot_timer_one_shot),
         RL_TEST(timer_with_tolerance_fires_no_earlier_than_its_date),
         RL_TEST(repeating_timer_can_invalidate_itself_in_its_callout),
         RL_TEST(invalidate_releases_the_info_and_getters_work),

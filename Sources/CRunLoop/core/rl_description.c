@@ -86,7 +86,7 @@ static void print_timer(FILE *out, RLRunLoopTimerRef t) {
     fprintf(out,
             "<RLRunLoopTimer %p>{valid = %s, firing = %s, interval = %g, tolerance = %g, "
             "next fire date = %.6f (%+.6f s from now), order = %ld, callout = %p, context = ",
-            (void *)t, yes_no(atomic_load(&t->valid)), yes_no(firing), t->interval, tolerance, date,
+            (void *)t, yes_no(atomic_load(&t->valid)), yes_no(firing), rl_timer_interval(t), tolerance, date,
             date - RLAbsoluteTimeGetCurrent(), x ? x->order : 0, (void *)(uintptr_t)t->callout);
     print_info(out, x ? x->copy_description : NULL, t->info);
     fprintf(out, "}");

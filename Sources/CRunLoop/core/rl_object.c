@@ -14,7 +14,6 @@
 void rl_object_init(rl_object *obj, const rl_class *cls) {
     atomic_init(&obj->refcount, 1);
     obj->cls = cls;
-    obj->next_dead = NULL;
 }
 
 void rl_object_released_too_often(rl_object *obj) {

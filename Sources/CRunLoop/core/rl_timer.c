@@ -18,8 +18,8 @@
 #include "rl_internal.h"
 
 static void finalize_timer(rl_object *obj);
-/* A timer fits one 112-byte malloc chunk (see rl_timer_extra). */
-_Static_assert(sizeof(struct __RLRunLoopTimer) <= 104 || sizeof(void *) != 8, "timer grew past 104 bytes");
+/* A timer fits one 96-byte malloc chunk (see rl_timer_extra). */
+_Static_assert(sizeof(struct __RLRunLoopTimer) <= 88 || sizeof(void *) != 8, "timer grew past 88 bytes");
 const rl_class rl_timer_class = {"RLRunLoopTimer", finalize_timer, rl_timer_copy_description};
 
 static double clamp_interval(RLTimeInterval interval) {
@@ -38,7 +38,8 @@ static double clamp_date(RLAbsoluteTime date) {
 
 static double clamp_tolerance(const RLRunLoopTimerRef t, RLTimeInterval tolerance) {
     if (isnan(tolerance) || tolerance < 0) return 0;
-    if (t->interval > 0 && tolerance > t->interval / 2) return t->interval / 2;
+    RLTimeInterval interval = rl_timer_interval(t);
+    if (interval > 0 && tolerance > interval / 2) return interval / 2;
     if (tolerance > RL_INTERVAL_LIMIT) return RL_INTERVAL_LIMIT;
     return tolerance;
 }
@@ -61,7 +62,6 @@ RLRunLoopTimerRef RLRunLoopTimerCreate(RLAbsoluteTime fireDate, RLTimeInterval i
     RLRunLoopTimerRef t = malloc(sizeof *t);
     if (!t) return NULL;
     *t = (struct __RLRunLoopTimer){
-        .interval = clamp_interval(interval),
         .fire_date = clamp_date(fireDate), /* its deadline is computed when it joins a loop (claim) */
         .callout = callout,
         .slot = {NULL, RL_HEAP_NO_HANDLE, true},
@@ -71,12 +71,14 @@ RLRunLoopTimerRef RLRunLoopTimerCreate(RLAbsoluteTime fireDate, RLTimeInterval i
     atomic_init(&t->valid, true);
     atomic_init(&t->extra, NULL);
     bool functions = context && (context->version || context->retain || context->release || context->copyDescription);
-    if (order || functions) {
+    RLTimeInterval every = clamp_interval(interval);
+    if (order || functions || every > 0) {
         rl_timer_extra *x = extra_made(t);
         if (!x) {
             free(t);
             return NULL;
         }
+        x->interval = every;
         x->order = order;
         if (functions) {
             x->context_version = context->version;
@@ -120,11 +122,11 @@ static void finalize_timer(rl_object *obj) {
 }
 
 RLTimeInterval RLRunLoopTimerGetInterval(RLRunLoopTimerRef timer) {
-    return timer ? timer->interval : 0;
+    return timer ? rl_timer_interval(timer) : 0;
 }
 
 bool RLRunLoopTimerDoesRepeat(RLRunLoopTimerRef timer) {
-    return timer && timer->interval > 0;
+    return timer && rl_timer_interval(timer) > 0;
 }
 
 RLIndex RLRunLoopTimerGetOrder(RLRunLoopTimerRef timer) {
@@ -492,7 +494,7 @@ static void begin_firing(RLRunLoopTimerRef t) {
    unless that grid has drifted from the deadline's (a date clamped at
    creation, or the wall clock stepped), and then derived from the deadline. */
 static RLAbsoluteTime next_grid_date(RLRunLoopTimerRef t, RLAbsoluteTime date, int64_t steps, int64_t now) {
-    RLAbsoluteTime on_grid = date + (double)steps * t->interval;
+    RLAbsoluteTime on_grid = date + (double)steps * rl_timer_interval(t);
     RLAbsoluteTime from_deadline = RLAbsoluteTimeGetCurrent() + (double)(t->fire_ns - now) * 1e-9;
     return fabs(on_grid - from_deadline) > 1.0 ? from_deadline : on_grid;
 }
@@ -519,8 +521,8 @@ static bool end_firing(RLRunLoopTimerRef t, fired_at fired) {
     t->release_after_firing = false;
     if (!atomic_load(&t->valid)) return release_info_now; /* its invalidation removes every slot */
     int64_t now = rl_mono_now();
-    if (t->interval > 0 && t->fire_date <= fired.date) {
-        int64_t interval_ns = rl_seconds_to_ns(t->interval);
+    if (rl_timer_interval(t) > 0 && t->fire_date <= fired.date) {
+        int64_t interval_ns = rl_seconds_to_ns(rl_timer_interval(t));
         int64_t steps = now >= fired.deadline_ns ? (now - fired.deadline_ns) / interval_ns + 1 : 1;
         t->fire_ns = fired.deadline_ns + steps * interval_ns;
         t->fire_date = next_grid_date(t, fired.date, steps, now);
@@ -616,7 +618,7 @@ static bool fire(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t, int64_t now) 
     RL_IS_CALLING_OUT_TO_A_TIMER_CALLBACK_FUNCTION(t->callout, t, info);
     bool release_info_now;
     void (*release_bracket)(const void *) = bracket ? x->release : NULL;
-    if (t->interval <= 0) {
+    if (rl_timer_interval(t) <= 0) {
         release_info_now = finish_one_shot(rl, t);
     } else {
         if (release_bracket) release_bracket(info);

@@ -35,9 +35,13 @@ typedef struct rl_class {
 } rl_class;
 
 struct rl_object {
-    _Atomic long refcount;
+    /* A dead object (count 0) has no use for its count, and a live one is on
+       no graveyard: the link takes the count's place, 8 bytes less per object. */
+    union {
+        _Atomic long refcount;
+        rl_object *next_dead; /* graveyard link, see rl_loop_release_locked */
+    };
     const rl_class *cls;
-    rl_object *next_dead; /* graveyard link, see rl_loop_release_locked */
 };
 
 /* Sets up a new object with one reference. */
