@@ -4,19 +4,9 @@
 #include "rltest.h"
 
 static rl_test_log g_log;
-static int g_count;
 
-static void count_perform(void *info) {
-    (void)info;
-    g_count++;
-}
 static void log_perform(void *info) {
     rl_test_log_add(&g_log, (long)(intptr_t)info);
-}
-static void count_timer(RLRunLoopTimerRef t, void *info) {
-    (void)t;
-    (void)info;
-    g_count++;
 }
 
 static RLRunLoopObserverRef observe_entry_exit(RLRunLoopMode mode) {
@@ -75,13 +65,13 @@ static void observers_do_not_make_a_mode_non_empty(void) {
 static void pending_work_makes_a_mode_non_empty(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopObserverRef o = observe_entry_exit("work-mode");
-    RLRunLoopPerformFunction(rl, "work-mode", count_perform, NULL);
+    RLRunLoopPerformFunction(rl, "work-mode", rl_test_count_perform, NULL);
     /* Work for another mode does not make the default non-empty. */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1, false), kRLRunLoopRunFinished);
-    RL_ASSERT_EQ_INT(g_count, 0);
+    RL_ASSERT_EQ_INT(rl_test_calls, 0);
     /* It runs, then the mode is empty: Finished after one Entry/Exit. */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("work-mode", 5, false), kRLRunLoopRunFinished);
-    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
     RL_ASSERT_LOG(&g_log, kRLRunLoopEntry, kRLRunLoopExit);
     RLRelease(o);
 }
@@ -109,7 +99,7 @@ static void mode_is_empty_agrees_with_finished_runs(void) {
     RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopAllActivities, 0, &g_log);
     RLRunLoopAddObserver(rl, o, "m");
     RL_ASSERT(RLRunLoopModeIsEmpty(rl, "m"));
-    RLRunLoopPerformFunction(rl, "m", count_perform, NULL);
+    RLRunLoopPerformFunction(rl, "m", rl_test_count_perform, NULL);
     RL_ASSERT(!RLRunLoopModeIsEmpty(rl, "m"));
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("m", 0, false), kRLRunLoopRunTimedOut);
     RL_ASSERT(RLRunLoopModeIsEmpty(rl, "m"));
@@ -180,16 +170,16 @@ static void timed_out_after_the_given_seconds(void) {
 static void timers_never_make_a_run_return_handled_source(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.01, 0, count_timer, NULL);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.01, 0, rl_test_count_fire, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.2, true), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
     /* Without the keeper, the mode empties once the one-shot timer fired. */
     RLRunLoopRemoveSource(rl, keep, kRLRunLoopDefaultMode);
-    RLRunLoopTimerRef t2 = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.01, 0, count_timer, NULL);
+    RLRunLoopTimerRef t2 = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.01, 0, rl_test_count_fire, NULL);
     double t0 = rl_test_now();
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, true), kRLRunLoopRunFinished);
     RL_ASSERT_LE_DBL(rl_test_now() - t0, 4.0);
-    RL_ASSERT_EQ_INT(g_count, 2);
+    RL_ASSERT_EQ_INT(rl_test_calls, 2);
     RLRelease(t);
     RLRelease(t2);
     RLRelease(keep);
@@ -198,22 +188,22 @@ static void timers_never_make_a_run_return_handled_source(void) {
 static void blocks_never_make_a_run_return_handled_source(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    RLRunLoopPerformFunction(rl, kRLRunLoopDefaultMode, count_perform, NULL);
+    RLRunLoopPerformFunction(rl, kRLRunLoopDefaultMode, rl_test_count_perform, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, true), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
     RLRelease(keep);
 }
 
 static void handled_source_beats_timed_out_when_polling(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopSourceRef s = rl_test_source0(0, count_perform, NULL);
+    RLRunLoopSourceRef s = rl_test_source0(0, rl_test_count_perform, NULL);
     RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
     RLRunLoopSourceSignal(s);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, true), kRLRunLoopRunHandledSource);
-    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
     RLRunLoopSourceSignal(s);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 2);
+    RL_ASSERT_EQ_INT(rl_test_calls, 2);
     RLRelease(s);
 }
 
@@ -277,12 +267,12 @@ static void run_returns_when_stopped(void) {
 
 static void run_returns_when_the_default_mode_empties(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.02, 0, count_timer, NULL);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.02, 0, rl_test_count_fire, NULL);
     RLRunLoopRun();
-    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
     /* Nothing left: returns at once. */
     RLRunLoopRun();
-    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
     RLRelease(t);
 }
 
@@ -291,7 +281,7 @@ static void run_returns_when_the_default_mode_empties(void) {
 static RLRunLoopSourceRef g_self;
 static void remove_self_after_three(void *info) {
     (void)info;
-    if (++g_count == 3) RLRunLoopRemoveSource(RLRunLoopGetCurrent(), g_self, kRLRunLoopDefaultMode);
+    if (++rl_test_calls == 3) RLRunLoopRemoveSource(RLRunLoopGetCurrent(), g_self, kRLRunLoopDefaultMode);
     else RLRunLoopSourceSignal(g_self);
 }
 
@@ -301,7 +291,7 @@ static void run_keeps_going_until_the_mode_is_empty(void) {
     RLRunLoopAddSource(rl, g_self, kRLRunLoopDefaultMode);
     RLRunLoopSourceSignal(g_self);
     RLRunLoopRun();
-    RL_ASSERT_EQ_INT(g_count, 3);
+    RL_ASSERT_EQ_INT(rl_test_calls, 3);
     RLRelease(g_self);
 }
 

@@ -10,14 +10,9 @@
 #include <sys/eventfd.h>
 
 static rl_test_log g_log;
-static int g_count;
 
 static void log_perform(void *info) {
     rl_test_log_add(&g_log, (long)(intptr_t)info);
-}
-static void count_perform(void *info) {
-    (void)info;
-    g_count++;
 }
 static int g_waits;
 
@@ -53,7 +48,7 @@ static void sources_perform_by_order_then_insertion(void) {
 static RLRunLoopSourceRef g_src;
 static void resignal_perform(void *info) {
     (void)info;
-    g_count++;
+    rl_test_calls++;
     RLRunLoopSourceSignal(g_src);
 }
 
@@ -63,18 +58,18 @@ static void signal_is_cleared_before_perform(void) {
     RLRunLoopAddSource(rl, g_src, kRLRunLoopDefaultMode);
     RLRunLoopSourceSignal(g_src);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 1); /* one pass, one perform */
+    RL_ASSERT_EQ_INT(rl_test_calls, 1); /* one pass, one perform */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 2); /* still signalled from inside perform */
+    RL_ASSERT_EQ_INT(rl_test_calls, 2); /* still signalled from inside perform */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, true), kRLRunLoopRunHandledSource);
-    RL_ASSERT_EQ_INT(g_count, 3);
+    RL_ASSERT_EQ_INT(rl_test_calls, 3);
     RLRunLoopSourceInvalidate(g_src);
     RLRelease(g_src);
 }
 
 static void resignal_until_five_then_stop(void *info) {
     (void)info;
-    if (++g_count < 5) RLRunLoopSourceSignal(g_src);
+    if (++rl_test_calls < 5) RLRunLoopSourceSignal(g_src);
     else RLRunLoopStop(RLRunLoopGetCurrent());
 }
 
@@ -85,7 +80,7 @@ static void self_signalled_source_runs_again_without_sleeping(void) {
     RLRunLoopObserverRef o = rl_test_counting_observer(rl, kRLRunLoopDefaultMode, kRLRunLoopBeforeWaiting, &g_waits);
     RLRunLoopSourceSignal(g_src);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunStopped);
-    RL_ASSERT_EQ_INT(g_count, 5);
+    RL_ASSERT_EQ_INT(rl_test_calls, 5);
     RL_ASSERT_EQ_INT(g_waits, 0);
     RLRunLoopSourceInvalidate(g_src);
     RLRelease(g_src);
@@ -94,12 +89,12 @@ static void self_signalled_source_runs_again_without_sleeping(void) {
 
 static void sources_stay_added_after_perform(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopSourceRef s = rl_test_source0(0, count_perform, NULL);
+    RLRunLoopSourceRef s = rl_test_source0(0, rl_test_count_perform, NULL);
     RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
     for (int i = 1; i <= 3; i++) {
         RLRunLoopSourceSignal(s);
         RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1, true), kRLRunLoopRunHandledSource);
-        RL_ASSERT_EQ_INT(g_count, i);
+        RL_ASSERT_EQ_INT(rl_test_calls, i);
         RL_ASSERT(RLRunLoopContainsSource(rl, s, kRLRunLoopDefaultMode));
         RL_ASSERT(RLRunLoopSourceIsValid(s));
     }
@@ -107,7 +102,7 @@ static void sources_stay_added_after_perform(void) {
     RLRunLoopSourceSignal(s);
     RLRunLoopSourceSignal(s);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 4);
+    RL_ASSERT_EQ_INT(rl_test_calls, 4);
     RLRunLoopSourceInvalidate(s);
     RLRelease(s);
 }
@@ -148,7 +143,7 @@ static RLRunLoopSourceRef sched_source(void) {
     c.info = &g_sched;
     c.schedule = on_schedule;
     c.cancel = on_cancel;
-    c.perform = count_perform;
+    c.perform = rl_test_count_perform;
     return RLRunLoopSourceCreate(0, &c);
 }
 
@@ -215,7 +210,7 @@ static void cancel_on_invalidate_for_each_mode(void) {
     RL_ASSERT(!RLRunLoopContainsSource(rl, s, kRLRunLoopDefaultMode));
     /* Invalidated: never performs (and the default mode is empty now). */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunFinished);
-    RL_ASSERT_EQ_INT(g_count, 0);
+    RL_ASSERT_EQ_INT(rl_test_calls, 0);
     /* A second invalidate does nothing. */
     RLRunLoopSourceInvalidate(s);
     RL_ASSERT_EQ_INT(g_sched.cancels, 3);
@@ -272,7 +267,7 @@ static void drain_fd(void *info) {
     (void)info;
     char buf[64];
     while (read(g_fd, buf, sizeof buf) > 0) {}
-    g_count++;
+    rl_test_calls++;
 }
 
 static RLRunLoopSourceRef fd_source(RLIndex order) {
@@ -299,11 +294,11 @@ static void v1_source_performs_when_its_pipe_is_readable(void) {
     RLRunLoopSourceRef s = source_on_a_new_pipe(p);
     RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, true), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 0);
+    RL_ASSERT_EQ_INT(rl_test_calls, 0);
     for (int i = 1; i <= 3; i++) {
         RL_ASSERT_EQ_INT(write(p[1], "abc", 3), 3);
         RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, true), kRLRunLoopRunHandledSource);
-        RL_ASSERT_EQ_INT(g_count, i);
+        RL_ASSERT_EQ_INT(rl_test_calls, i);
     }
     RL_ASSERT(RLRunLoopContainsSource(rl, s, kRLRunLoopDefaultMode));
     drop_source_and_pipe(s, p);
@@ -327,7 +322,7 @@ static void v1_source_on_eventfd_wakes_a_sleeping_loop(void) {
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 20, true), kRLRunLoopRunHandledSource);
     RL_ASSERT_LE_DBL(rl_test_now() - t0, 10);
     pthread_join(th, NULL);
-    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
     RLRunLoopSourceInvalidate(s);
     RLRelease(s);
     close(g_fd);
@@ -340,13 +335,13 @@ static void idle_fd_source_does_not_spin(void) {
     RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
     RLRunLoopObserverRef o = rl_test_counting_observer(rl, kRLRunLoopDefaultMode, kRLRunLoopBeforeWaiting, &g_waits);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.2, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 0);
+    RL_ASSERT_EQ_INT(rl_test_calls, 0);
     RL_ASSERT_LE_INT(g_waits, 2);
     /* After it consumed its data it is idle again. */
     RL_ASSERT_EQ_INT(write(p[1], "x", 1), 1);
     g_waits = 0;
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.2, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
     RL_ASSERT_LE_INT(g_waits, 3);
     RLRelease(o);
     drop_source_and_pipe(s, p);
@@ -362,11 +357,11 @@ static void v1_source_removed_is_no_longer_watched(void) {
     RLRunLoopRemoveSource(rl, s, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(write(p[1], "x", 1), 1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, true), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 0);
+    RL_ASSERT_EQ_INT(rl_test_calls, 0);
     /* Added again: watched again (the fd is asked for on each add). */
     RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, true), kRLRunLoopRunHandledSource);
-    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
     RLRelease(keep);
     drop_source_and_pipe(s, p);
 }
@@ -376,10 +371,10 @@ static void v1_source_removed_is_no_longer_watched(void) {
 static void getters_return_what_was_given(void) {
     RLRunLoopSourceContext c;
     memset(&c, 0, sizeof c);
-    c.info = &g_count;
+    c.info = &rl_test_calls;
     c.schedule = on_schedule;
     c.cancel = on_cancel;
-    c.perform = count_perform;
+    c.perform = rl_test_count_perform;
     RLRunLoopSourceRef s = RLRunLoopSourceCreate(7, &c);
     RL_ASSERT(s != NULL);
     RL_ASSERT_EQ_INT(RLRunLoopSourceGetOrder(s), 7);
@@ -388,10 +383,10 @@ static void getters_return_what_was_given(void) {
     memset(&got, 0xAB, sizeof got);
     RLRunLoopSourceGetContext(s, &got);
     RL_ASSERT_EQ_INT(got.version, 0);
-    RL_ASSERT(got.info == &g_count);
+    RL_ASSERT(got.info == &rl_test_calls);
     RL_ASSERT(got.schedule == on_schedule);
     RL_ASSERT(got.cancel == on_cancel);
-    RL_ASSERT(got.perform == count_perform);
+    RL_ASSERT(got.perform == rl_test_count_perform);
     RL_ASSERT(got.retain == NULL && got.release == NULL);
     RLRunLoopSourceInvalidate(s);
     RL_ASSERT(!RLRunLoopSourceIsValid(s));
@@ -419,7 +414,7 @@ static RLRunLoopSourceRef counted_source(void) {
     c.info = &g_info;
     c.retain = rl_test_counted_retain;
     c.release = rl_test_counted_release;
-    c.perform = count_perform;
+    c.perform = rl_test_count_perform;
     return RLRunLoopSourceCreate(0, &c);
 }
 
@@ -435,7 +430,7 @@ static void info_is_retained_on_create_and_released_with_the_last_reference(void
     RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
     RLRunLoopSourceSignal(s);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 1);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
     RLRunLoopSourceRef s2 = counted_source(); /* same info, second retain */
     RL_ASSERT_EQ_INT(g_info.refs, 2);
     RLRelease(s2);
@@ -445,7 +440,7 @@ static void info_is_retained_on_create_and_released_with_the_last_reference(void
     RL_ASSERT_EQ_INT(g_info.refs, 1);
     RLRunLoopSourceSignal(s);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_count, 2);
+    RL_ASSERT_EQ_INT(rl_test_calls, 2);
     /* Removing it drops the last reference. */
     RLRunLoopRemoveSource(rl, s, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(g_info.refs, 0);
