@@ -249,6 +249,113 @@ static void redated_timer_goes_after_others_with_the_same_date(void) {
     for (int i = 0; i < 3; i++) RLRelease(t[i]);
 }
 
+/* ---- a pass fires what was due when it began, in that order ---- */
+
+/* Timer 0 (logs 0) is due first; timers 1 and 2 (log 1, 2) after it. Its
+   callout does g_disturb to them; then one pass has run. */
+static RLRunLoopTimerRef g_pass_timers[4];
+static void (*g_disturb)(RLRunLoopTimerRef *timers);
+static void log_and_disturb(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+    rl_test_log_add(&g_log, 0);
+    g_disturb(g_pass_timers);
+}
+static void pass_where_the_first_timer_disturbs(void (*disturb)(RLRunLoopTimerRef *timers)) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
+    g_disturb = disturb;
+    g_pass_timers[0] = rl_test_timer(now - 0.03, 0, log_and_disturb, NULL);
+    g_pass_timers[1] = make_indexed(now - 0.02, 1);
+    g_pass_timers[2] = make_indexed(now - 0.01, 2);
+    g_pass_timers[3] = NULL;
+    for (int i = 0; i < 3; i++) RLRunLoopAddTimer(rl, g_pass_timers[i], kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    RLRelease(keep);
+}
+static void release_pass_timers(void) {
+    for (int i = 0; i < 4; i++)
+        if (g_pass_timers[i]) {
+            RLRunLoopTimerInvalidate(g_pass_timers[i]);
+            RLRelease(g_pass_timers[i]);
+        }
+}
+
+static void redate_the_last_before_the_middle(RLRunLoopTimerRef *timers) {
+    RLRunLoopTimerSetNextFireDate(timers[2], RLAbsoluteTimeGetCurrent() - 0.025);
+}
+/* Re-dated by an earlier callout to a date still due (here before another
+   due timer): fires in this pass, in its place (CF collects the due timers
+   first, and checks each again at its turn). */
+static void timer_redated_still_due_fires_in_its_place_in_the_pass(void) {
+    pass_where_the_first_timer_disturbs(redate_the_last_before_the_middle);
+    RL_ASSERT_LOG(&g_log, 0, 1, 2);
+    release_pass_timers();
+}
+
+static void redate_the_middle_after_the_last(RLRunLoopTimerRef *timers) {
+    RLRunLoopTimerSetNextFireDate(timers[1], RLAbsoluteTimeGetCurrent() - 0.001);
+}
+static void timer_redated_later_but_still_due_fires_in_its_place_in_the_pass(void) {
+    pass_where_the_first_timer_disturbs(redate_the_middle_after_the_last);
+    RL_ASSERT_LOG(&g_log, 0, 1, 2);
+    release_pass_timers();
+}
+
+static void readd_the_middle(RLRunLoopTimerRef *timers) {
+    RLRunLoopRemoveTimer(RLRunLoopGetCurrent(), timers[1], kRLRunLoopDefaultMode);
+    RLRunLoopAddTimer(RLRunLoopGetCurrent(), timers[1], kRLRunLoopDefaultMode);
+}
+/* Removed and added again (still due) by an earlier callout: fires in its place. */
+static void timer_readded_by_an_earlier_callout_fires_in_its_place_in_the_pass(void) {
+    pass_where_the_first_timer_disturbs(readd_the_middle);
+    RL_ASSERT_LOG(&g_log, 0, 1, 2);
+    release_pass_timers();
+}
+
+static void add_a_due_timer(RLRunLoopTimerRef *timers) {
+    timers[3] = make_indexed(RLAbsoluteTimeGetCurrent() - 0.05, 3);
+    RLRunLoopAddTimer(RLRunLoopGetCurrent(), timers[3], kRLRunLoopDefaultMode);
+}
+/* A timer a callout adds already due (even before every other) waits for
+   the next pass; the pass goes on with the timers it owes. */
+static void timer_added_due_by_a_callout_fires_in_the_next_pass(void) {
+    pass_where_the_first_timer_disturbs(add_a_due_timer);
+    RL_ASSERT_LOG(&g_log, 0, 1, 2);
+    RLRunLoopSourceRef keep = rl_test_keep_mode(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_LOG(&g_log, 0, 1, 2, 3);
+    RLRelease(keep);
+    release_pass_timers();
+}
+
+static void redate_the_middle_and_add_a_due_timer(RLRunLoopTimerRef *timers) {
+    add_a_due_timer(timers);
+    redate_the_middle_after_the_last(timers);
+}
+static void timer_redated_and_timer_added_in_one_callout(void) {
+    pass_where_the_first_timer_disturbs(redate_the_middle_and_add_a_due_timer);
+    RL_ASSERT_LOG(&g_log, 0, 1, 2);
+    RLRunLoopSourceRef keep = rl_test_keep_mode(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_LOG(&g_log, 0, 1, 2, 3);
+    RLRelease(keep);
+    release_pass_timers();
+}
+
+static void run_nested_once(RLRunLoopTimerRef *timers) {
+    (void)timers;
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+}
+/* A run nested in the first callout fires the others; the outer pass does
+   not fire them again. */
+static void timers_fired_by_a_nested_pass_are_not_fired_again(void) {
+    pass_where_the_first_timer_disturbs(run_nested_once);
+    RL_ASSERT_LOG(&g_log, 0, 1, 2);
+    release_pass_timers();
+}
+
 /* ---- moving between loops from the callout ---- */
 
 typedef struct {
@@ -934,6 +1041,12 @@ int main(int argc, char **argv) {
         RL_TEST(tolerant_timer_shares_a_wake_up_with_a_timer_in_its_window),
         RL_TEST(tolerant_timer_does_not_wait_for_a_timer_outside_its_window),
         RL_TEST(timers_within_the_timer_slack_share_one_wake_up),
+        RL_TEST(timer_redated_still_due_fires_in_its_place_in_the_pass),
+        RL_TEST(timer_redated_later_but_still_due_fires_in_its_place_in_the_pass),
+        RL_TEST(timer_readded_by_an_earlier_callout_fires_in_its_place_in_the_pass),
+        RL_TEST(timer_added_due_by_a_callout_fires_in_the_next_pass),
+        RL_TEST(timer_redated_and_timer_added_in_one_callout),
+        RL_TEST(timers_fired_by_a_nested_pass_are_not_fired_again),
         RL_TEST(timers_scheduled_far_ahead_share_a_wake_up_within_their_leeway),
         RL_TEST(timer_context_with_release_but_no_retain_is_released_once),
         RL_TEST(timer_context_with_retain_brackets_every_callout),

@@ -145,14 +145,15 @@ struct rl_mode {
     uint32_t *v1;            /* its version-1 sources: indices into the loop's regs */
     uint32_t v1_count;
     uint32_t v1_capacity;
-    rl_index_map v1_positions;   /* source -> its place in v1 */
-    rl_item_set observers;       /* retained, by order, ties in insertion order */
-    RLOptionFlags observer_mask; /* union of activities ever added (CF never shrinks it) */
-    rl_timer_heap timers;        /* scheduled, not currently firing */
-    size_t timer_count;          /* memberships, including firing timers */
-    size_t tolerant_timers;      /* memberships with tolerance > 0 */
-    size_t pending_blocks;       /* queued blocks for exactly this mode */
-    bool common_incomplete;      /* a common item could not join it (out of memory): retried before a pass */
+    rl_index_map v1_positions;          /* source -> its place in v1 */
+    rl_item_set observers;              /* retained, by order, ties in insertion order */
+    RLOptionFlags observer_mask;        /* union of activities ever added (CF never shrinks it) */
+    rl_timer_heap timers;               /* scheduled, not currently firing */
+    struct rl_timer_pass *timer_passes; /* the passes firing its timers, innermost first (rl_timer.c) */
+    size_t timer_count;                 /* memberships, including firing timers */
+    size_t tolerant_timers;             /* memberships with tolerance > 0 */
+    size_t pending_blocks;              /* queued blocks for exactly this mode */
+    bool common_incomplete;             /* a common item could not join it (out of memory): retried before a pass */
 };
 
 /* ---- runs (one per active RLRunLoopRunInMode, on its C stack) ------------- */

@@ -235,9 +235,59 @@ static bool schedule_slot(RLRunLoopTimerRef t, rl_timer_slot *slot, int64_t now)
     return true;
 }
 
+/* A timer a pass owes a firing to, with the key it had when the pass began. */
+typedef struct {
+    rl_heap_entry key;
+    RLRunLoopTimerRef timer; /* retained */
+} displaced_timer;
+
+/* A pass firing a mode's timers (rl_do_timers), on its C stack. The timers
+   it owes a firing to are those due at its start: the heap entries with
+   deadline <= now and sequence <= sequence (nothing (re)scheduled since has a
+   smaller sequence). It pops them off the heap in order; one of them taken
+   out or re-keyed by anything else (a callout, a nested pass, another
+   thread) before its turn loses its key, so it is noted here, retained,
+   with the key it had. Under the lock of the mode's loop. */
+typedef struct rl_timer_pass {
+    int64_t now;
+    uint64_t sequence;
+    rl_timer_slot *own; /* the slot the pass is firing: its removal is the pass's own pop */
+    displaced_timer *displaced;
+    size_t displaced_count, displaced_capacity;
+    bool displaced_lost; /* out of memory: a displaced timer waits for a later pass */
+    struct rl_timer_pass *outer;
+} rl_timer_pass;
+
+static void note_displaced_in(rl_timer_pass *p, const rl_heap_entry *key, RLRunLoopTimerRef t) {
+    if (p->displaced_count == p->displaced_capacity) {
+        size_t cap = p->displaced_capacity ? p->displaced_capacity * 2 : 8;
+        displaced_timer *grown = realloc(p->displaced, cap * sizeof *grown);
+        if (!grown) {
+            p->displaced_lost = true;
+            return;
+        }
+        p->displaced = grown;
+        p->displaced_capacity = cap;
+    }
+    RLRetain(t);
+    p->displaced[p->displaced_count++] = (displaced_timer){*key, t};
+}
+
+/* A scheduled slot is about to leave its heap or change its key: every pass
+   of its mode that still owes it a firing notes it. Loop and timer locked. */
+static void note_if_owed(rl_timer_slot *slot) {
+    rl_mode *m = slot->mode;
+    for (rl_timer_pass *p = m->timer_passes; p; p = p->outer) {
+        const rl_heap_entry *key = rl_heap_entry_of(&m->timers, slot->heap_handle);
+        if (p->own != slot && key->deadline_ns <= p->now && key->sequence <= p->sequence)
+            note_displaced_in(p, key, rl_timer_slot_timer(slot));
+    }
+}
+
 /* Takes a slot out of its mode's heap, if it is there. Loop and timer locked. */
 static void unschedule_slot(rl_timer_slot *slot) {
     if (slot->heap_handle == RL_HEAP_NO_HANDLE) return;
+    if (slot->mode->timer_passes) note_if_owed(slot);
     rl_heap_remove(&slot->mode->timers, slot->heap_handle);
     slot->heap_handle = RL_HEAP_NO_HANDLE;
 }
@@ -249,6 +299,7 @@ static void reschedule_slots(RLRunLoopTimerRef t) {
         rl_timer_slot *slot = slot_at(t, i);
         if (slot->heap_handle == RL_HEAP_NO_HANDLE) continue;
         rl_mode *m = slot->mode;
+        if (m->timer_passes) note_if_owed(slot);
         rl_heap_update(&m->timers, slot->heap_handle, t->fire_ns, ++m->rl->timer_sequence);
         rl_heap_set_leeway(&m->timers, slot->heap_handle, leeway);
         rl_mode_timers_changed(m);
@@ -625,6 +676,9 @@ static bool fire(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t, int64_t now) 
         release_bracket = NULL;
         release_info_now = finish_firing(rl, t, fired);
     }
+    /* Only a context with a release has info to release (set at creation,
+       so `x` read before the callout tells): most timers keep the lock. */
+    if (!x || !x->release) release_info_now = false;
     if (release_bracket || release_info_now) {
         rl_loop_unlock(rl);
         if (release_bracket) release_bracket(info);
@@ -634,34 +688,117 @@ static bool fire(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t, int64_t now) 
     return true;
 }
 
-/* __CFRunLoopDoTimers: the timers due now are collected in firing order
-   before any fires (a callout that adds an already-due timer does not run
-   it in this pass), then fired one at a time: each leaves the heaps only for
-   its own callout, so a run nested in a callout fires the others. */
-bool rl_do_timers(RLRunLoopRef rl, rl_mode *m) {
-    const rl_heap_entry *top = rl_heap_top(&m->timers);
-    if (!top) return false;
-    int64_t now = rl_mono_now();
-    if (top->deadline_ns > now) return false;
-    rl_ptr_array *due = rl_loop_scratch(rl);
-    if (!due) return false;
-    /* Out of memory, the earliest due timers that fit are fired, in order;
-       the others stay due for the next pass. */
-    rl_heap_key_buffer *keys = rl_loop_timer_keys(rl);
-    rl_heap_collect_due(&m->timers, now, keys);
-    size_t room = rl_ptr_array_reserve(due, keys->count) ? keys->count : due->capacity;
-    for (size_t i = 0; i < keys->count && i < room; i++) {
-        rl_timer_slot *slot = rl_heap_item(&m->timers, keys->items[i].handle);
-        RLRunLoopTimerRef t = rl_timer_slot_timer(slot);
-        RLRetain(t);
-        due->items[due->count++] = t;
+/* Starts loading a slot's timer without reading the slot (which would wait
+   for it): the slot's line, and the timer's first line if the slot is the
+   timer's own (harmless if not). */
+static inline void prefetch_timer_of(const rl_timer_slot *slot) {
+    __builtin_prefetch(slot, 1);
+    __builtin_prefetch((const char *)slot - offsetof(struct __RLRunLoopTimer, slot), 1);
+}
+
+static bool before_key(const rl_heap_entry *a, const rl_heap_entry *b) {
+    return a->deadline_ns < b->deadline_ns || (a->deadline_ns == b->deadline_ns && a->sequence < b->sequence);
+}
+
+static void sort_displaced(displaced_timer *d, size_t n) {
+    for (size_t i = 1; i < n; i++) {
+        displaced_timer x = d[i];
+        size_t j = i;
+        for (; j > 0 && before_key(&x.key, &d[j - 1].key); j--) d[j] = d[j - 1];
+        d[j] = x;
     }
+}
+
+/* The rest of a pass the slow way, as CF does it all: what the pass still
+   owes (the due entries left from its start, and the displaced timers) is
+   collected in firing order, each retained, and then fired one by one, each
+   checked again at its turn. Out of memory, the earliest that fit fire and
+   the others stay due for a later pass. Loop locked; `p` is off the mode's
+   list. */
+static bool fire_the_rest(RLRunLoopRef rl, rl_mode *m, rl_timer_pass *p) {
+    rl_ptr_array *due = rl_loop_scratch(rl);
+    rl_heap_key_buffer *keys = due ? rl_loop_timer_keys(rl) : &(rl_heap_key_buffer){0};
+    if (due) {
+        rl_heap_collect_due(&m->timers, p->now, keys);
+        size_t owed = 0;
+        for (size_t i = 0; i < keys->count; i++)
+            if (keys->items[i].sequence <= p->sequence) keys->items[owed++] = keys->items[i];
+        keys->count = owed;
+    }
+    sort_displaced(p->displaced, p->displaced_count);
+    size_t total = (due ? keys->count : 0) + p->displaced_count;
+    size_t room = due && rl_ptr_array_reserve(due, total) ? total : due ? due->capacity : 0;
+    size_t k = 0, d = 0;
+    while (due && due->count < room && (k < keys->count || d < p->displaced_count)) {
+        bool take_key =
+            d == p->displaced_count || (k < keys->count && before_key(&keys->items[k], &p->displaced[d].key));
+        if (take_key) {
+            rl_timer_slot *slot = rl_heap_item(&m->timers, keys->items[k++].handle);
+            RLRetain(rl_timer_slot_timer(slot));
+            due->items[due->count++] = rl_timer_slot_timer(slot);
+        } else {
+            due->items[due->count++] = p->displaced[d++].timer; /* its retain moves over */
+        }
+    }
+    for (; d < p->displaced_count; d++) rl_loop_release_locked(rl, p->displaced[d].timer);
+    free(p->displaced);
+    if (!due) return false;
     /* Nested runs may move the per-depth table but never this depth's buffer. */
     void **items = due->items;
     size_t count = due->count;
     bool fired = false;
     for (size_t i = 0; i < count; i++)
-        if (fire(rl, m, items[i], now)) fired = true;
+        if (fire(rl, m, items[i], p->now)) fired = true;
     for (size_t i = 0; i < count; i++) rl_loop_release_locked(rl, items[i]);
+    return fired;
+}
+
+/* __CFRunLoopDoTimers: the timers due at the start of the pass fire in
+   firing order, one at a time; each leaves the heaps only for its own
+   callout, so a run nested in a callout fires the others, and a timer a
+   callout adds already due does not fire in this pass. As long as nothing
+   but the pass itself changes the heap, the next timer owed is the heap's
+   root: popped and fired, no collecting or sorting. When a callout (or a
+   nested pass, or another thread) disturbs one of the owed timers, or the
+   root is not owed (added or re-dated due during the pass), or a timer is
+   found not to be firable, the rest of the pass is collected in order as CF
+   does (fire_the_rest): the same timers, in the same order, with the same
+   checks. */
+bool rl_do_timers(RLRunLoopRef rl, rl_mode *m) {
+    const rl_heap_entry *top = rl_heap_top(&m->timers);
+    if (!top) return false;
+    int64_t now = rl_mono_now();
+    if (top->deadline_ns > now) return false;
+    rl_timer_pass pass = {.now = now, .sequence = rl->timer_sequence, .outer = m->timer_passes};
+    m->timer_passes = &pass;
+    bool fired = false, rest = false;
+    while ((top = rl_heap_top(&m->timers)) && top->deadline_ns <= now) {
+        if (pass.displaced_count || pass.displaced_lost || top->sequence > pass.sequence) {
+            rest = true;
+            break;
+        }
+        rl_timer_slot *slot = rl_heap_item(&m->timers, top->handle);
+        RLRunLoopTimerRef t = rl_timer_slot_timer(slot);
+        /* The next timer is usually the next root: its cache misses overlap
+           this one's callout instead of following it. */
+        const rl_heap_entry *next = rl_heap_second(&m->timers);
+        if (next) prefetch_timer_of(rl_heap_item(&m->timers, next->handle));
+        RLRetain(t);
+        pass.own = slot;
+        bool ok = fire(rl, m, t, now);
+        pass.own = NULL;
+        rl_loop_release_locked(rl, t);
+        if (!ok) {
+            rest = true;
+            break;
+        }
+        fired = true;
+    }
+    m->timer_passes = pass.outer;
+    if (rest || pass.displaced_count) {
+        if (fire_the_rest(rl, m, &pass)) fired = true;
+    } else {
+        free(pass.displaced);
+    }
     return fired;
 }

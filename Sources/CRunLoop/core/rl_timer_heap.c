@@ -149,6 +149,19 @@ void rl_heap_update(rl_timer_heap *h, rl_heap_handle handle, int64_t deadline_ns
     else sift_down(h, index);
 }
 
+static inline void prefetch_handles_of_children(const rl_timer_heap *h, size_t index) {
+    for (size_t c = index * ARITY + 1; c < h->count && c <= index * ARITY + ARITY; c++)
+        __builtin_prefetch(&h->handles[h->entries[c].handle]);
+}
+
+const rl_heap_entry *rl_heap_second(const rl_timer_heap *h) {
+    size_t best = earliest_child(h, 0, h->count);
+    if (!best) return NULL;
+    prefetch_handles_of_children(h, 0);
+    prefetch_handles_of_children(h, best);
+    return &h->entries[best];
+}
+
 void rl_heap_set_leeway(rl_timer_heap *h, rl_heap_handle handle, uint32_t leeway_ns) {
     h->entries[h->handles[handle].position].leeway_ns = leeway_ns;
 }

@@ -69,6 +69,15 @@ void rl_heap_set_leeway(rl_timer_heap *h, rl_heap_handle handle, uint32_t leeway
 static inline const rl_heap_entry *rl_heap_top(const rl_timer_heap *h) {
     return h->count ? &h->entries[0] : NULL;
 }
+/* The entry that becomes the top once the top leaves (the earliest of its
+   children); NULL if there is none. It also starts loading the handles of
+   the entries that may come after it (its siblings and its children), so
+   that a caller popping the top one at a time finds them in cache. */
+const rl_heap_entry *rl_heap_second(const rl_timer_heap *h);
+/* The entry of a handle that is in the heap (valid until the heap changes). */
+static inline const rl_heap_entry *rl_heap_entry_of(const rl_timer_heap *h, rl_heap_handle handle) {
+    return &h->entries[h->handles[handle].position];
+}
 /* The item of a handle that is in the heap. */
 static inline void *rl_heap_item(const rl_timer_heap *h, rl_heap_handle handle) {
     return h->handles[handle].item;
