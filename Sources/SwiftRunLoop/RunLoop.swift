@@ -275,8 +275,8 @@ public final class RunLoop: @unchecked Sendable {
     /// A block queued while blocks run waits for the next point where the
     /// loop runs blocks. Blocks still queued when the loop's thread exits are
     /// dropped without being run, and released.
-    public func perform(_ block: @escaping @Sendable () -> Void) {
-        enqueueBlock(block, inMode: kRLRunLoopDefaultMode)
+    public func perform(_ block: consuming @escaping @Sendable () -> Void) {
+        enqueueBlock(QueuedBlock(body: block), inMode: kRLRunLoopDefaultMode)
         RLRunLoopWakeUp(ref)
     }
 
@@ -287,10 +287,11 @@ public final class RunLoop: @unchecked Sendable {
     /// whichever of the modes the loop runs first (``Mode/common`` matches any
     /// common mode). An empty list does nothing. Wakes the loop, like
     /// ``perform(_:)``.
-    public func perform(inModes modes: [RunLoop.Mode], block: @escaping @Sendable () -> Void) {
+    public func perform(inModes modes: [RunLoop.Mode], block: consuming @escaping @Sendable () -> Void) {
         if modes.count == 1 {
             guard !modes[0].rawValue.isEmpty else { return }
-            modes[0].withCName { enqueueBlock(block, inMode: $0) }
+            var queued: QueuedBlock? = QueuedBlock(body: block)
+            modes[0].withCName { enqueueBlock(queued.take()!, inMode: $0) }
             RLRunLoopWakeUp(ref)
         } else {
             enqueue(BlockItem(block), inModes: modes)
@@ -299,14 +300,17 @@ public final class RunLoop: @unchecked Sendable {
 
     /// Queues `block` for one mode, held in the C item itself (its two
     /// words are the item's payload), so the closure's context is the only
-    /// allocation; does not wake the loop.
+    /// allocation; does not wake the loop. The block is moved, never copied
+    /// (`consuming` parameters and `Optional.take()` through the closures),
+    /// so queueing retains nothing and the caller releases nothing.
     @inline(__always)
-    private func enqueueBlock(_ block: @escaping @Sendable () -> Void, inMode mode: RLRunLoopMode) {
+    private func enqueueBlock(_ block: consuming QueuedBlock, inMode mode: RLRunLoopMode) {
         precondition(MemoryLayout<QueuedBlock>.size <= 2 * MemoryLayout<UnsafeRawPointer>.size)  // folded away
+        var queued: QueuedBlock? = consume block
         withUnsafeTemporaryAllocation(of: QueuedBlock.self, capacity: 1) { slot in
-            // The item takes this copy over (C copies its bytes), and
+            // The item takes this value over (C copies its bytes), and
             // queuedBlockCall consumes it.
-            slot.initializeElement(at: 0, to: QueuedBlock(body: block))
+            slot.initializeElement(at: 0, to: queued.take()!)
             RLRunLoopPerformPayload(ref, mode, queuedBlockCall, slot.baseAddress)
         }
     }
