@@ -103,9 +103,13 @@ static int64_t clock_offset(int64_t coarse) {
 }
 
 int64_t rl_deadline_for_date(RLAbsoluteTime date) {
+    return rl_deadline_for_date_at(date, rl_mono_coarse_now());
+}
+
+int64_t rl_deadline_for_date_at(RLAbsoluteTime date, int64_t coarse_now) {
     if (isnan(date)) return rl_mono_now();
     /* A tick behind now at most: nothing to the clamps, which are 16 years. */
-    int64_t mono = rl_mono_coarse_now();
+    int64_t mono = coarse_now;
     int64_t offset = clock_offset(mono);
     double ahead = date - (double)(mono + offset) * 1e-9;
     if (ahead > RL_INTERVAL_LIMIT) return mono + rl_seconds_to_ns(RL_INTERVAL_LIMIT);

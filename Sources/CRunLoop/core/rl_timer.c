@@ -346,14 +346,15 @@ rl_timer_slot *rl_timer_slot_for_mode(RLRunLoopTimerRef t, rl_mode *m) {
     return NULL;
 }
 
-/* Claims the timer for `rl`; false if invalid or in another loop. Timer locked. */
-static bool claim(RLRunLoopRef rl, RLRunLoopTimerRef t) {
+/* Claims the timer for `rl` at `now` (rl_mono_coarse_now); false if invalid
+   or in another loop. Timer locked. */
+static bool claim(RLRunLoopRef rl, RLRunLoopTimerRef t, int64_t now) {
     if (!atomic_load(&t->valid) || (t->rl && t->rl != rl)) return false;
     /* Joining a loop converts the date again, like re-dating it: deadlines
        of equal dates never decrease from one conversion to the next, so the
        timer goes after those of its date converted before (a firing timer
        keeps the deadline it fires for until end_firing). */
-    if (!t->rl && !t->firing) t->fire_ns = rl_deadline_for_date(t->fire_date);
+    if (!t->rl && !t->firing) t->fire_ns = rl_deadline_for_date_at(t->fire_date, now);
     t->rl = rl;
     return true;
 }
@@ -394,12 +395,12 @@ static void drop_slot(RLRunLoopTimerRef t, rl_timer_slot *slot) {
     free((rl_timer_more_slot *)slot);
 }
 
-static void add_slot(rl_mode *m, RLRunLoopTimerRef t) {
+static void add_slot(rl_mode *m, RLRunLoopTimerRef t, int64_t now) {
     if (rl_timer_slot_for_mode(t, m)) return;
     rl_timer_slot *slot = new_slot(t, m);
     if (!slot) return;
     /* A firing timer is scheduled when its callout ends (end_firing). */
-    if (!t->firing && !schedule_slot(t, slot, rl_mono_coarse_now())) {
+    if (!t->firing && !schedule_slot(t, slot, now)) {
         drop_slot(t, slot);
         return;
     }
@@ -410,9 +411,10 @@ static void add_slot(rl_mode *m, RLRunLoopTimerRef t) {
 }
 
 void rl_timer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
+    int64_t now = rl_mono_coarse_now(); /* for the date's conversion and the leeway */
     rl_item_lock_acquire(&t->lock);
-    if (claim(rl, t)) {
-        add_slot(m, t);
+    if (claim(rl, t, now)) {
+        add_slot(m, t, now);
         unclaim_if_unused(t);
     }
     rl_item_lock_release(&t->lock);
@@ -451,7 +453,8 @@ void RLRunLoopAddTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopMode m
         /* nothing would ever fire it */
     } else if (!is_default && rl_mode_name_is_common(mode)) {
         rl_item_lock_acquire(&timer->lock);
-        bool added = !timer->in_common && claim(rl, timer) && rl_item_set_insert(&rl->common_timers, timer, 0);
+        bool added = !timer->in_common && claim(rl, timer, rl_mono_coarse_now()) &&
+                     rl_item_set_insert(&rl->common_timers, timer, 0);
         if (added) timer->in_common = true;
         unclaim_if_unused(timer);
         rl_item_lock_release(&timer->lock);

@@ -21,6 +21,9 @@ int64_t rl_mono_now(void);
 int64_t rl_mono_coarse_now(void);
 /* The deadline for `date`: equal dates give equal deadlines. */
 int64_t rl_deadline_for_date(RLAbsoluteTime date);
+/* The same, converted at `coarse_now`, a reading of rl_mono_coarse_now the
+   caller needs anyway (adding a timer: one clock reading, not two). */
+int64_t rl_deadline_for_date_at(RLAbsoluteTime date, int64_t coarse_now);
 /* Seconds to nanoseconds, saturating. */
 int64_t rl_seconds_to_ns(double seconds);
 
