@@ -56,8 +56,9 @@
  *
  * fork(): the child shares the parent's epoll set, eventfd and timerfd (open
  * files, not copies); touching them would steal the parent's wake-ups, disarm
- * its timers, delete its registrations. A pthread_atfork handler bumps a
- * process generation; a loop made in an older generation remakes its kernel
+ * its timers, delete its registrations. A pthread_atfork handler (installed
+ * before the first loop: no loop is made without it) bumps a process
+ * generation; a loop made in an older generation remakes its kernel
  * objects (closing the child's copies of the inherited ones) before it next
  * touches any, and never writes an inherited eventfd.
  */
