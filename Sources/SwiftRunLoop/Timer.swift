@@ -65,7 +65,7 @@ public final class Timer: @unchecked Sendable {
         fire date: Date, interval: TimeInterval, repeats: Bool,
         block: @escaping @Sendable (Timer) -> Void
     ) {
-        self.init(fire: date, interval: interval, repeats: repeats, userInfo: nil, block: block)
+        self.init(fire: date, interval: interval, repeats: repeats, userInfo: nil, block: consume block)
     }
 
     /// Makes a timer that first fires at `date` and then, if `repeats`, every
@@ -90,7 +90,7 @@ public final class Timer: @unchecked Sendable {
         block: @escaping @Sendable (Timer) -> Void
     ) {
         let interval = repeats ? (interval > 0 ? interval : 0.0001) : 0
-        let box = TimerBox(block, userInfo: consume userInfo)
+        let box = TimerBox(consume block, userInfo: consume userInfo)
         // A release and no retain: the C timer takes this reference over and
         // releases it once, when invalidated or freed (after a callout under
         // way), so a fire needs no retain and release of its own.
@@ -116,7 +116,7 @@ public final class Timer: @unchecked Sendable {
     ///   - repeats: Whether the timer fires again after its first fire.
     ///   - block: Called on the run loop's thread each time the timer fires.
     public convenience init(timeInterval: TimeInterval, repeats: Bool, block: @escaping @Sendable (Timer) -> Void) {
-        self.init(timeInterval: timeInterval, repeats: repeats, userInfo: nil, block: block)
+        self.init(timeInterval: timeInterval, repeats: repeats, userInfo: nil, block: consume block)
     }
 
     /// Makes a timer that first fires `interval` seconds from now and then, if
@@ -138,7 +138,7 @@ public final class Timer: @unchecked Sendable {
         let delay = timeInterval > 0 ? timeInterval : 0
         self.init(
             fire: Date(timeIntervalSinceNow: delay), interval: timeInterval, repeats: repeats,
-            userInfo: userInfo, block: block)
+            userInfo: consume userInfo, block: consume block)
     }
 
     /// Makes a timer that first fires `interval` seconds from now and
