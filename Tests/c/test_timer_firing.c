@@ -254,6 +254,7 @@ static void redated_timer_goes_after_others_with_the_same_date(void) {
 /* Timer 0 (logs 0) is due first; timers 1 and 2 (log 1, 2) after it. Its
    callout does g_disturb to them; then one pass has run. */
 static RLRunLoopTimerRef g_pass_timers[4];
+static RLAbsoluteTime g_pass_made; /* before the pass began: dates before it are due in it */
 static void (*g_disturb)(RLRunLoopTimerRef *timers);
 static void log_and_disturb(RLRunLoopTimerRef t, void *info) {
     (void)t;
@@ -265,6 +266,7 @@ static void pass_where_the_first_timer_disturbs(void (*disturb)(RLRunLoopTimerRe
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
+    g_pass_made = now;
     g_disturb = disturb;
     g_pass_timers[0] = rl_test_timer(now - 0.03, 0, log_and_disturb, NULL);
     g_pass_timers[1] = make_indexed(now - 0.02, 1);
@@ -283,7 +285,7 @@ static void release_pass_timers(void) {
 }
 
 static void redate_the_last_before_the_middle(RLRunLoopTimerRef *timers) {
-    RLRunLoopTimerSetNextFireDate(timers[2], RLAbsoluteTimeGetCurrent() - 0.025);
+    RLRunLoopTimerSetNextFireDate(timers[2], g_pass_made - 0.025);
 }
 /* Re-dated by an earlier callout to a date still due (here before another
    due timer): fires in this pass, in its place (CF collects the due timers
@@ -295,7 +297,7 @@ static void timer_redated_still_due_fires_in_its_place_in_the_pass(void) {
 }
 
 static void redate_the_middle_after_the_last(RLRunLoopTimerRef *timers) {
-    RLRunLoopTimerSetNextFireDate(timers[1], RLAbsoluteTimeGetCurrent() - 0.001);
+    RLRunLoopTimerSetNextFireDate(timers[1], g_pass_made - 0.005);
 }
 static void timer_redated_later_but_still_due_fires_in_its_place_in_the_pass(void) {
     pass_where_the_first_timer_disturbs(redate_the_middle_after_the_last);
