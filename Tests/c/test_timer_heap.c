@@ -352,10 +352,10 @@ static void the_verifier_reports_a_broken_heap(void) {
     rl_heap_update(&h, h.entries[5].handle, 3, 1000);
     RL_ASSERT(rl_heap_check(&h) == NULL);
 
-    uint32_t position = h.handles[h.entries[7].handle].position;
-    h.handles[h.entries[7].handle].position = 8; /* a handle pointing elsewhere */
+    uint32_t position = h.positions[h.entries[7].handle];
+    h.positions[h.entries[7].handle] = 8; /* a handle pointing elsewhere */
     RL_ASSERT(rl_heap_check(&h) != NULL);
-    h.handles[h.entries[7].handle].position = position;
+    h.positions[h.entries[7].handle] = position;
     RL_ASSERT(rl_heap_check(&h) == NULL);
 
     rl_heap_remove(&h, h.entries[3].handle);

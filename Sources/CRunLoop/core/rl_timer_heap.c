@@ -1,8 +1,8 @@
 /*
  * rl_timer_heap.c: the 4-ary heap of rl_timer_heap.h. Invariants (checked by
  * rl_heap_check): every parent orders before its children by (deadline,
- * sequence); for every entry i, handles[entries[i].handle].position == i;
- * the handles not in use form one free list (linked through `position`), and
+ * sequence); for every entry i, positions[entries[i].handle] == i;
+ * the handles not in use form one free list (linked through `positions`), and
  * in-use plus free handles are all the handles. Self-contained: it includes
  * nothing of the run loop.
  */
@@ -20,7 +20,7 @@ static inline bool before(const rl_heap_entry *a, const rl_heap_entry *b) {
    write a sift makes outside the entry array, into the heap's own table. */
 static inline void place(rl_timer_heap *h, size_t index, rl_heap_entry e) {
     h->entries[index] = e;
-    h->handles[e.handle].position = (uint32_t)index;
+    h->positions[e.handle] = (uint32_t)index;
 }
 
 static void sift_up(rl_timer_heap *h, size_t index) {
@@ -82,27 +82,32 @@ static bool reserve_one(void **array, size_t size, size_t count, size_t *capacit
    without memory (the heap untouched). */
 static rl_heap_handle take_handle(rl_timer_heap *h) {
     if (h->free_handle == RL_HEAP_NO_HANDLE) {
-        size_t cap = h->handle_capacity;
-        if (cap >= RL_HEAP_NO_HANDLE / 2) return RL_HEAP_NO_HANDLE;
-        void *table = h->handles;
-        if (!reserve_one(&table, sizeof *h->handles, cap, &cap, 16)) return RL_HEAP_NO_HANDLE;
-        h->handles = table;
+        size_t old_cap = h->handle_capacity;
+        if (old_cap >= RL_HEAP_NO_HANDLE / 2) return RL_HEAP_NO_HANDLE;
+        size_t cap = old_cap ? old_cap * 2 : 16;
+        /* Each array keeps what it grew to even if the other cannot grow. */
+        uint32_t *positions = realloc(h->positions, cap * sizeof *positions);
+        if (!positions) return RL_HEAP_NO_HANDLE;
+        h->positions = positions;
+        void **items = realloc(h->items, cap * sizeof *items);
+        if (!items) return RL_HEAP_NO_HANDLE;
+        h->items = items;
         /* Chain the new handles, lowest first. */
-        for (size_t i = h->handle_capacity; i < cap; i++) {
-            h->handles[i].item = NULL;
-            h->handles[i].position = i + 1 < cap ? (uint32_t)(i + 1) : RL_HEAP_NO_HANDLE;
+        for (size_t i = old_cap; i < cap; i++) {
+            h->items[i] = NULL;
+            h->positions[i] = i + 1 < cap ? (uint32_t)(i + 1) : RL_HEAP_NO_HANDLE;
         }
-        h->free_handle = h->handle_capacity;
+        h->free_handle = (uint32_t)old_cap;
         h->handle_capacity = (uint32_t)cap;
     }
     rl_heap_handle handle = h->free_handle;
-    h->free_handle = h->handles[handle].position;
+    h->free_handle = h->positions[handle];
     return handle;
 }
 
 static void give_back_handle(rl_timer_heap *h, rl_heap_handle handle) {
-    h->handles[handle].item = NULL;
-    h->handles[handle].position = h->free_handle;
+    h->items[handle] = NULL;
+    h->positions[handle] = h->free_handle;
     h->free_handle = handle;
 }
 
@@ -113,7 +118,7 @@ rl_heap_handle rl_heap_insert(rl_timer_heap *h, void *item, int64_t deadline_ns,
     h->entries = entries;
     rl_heap_handle handle = take_handle(h);
     if (handle == RL_HEAP_NO_HANDLE) return RL_HEAP_NO_HANDLE;
-    h->handles[handle].item = item;
+    h->items[handle] = item;
     h->entries[h->count] = (rl_heap_entry){deadline_ns, sequence, handle, 0};
     sift_up(h, h->count++);
     return handle;
@@ -124,7 +129,7 @@ rl_heap_handle rl_heap_insert(rl_timer_heap *h, void *item, int64_t deadline_ns,
    entry almost always belongs near the bottom, so this saves the comparisons
    against it that a plain sift-down makes on every level (Floyd's trick). */
 void rl_heap_remove(rl_timer_heap *h, rl_heap_handle handle) {
-    size_t index = h->handles[handle].position;
+    size_t index = h->positions[handle];
     give_back_handle(h, handle);
     h->count--;
     if (index == h->count) return;
@@ -141,7 +146,7 @@ void rl_heap_remove(rl_timer_heap *h, rl_heap_handle handle) {
 }
 
 void rl_heap_update(rl_timer_heap *h, rl_heap_handle handle, int64_t deadline_ns, uint64_t sequence) {
-    size_t index = h->handles[handle].position;
+    size_t index = h->positions[handle];
     rl_heap_entry old = h->entries[index];
     h->entries[index].deadline_ns = deadline_ns;
     h->entries[index].sequence = sequence;
@@ -149,21 +154,21 @@ void rl_heap_update(rl_timer_heap *h, rl_heap_handle handle, int64_t deadline_ns
     else sift_down(h, index);
 }
 
-static inline void prefetch_handles_of_children(const rl_timer_heap *h, size_t index) {
+static inline void prefetch_items_of_children(const rl_timer_heap *h, size_t index) {
     for (size_t c = index * ARITY + 1; c < h->count && c <= index * ARITY + ARITY; c++)
-        __builtin_prefetch(&h->handles[h->entries[c].handle]);
+        __builtin_prefetch(&h->items[h->entries[c].handle]);
 }
 
 const rl_heap_entry *rl_heap_second(const rl_timer_heap *h) {
     size_t best = earliest_child(h, 0, h->count);
     if (!best) return NULL;
-    prefetch_handles_of_children(h, 0);
-    prefetch_handles_of_children(h, best);
+    prefetch_items_of_children(h, 0);
+    prefetch_items_of_children(h, best);
     return &h->entries[best];
 }
 
 void rl_heap_set_leeway(rl_timer_heap *h, rl_heap_handle handle, uint32_t leeway_ns) {
-    h->entries[h->handles[handle].position].leeway_ns = leeway_ns;
+    h->entries[h->positions[handle]].leeway_ns = leeway_ns;
 }
 
 /* ---- collecting the due entries ----------------------------------------- */
@@ -321,7 +326,7 @@ static void search_latest(const rl_timer_heap *h, size_t index, window_search *s
     if (saturating_add(e->deadline_ns, s->floor_ns) >= s->best) return;
     int64_t window = e->leeway_ns > s->floor_ns ? (int64_t)e->leeway_ns : s->floor_ns;
     if (s->tolerance_of) {
-        int64_t tol = s->tolerance_of(h->handles[e->handle].item);
+        int64_t tol = s->tolerance_of(h->items[e->handle]);
         if (tol > window) window = tol;
     }
     int64_t latest = saturating_add(e->deadline_ns, window);
@@ -344,7 +349,8 @@ void rl_heap_key_buffer_free(rl_heap_key_buffer *keys) {
 
 void rl_heap_free(rl_timer_heap *h) {
     free(h->entries);
-    free(h->handles);
+    free(h->positions);
+    free(h->items);
     *h = (rl_timer_heap){0};
 }
 
@@ -353,17 +359,17 @@ const char *rl_heap_check(const rl_timer_heap *h) {
     for (size_t i = 0; i < h->count; i++) {
         rl_heap_handle handle = h->entries[i].handle;
         if (handle >= h->handle_capacity) return "an entry's handle is out of range";
-        if (h->handles[handle].position != i) return "an entry's handle does not point back at it";
+        if (h->positions[handle] != i) return "an entry's handle does not point back at it";
         if (i > 0 && before(&h->entries[i], &h->entries[(i - 1) / ARITY])) return "a child orders before its parent";
     }
     size_t free_count = 0;
     for (uint32_t f = h->handle_capacity ? h->free_handle : RL_HEAP_NO_HANDLE; f != RL_HEAP_NO_HANDLE;
-         f = h->handles[f].position) {
+         f = h->positions[f]) {
         if (f >= h->handle_capacity) return "the free list leaves the handle table";
         if (++free_count > h->handle_capacity - h->count) return "the free list is too long or loops";
-        uint32_t p = h->handles[f].position;
+        uint32_t p = h->positions[f];
         if (p < h->count && h->entries[p].handle == f) return "a handle in use is on the free list";
-        if (h->handles[f].item) return "a free handle still names an item";
+        if (h->items[f]) return "a free handle still names an item";
     }
     if (free_count + h->count != h->handle_capacity) return "handles lost: neither in use nor free";
     return NULL;

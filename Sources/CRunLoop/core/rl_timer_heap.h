@@ -32,17 +32,16 @@ typedef struct {
     uint32_t leeway_ns; /* how late after its deadline the item may still be taken (not part of the key) */
 } rl_heap_entry;
 
-/* Per handle: the item and where its entry is (or, free, the next free handle). */
-typedef struct {
-    void *item;
-    uint32_t position;
-} rl_heap_handle_slot;
-
+/* Per handle, in two arrays: where its entry is (or, free, the next free
+   handle), written on every level a sift moves an entry, so 4 bytes a
+   handle keep that table small enough to stay in cache; and its item, read
+   only when the caller asks. */
 typedef struct {
     rl_heap_entry *entries;
     size_t count;
     size_t capacity;
-    rl_heap_handle_slot *handles;
+    uint32_t *positions;
+    void **items;
     uint32_t handle_capacity;
     uint32_t free_handle; /* head of the free handles, RL_HEAP_NO_HANDLE if none */
 } rl_timer_heap;
@@ -70,17 +69,17 @@ static inline const rl_heap_entry *rl_heap_top(const rl_timer_heap *h) {
     return h->count ? &h->entries[0] : NULL;
 }
 /* The entry that becomes the top once the top leaves (the earliest of its
-   children); NULL if there is none. It also starts loading the handles of
+   children); NULL if there is none. It also starts loading the items of
    the entries that may come after it (its siblings and its children), so
    that a caller popping the top one at a time finds them in cache. */
 const rl_heap_entry *rl_heap_second(const rl_timer_heap *h);
 /* The entry of a handle that is in the heap (valid until the heap changes). */
 static inline const rl_heap_entry *rl_heap_entry_of(const rl_timer_heap *h, rl_heap_handle handle) {
-    return &h->entries[h->handles[handle].position];
+    return &h->entries[h->positions[handle]];
 }
 /* The item of a handle that is in the heap. */
 static inline void *rl_heap_item(const rl_timer_heap *h, rl_heap_handle handle) {
-    return h->handles[handle].item;
+    return h->items[handle];
 }
 static inline size_t rl_heap_count(const rl_timer_heap *h) {
     return h->count;
