@@ -371,7 +371,9 @@ private let timerTrampoline: RLRunLoopTimerCallBack = { ref, info in
 }
 
 /// The C timer let go of its box (invalidated or freed): the block goes.
+/// When no wrapper (and no `nextFire` task) holds the box any more, nothing
+/// else can reach it, so its deinit drops the block without the lock.
 private let timerBoxRelease: @convention(c) (UnsafeRawPointer?) -> Void = { info in
-    let box = Unmanaged<TimerBox>.fromOpaque(info.unsafelyUnwrapped).takeRetainedValue()
-    box.dropCallbacks()
+    var box = Unmanaged<TimerBox>.fromOpaque(info.unsafelyUnwrapped).takeRetainedValue()
+    if !isKnownUniquelyReferenced(&box) { box.dropCallbacks() }
 }
