@@ -237,7 +237,7 @@ static bool schedule_slot(RLRunLoopTimerRef t, rl_timer_slot *slot, int64_t now)
 
 /* A timer a pass owes a firing to, with the key it had when the pass began. */
 typedef struct {
-    rl_heap_entry key;
+    rl_heap_key key;
     RLRunLoopTimerRef timer; /* retained */
 } displaced_timer;
 
@@ -258,7 +258,7 @@ typedef struct rl_timer_pass {
     struct rl_timer_pass *outer;
 } rl_timer_pass;
 
-static void note_displaced_in(rl_timer_pass *p, const rl_heap_entry *key, RLRunLoopTimerRef t) {
+static void note_displaced_in(rl_timer_pass *p, const rl_heap_key *key, RLRunLoopTimerRef t) {
     if (p->displaced_count == p->displaced_capacity) {
         size_t cap = p->displaced_capacity ? p->displaced_capacity * 2 : 8;
         displaced_timer *grown = realloc(p->displaced, cap * sizeof *grown);
@@ -278,9 +278,10 @@ static void note_displaced_in(rl_timer_pass *p, const rl_heap_entry *key, RLRunL
 static void note_if_owed(rl_timer_slot *slot) {
     rl_mode *m = slot->mode;
     for (rl_timer_pass *p = m->timer_passes; p; p = p->outer) {
-        const rl_heap_entry *key = rl_heap_entry_of(&m->timers, slot->heap_handle);
-        if (p->own != slot && key->deadline_ns <= p->now && key->sequence <= p->sequence)
-            note_displaced_in(p, key, rl_timer_slot_timer(slot));
+        rl_heap_key key = {rl_heap_entry_of(&m->timers, slot->heap_handle)->deadline_ns,
+                           rl_heap_sequence_of(&m->timers, slot->heap_handle), slot->heap_handle};
+        if (p->own != slot && key.deadline_ns <= p->now && key.sequence <= p->sequence)
+            note_displaced_in(p, &key, rl_timer_slot_timer(slot));
     }
 }
 
@@ -699,7 +700,7 @@ static inline void prefetch_timer_of(const rl_timer_slot *slot) {
     __builtin_prefetch((const char *)slot - offsetof(struct __RLRunLoopTimer, slot), 1);
 }
 
-static bool before_key(const rl_heap_entry *a, const rl_heap_entry *b) {
+static bool before_key(const rl_heap_key *a, const rl_heap_key *b) {
     return a->deadline_ns < b->deadline_ns || (a->deadline_ns == b->deadline_ns && a->sequence < b->sequence);
 }
 
@@ -776,7 +777,8 @@ bool rl_do_timers(RLRunLoopRef rl, rl_mode *m) {
     m->timer_passes = &pass;
     bool fired = false, rest = false;
     while ((top = rl_heap_top(&m->timers)) && top->deadline_ns <= now) {
-        if (pass.displaced_count || pass.displaced_lost || top->sequence > pass.sequence) {
+        if (pass.displaced_count || pass.displaced_lost ||
+            rl_heap_sequence_of(&m->timers, top->handle) > pass.sequence) {
             rest = true;
             break;
         }

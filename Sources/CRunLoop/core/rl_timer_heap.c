@@ -12,7 +12,14 @@
 
 #define ARITY 4
 
-static inline bool before(const rl_heap_entry *a, const rl_heap_entry *b) {
+_Static_assert(sizeof(rl_heap_entry) == 16, "four children fill one 64-byte line");
+
+static inline bool before(const rl_timer_heap *h, const rl_heap_entry *a, const rl_heap_entry *b) {
+    return a->deadline_ns < b->deadline_ns ||
+           (a->deadline_ns == b->deadline_ns && h->info[a->handle].sequence < h->info[b->handle].sequence);
+}
+
+static inline bool key_before(const rl_heap_key *a, const rl_heap_key *b) {
     return a->deadline_ns < b->deadline_ns || (a->deadline_ns == b->deadline_ns && a->sequence < b->sequence);
 }
 
@@ -27,7 +34,7 @@ static void sift_up(rl_timer_heap *h, size_t index) {
     rl_heap_entry e = h->entries[index];
     while (index > 0) {
         size_t parent = (index - 1) / ARITY;
-        if (!before(&e, &h->entries[parent])) break;
+        if (!before(h, &e, &h->entries[parent])) break;
         place(h, index, h->entries[parent]);
         index = parent;
     }
@@ -43,14 +50,14 @@ static inline size_t earliest_child(const rl_timer_heap *h, size_t index, size_t
         /* A full family, the usual case: two independent pairs, then their
            winners, so the comparisons need not wait for one another. */
         const rl_heap_entry *e = h->entries;
-        size_t a = before(&e[first + 1], &e[first]) ? first + 1 : first;
-        size_t b = before(&e[first + 3], &e[first + 2]) ? first + 3 : first + 2;
-        return before(&e[b], &e[a]) ? b : a;
+        size_t a = before(h, &e[first + 1], &e[first]) ? first + 1 : first;
+        size_t b = before(h, &e[first + 3], &e[first + 2]) ? first + 3 : first + 2;
+        return before(h, &e[b], &e[a]) ? b : a;
     }
     size_t end = count;
     size_t best = first;
     for (size_t c = first + 1; c < end; c++)
-        if (before(&h->entries[c], &h->entries[best])) best = c;
+        if (before(h, &h->entries[c], &h->entries[best])) best = c;
     return best;
 }
 
@@ -58,7 +65,7 @@ static void sift_down(rl_timer_heap *h, size_t index) {
     rl_heap_entry e = h->entries[index];
     for (;;) {
         size_t best = earliest_child(h, index, h->count);
-        if (best == index || !before(&h->entries[best], &e)) break;
+        if (best == index || !before(h, &h->entries[best], &e)) break;
         place(h, index, h->entries[best]);
         index = best;
     }
@@ -89,12 +96,12 @@ static rl_heap_handle take_handle(rl_timer_heap *h) {
         uint32_t *positions = realloc(h->positions, cap * sizeof *positions);
         if (!positions) return RL_HEAP_NO_HANDLE;
         h->positions = positions;
-        void **items = realloc(h->items, cap * sizeof *items);
-        if (!items) return RL_HEAP_NO_HANDLE;
-        h->items = items;
+        rl_heap_handle_info *info = realloc(h->info, cap * sizeof *info);
+        if (!info) return RL_HEAP_NO_HANDLE;
+        h->info = info;
         /* Chain the new handles, lowest first. */
         for (size_t i = old_cap; i < cap; i++) {
-            h->items[i] = NULL;
+            h->info[i] = (rl_heap_handle_info){NULL, 0};
             h->positions[i] = i + 1 < cap ? (uint32_t)(i + 1) : RL_HEAP_NO_HANDLE;
         }
         h->free_handle = (uint32_t)old_cap;
@@ -106,7 +113,7 @@ static rl_heap_handle take_handle(rl_timer_heap *h) {
 }
 
 static void give_back_handle(rl_timer_heap *h, rl_heap_handle handle) {
-    h->items[handle] = NULL;
+    h->info[handle].item = NULL;
     h->positions[handle] = h->free_handle;
     h->free_handle = handle;
 }
@@ -118,8 +125,8 @@ rl_heap_handle rl_heap_insert(rl_timer_heap *h, void *item, int64_t deadline_ns,
     h->entries = entries;
     rl_heap_handle handle = take_handle(h);
     if (handle == RL_HEAP_NO_HANDLE) return RL_HEAP_NO_HANDLE;
-    h->items[handle] = item;
-    h->entries[h->count] = (rl_heap_entry){deadline_ns, sequence, handle, 0};
+    h->info[handle] = (rl_heap_handle_info){item, sequence};
+    h->entries[h->count] = (rl_heap_entry){deadline_ns, handle, 0};
     sift_up(h, h->count++);
     return handle;
 }
@@ -147,16 +154,17 @@ void rl_heap_remove(rl_timer_heap *h, rl_heap_handle handle) {
 
 void rl_heap_update(rl_timer_heap *h, rl_heap_handle handle, int64_t deadline_ns, uint64_t sequence) {
     size_t index = h->positions[handle];
-    rl_heap_entry old = h->entries[index];
+    rl_heap_key old = {h->entries[index].deadline_ns, h->info[handle].sequence, handle};
+    rl_heap_key now = {deadline_ns, sequence, handle};
     h->entries[index].deadline_ns = deadline_ns;
-    h->entries[index].sequence = sequence;
-    if (before(&h->entries[index], &old)) sift_up(h, index);
+    h->info[handle].sequence = sequence;
+    if (key_before(&now, &old)) sift_up(h, index);
     else sift_down(h, index);
 }
 
 static inline void prefetch_items_of_children(const rl_timer_heap *h, size_t index) {
     for (size_t c = index * ARITY + 1; c < h->count && c <= index * ARITY + ARITY; c++)
-        __builtin_prefetch(&h->items[h->entries[c].handle]);
+        __builtin_prefetch(&h->info[h->entries[c].handle]);
 }
 
 const rl_heap_entry *rl_heap_second(const rl_timer_heap *h) {
@@ -173,30 +181,30 @@ void rl_heap_set_leeway(rl_timer_heap *h, rl_heap_handle handle, uint32_t leeway
 
 /* ---- collecting the due entries ----------------------------------------- */
 
-static inline void swap_entries(rl_heap_entry *a, rl_heap_entry *b) {
-    rl_heap_entry tmp = *a;
+static inline void swap_entries(rl_heap_key *a, rl_heap_key *b) {
+    rl_heap_key tmp = *a;
     *a = *b;
     *b = tmp;
 }
 
 /* Binary max-heap (the latest key on top) of e[0..n), for heapsort and for
    keeping the earliest keys when the buffer cannot grow. */
-static void sift_down_latest(rl_heap_entry *e, size_t n, size_t i) {
+static void sift_down_latest(rl_heap_key *e, size_t n, size_t i) {
     for (;;) {
         size_t largest = i, l = 2 * i + 1, r = l + 1;
-        if (l < n && before(&e[largest], &e[l])) largest = l;
-        if (r < n && before(&e[largest], &e[r])) largest = r;
+        if (l < n && key_before(&e[largest], &e[l])) largest = l;
+        if (r < n && key_before(&e[largest], &e[r])) largest = r;
         if (largest == i) return;
         swap_entries(&e[i], &e[largest]);
         i = largest;
     }
 }
 
-static void heapify_latest(rl_heap_entry *e, size_t n) {
+static void heapify_latest(rl_heap_key *e, size_t n) {
     for (size_t i = n / 2; i-- > 0;) sift_down_latest(e, n, i);
 }
 
-static void heapsort_values(rl_heap_entry *e, size_t n) {
+static void heapsort_values(rl_heap_key *e, size_t n) {
     if (n < 2) return;
     heapify_latest(e, n);
     for (size_t end = n - 1; end > 0; end--) {
@@ -208,21 +216,21 @@ static void heapsort_values(rl_heap_entry *e, size_t n) {
 /* Introsort of distinct keys (sequences are unique): quicksort with a median
    of three, recursing into the smaller part, heapsort past a depth limit so
    the worst case stays O(n log n); insertion sort for short runs. */
-static void sort_values(rl_heap_entry *e, size_t n, unsigned depth_left) {
+static void sort_values(rl_heap_key *e, size_t n, unsigned depth_left) {
     while (n > 16) {
         if (depth_left-- == 0) {
             heapsort_values(e, n);
             return;
         }
         size_t mid = n / 2;
-        if (before(&e[mid], &e[0])) swap_entries(&e[mid], &e[0]);
-        if (before(&e[n - 1], &e[0])) swap_entries(&e[n - 1], &e[0]);
-        if (before(&e[n - 1], &e[mid])) swap_entries(&e[n - 1], &e[mid]);
-        rl_heap_entry pivot = e[mid];
+        if (key_before(&e[mid], &e[0])) swap_entries(&e[mid], &e[0]);
+        if (key_before(&e[n - 1], &e[0])) swap_entries(&e[n - 1], &e[0]);
+        if (key_before(&e[n - 1], &e[mid])) swap_entries(&e[n - 1], &e[mid]);
+        rl_heap_key pivot = e[mid];
         size_t i = 0, j = n - 1;
         for (;;) {
-            while (before(&e[i], &pivot)) i++;
-            while (before(&pivot, &e[j])) j--;
+            while (key_before(&e[i], &pivot)) i++;
+            while (key_before(&pivot, &e[j])) j--;
             if (i >= j) break;
             swap_entries(&e[i], &e[j]);
             i++;
@@ -240,16 +248,16 @@ static void sort_values(rl_heap_entry *e, size_t n, unsigned depth_left) {
         }
     }
     for (size_t i = 1; i < n; i++) {
-        rl_heap_entry x = e[i];
+        rl_heap_key x = e[i];
         size_t j = i;
-        for (; j > 0 && before(&x, &e[j - 1]); j--) e[j] = e[j - 1];
+        for (; j > 0 && key_before(&x, &e[j - 1]); j--) e[j] = e[j - 1];
         e[j] = x;
     }
 }
 
 bool rl_heap_key_buffer_reserve(rl_heap_key_buffer *keys, size_t count) {
     if (count <= keys->capacity) return true;
-    rl_heap_entry *grown = realloc(keys->items, count * sizeof *grown);
+    rl_heap_key *grown = realloc(keys->items, count * sizeof *grown);
     if (!grown) return false;
     keys->items = grown;
     keys->capacity = count;
@@ -259,7 +267,7 @@ bool rl_heap_key_buffer_reserve(rl_heap_key_buffer *keys, size_t count) {
 /* One due entry into the buffer. Once the buffer cannot grow (`*full`), it
    is a max-heap of the earliest entries seen so far: an earlier one
    replaces its latest. */
-static void keep_due(rl_heap_key_buffer *keys, const rl_heap_entry *e, bool *full) {
+static void keep_due(rl_heap_key_buffer *keys, const rl_heap_key *e, bool *full) {
     if (!*full) {
         void *items = keys->items;
         if (reserve_one(&items, sizeof *keys->items, keys->count, &keys->capacity, 64)) {
@@ -270,7 +278,7 @@ static void keep_due(rl_heap_key_buffer *keys, const rl_heap_entry *e, bool *ful
         *full = true;
         heapify_latest(keys->items, keys->count);
     }
-    if (keys->count && before(e, &keys->items[0])) {
+    if (keys->count && key_before(e, &keys->items[0])) {
         keys->items[0] = *e;
         sift_down_latest(keys->items, keys->count, 0);
     }
@@ -281,7 +289,8 @@ static void keep_due(rl_heap_key_buffer *keys, const rl_heap_entry *e, bool *ful
    seconds and milliseconds. */
 static void copy_due(const rl_timer_heap *h, size_t index, int64_t limit, rl_heap_key_buffer *keys, bool *full) {
     if (h->entries[index].deadline_ns > limit) return; /* children are no earlier */
-    keep_due(keys, &h->entries[index], full);
+    const rl_heap_entry *e = &h->entries[index];
+    keep_due(keys, &(rl_heap_key){e->deadline_ns, h->info[e->handle].sequence, e->handle}, full);
     for (size_t c = index * ARITY + 1; c < h->count && c <= index * ARITY + ARITY; c++)
         copy_due(h, c, limit, keys, full);
 }
@@ -326,7 +335,7 @@ static void search_latest(const rl_timer_heap *h, size_t index, window_search *s
     if (saturating_add(e->deadline_ns, s->floor_ns) >= s->best) return;
     int64_t window = e->leeway_ns > s->floor_ns ? (int64_t)e->leeway_ns : s->floor_ns;
     if (s->tolerance_of) {
-        int64_t tol = s->tolerance_of(h->items[e->handle]);
+        int64_t tol = s->tolerance_of(h->info[e->handle].item);
         if (tol > window) window = tol;
     }
     int64_t latest = saturating_add(e->deadline_ns, window);
@@ -350,7 +359,7 @@ void rl_heap_key_buffer_free(rl_heap_key_buffer *keys) {
 void rl_heap_free(rl_timer_heap *h) {
     free(h->entries);
     free(h->positions);
-    free(h->items);
+    free(h->info);
     *h = (rl_timer_heap){0};
 }
 
@@ -360,7 +369,7 @@ const char *rl_heap_check(const rl_timer_heap *h) {
         rl_heap_handle handle = h->entries[i].handle;
         if (handle >= h->handle_capacity) return "an entry's handle is out of range";
         if (h->positions[handle] != i) return "an entry's handle does not point back at it";
-        if (i > 0 && before(&h->entries[i], &h->entries[(i - 1) / ARITY])) return "a child orders before its parent";
+        if (i > 0 && before(h, &h->entries[i], &h->entries[(i - 1) / ARITY])) return "a child orders before its parent";
     }
     size_t free_count = 0;
     for (uint32_t f = h->handle_capacity ? h->free_handle : RL_HEAP_NO_HANDLE; f != RL_HEAP_NO_HANDLE;
@@ -369,7 +378,7 @@ const char *rl_heap_check(const rl_timer_heap *h) {
         if (++free_count > h->handle_capacity - h->count) return "the free list is too long or loops";
         uint32_t p = h->positions[f];
         if (p < h->count && h->entries[p].handle == f) return "a handle in use is on the free list";
-        if (h->items[f]) return "a free handle still names an item";
+        if (h->info[f].item) return "a free handle still names an item";
     }
     if (free_count + h->count != h->handle_capacity) return "handles lost: neither in use nor free";
     return NULL;

@@ -3,10 +3,11 @@
  * sequence). It knows nothing of timers: it owns its entries and hands out a
  * handle per item, which the caller keeps to remove or re-key the item later.
  *
- * Layout: the entries hold the key and the handle only (24 bytes), so sifting
- * reads and writes one dense array and the heap's own position table, never
- * the caller's objects (libev caches the key beside the pointer for the same
- * reason; here not even the pointer is followed). Equal deadlines come out in
+ * Layout: the entries hold the deadline and the handle only (16 bytes), so
+ * sifting reads and writes one dense array and the heap's own position table,
+ * never the caller's objects (libev caches the key beside the pointer for the
+ * same reason; here not even the pointer is followed), and reads the
+ * sequence beside the item only to order equal deadlines. Equal deadlines come out in
  * sequence order: the caller draws a fresh sequence for every insertion and
  * re-key, so ties fire in the order the items were (re)scheduled.
  *
@@ -25,30 +26,44 @@
 typedef uint32_t rl_heap_handle;
 #define RL_HEAP_NO_HANDLE UINT32_MAX
 
+/* 16 bytes: a family of four children fills one cache line. The sequence,
+   needed only to order equal deadlines, lives with the item. */
 typedef struct {
     int64_t deadline_ns;
-    uint64_t sequence;
     rl_heap_handle handle;
     uint32_t leeway_ns; /* how late after its deadline the item may still be taken (not part of the key) */
 } rl_heap_entry;
 
+/* Per handle in use: its item and its entry's sequence. */
+typedef struct {
+    void *item;
+    uint64_t sequence;
+} rl_heap_handle_info;
+
 /* Per handle, in two arrays: where its entry is (or, free, the next free
    handle), written on every level a sift moves an entry, so 4 bytes a
-   handle keep that table small enough to stay in cache; and its item, read
-   only when the caller asks. */
+   handle keep that table small enough to stay in cache; and its item and
+   sequence, read when the caller asks and to order equal deadlines. */
 typedef struct {
     rl_heap_entry *entries;
     size_t count;
     size_t capacity;
     uint32_t *positions;
-    void **items;
+    rl_heap_handle_info *info;
     uint32_t handle_capacity;
     uint32_t free_handle; /* head of the free handles, RL_HEAP_NO_HANDLE if none */
 } rl_timer_heap;
 
+/* An entry's whole key, by value. */
+typedef struct {
+    int64_t deadline_ns;
+    uint64_t sequence;
+    rl_heap_handle handle;
+} rl_heap_key;
+
 /* Scratch space for the keys of the due entries, reused from call to call. */
 typedef struct {
-    rl_heap_entry *items;
+    rl_heap_key *items;
     size_t count;
     size_t capacity;
 } rl_heap_key_buffer;
@@ -77,9 +92,13 @@ const rl_heap_entry *rl_heap_second(const rl_timer_heap *h);
 static inline const rl_heap_entry *rl_heap_entry_of(const rl_timer_heap *h, rl_heap_handle handle) {
     return &h->entries[h->positions[handle]];
 }
+/* The sequence of a handle's entry. */
+static inline uint64_t rl_heap_sequence_of(const rl_timer_heap *h, rl_heap_handle handle) {
+    return h->info[handle].sequence;
+}
 /* The item of a handle that is in the heap. */
 static inline void *rl_heap_item(const rl_timer_heap *h, rl_heap_handle handle) {
-    return h->items[handle];
+    return h->info[handle].item;
 }
 static inline size_t rl_heap_count(const rl_timer_heap *h) {
     return h->count;
