@@ -552,11 +552,12 @@ static void forked_child_gets_its_own_descriptor(void) {
     if (pid == 0) {
         /* Same number, the child's own: the child's timer wakes the child. */
         _Atomic int fired = 0;
-        add_counting_timer(rl, MODE, 0.02, 0, &fired); /* lives until the child exits */
+        RLRunLoopTimerRef timer = add_counting_timer(rl, MODE, 0.02, 0, &fired);
         RLRunLoopEmbedPrepare(rl, MODE, NULL);
         if (RLRunLoopEmbedGetFD(rl) != fd) _exit(2);
         if (!host_poll(fd, 5000)) _exit(3);
         RLRunLoopRunInMode(MODE, 0, false);
+        RLRelease(timer); /* the child's leak checker runs at _exit */
         _exit(fired == 1 ? 0 : 4);
     }
     /* Meanwhile the parent's descriptor stays quiet. */
