@@ -445,6 +445,37 @@ static inline void rl_test_count_message(RLMessagePortRef p, int32_t id, const v
     rl_test_calls++;
 }
 
+/* Callouts that log their info (a small number cast to a pointer) in
+   rl_test_callouts, so a test can check which ran in what order with
+   RL_ASSERT_LOG(&rl_test_callouts, ...); a test's own callouts may log there
+   too. */
+static rl_test_log rl_test_callouts __attribute__((unused));
+
+static inline void rl_test_log_fire(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    rl_test_log_add(&rl_test_callouts, (long)(intptr_t)info);
+}
+
+/* What a timer calling rl_test_note_fire saw: how often it fired, and when
+   it last did (its callout's date, and rl_test_now()). */
+typedef struct {
+    int fired;
+    RLAbsoluteTime at;
+    double mono_at;
+} rl_test_fire_note;
+
+/* Timer callout noting its fire in the rl_test_fire_note that info points
+   to (and counting it in rl_test_fired and rl_test_calls). */
+static inline void rl_test_note_fire(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    rl_test_fire_note *note = info;
+    note->at = RLAbsoluteTimeGetCurrent();
+    note->mono_at = rl_test_now();
+    note->fired++;
+    rl_test_fired++;
+    rl_test_calls++;
+}
+
 /* Observer callout counting its calls in the int that info points to. */
 static inline void rl_test_count_call(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
     (void)o;
@@ -489,6 +520,12 @@ static inline RLRunLoopTimerRef rl_test_add_timer(RLRunLoopRef rl, RLRunLoopMode
     RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + delay, interval, callout, info);
     RLRunLoopAddTimer(rl, t, mode);
     return t;
+}
+
+/* A one-shot timer due at `date` that logs `index` in rl_test_callouts;
+   the caller releases it. */
+static inline RLRunLoopTimerRef rl_test_indexed_timer(RLAbsoluteTime date, long index) {
+    return rl_test_timer(date, 0, rl_test_log_fire, (void *)(intptr_t)index);
 }
 
 /* Timer callout that stops the current loop. */

@@ -175,13 +175,6 @@ static void nested_run_in_another_mode_then_back(void) {
 
 /* The closed number is reused by the loop itself (its timerfd, made on
    first need): removing the source must not remove the loop's timer. */
-static int timer_fires;
-static void count_timer(RLRunLoopTimerRef t, void *info) {
-    (void)t;
-    (void)info;
-    timer_fires++;
-}
-
 static void closed_number_reused_by_the_loop(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
@@ -190,15 +183,15 @@ static void closed_number_reused_by_the_loop(void) {
     RLRunLoopSourceRef a = add_pipe_source(rl, kRLRunLoopDefaultMode, p, &info, true);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
     close(p[0]); /* the lowest free number: the loop's timerfd will get it */
-    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.01, 0, count_timer, NULL);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.01, 0, rl_test_count_fire, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(timer_fires, 1);
+    RL_ASSERT_EQ_INT(rl_test_fired, 1);
     drop(a);
     RLRelease(t);
     /* The loop's timer still ends sleeps: a timer and the run's timeout. */
-    t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.05, 0, count_timer, NULL);
+    t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.05, 0, rl_test_count_fire, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.2, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(timer_fires, 2);
+    RL_ASSERT_EQ_INT(rl_test_fired, 2);
     RLRelease(t);
     drop(keep);
     close(p[1]);

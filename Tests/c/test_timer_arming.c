@@ -108,11 +108,6 @@ static void kept_earlier_expiry_does_not_end_a_run_early(void) {
 }
 
 /* A timer added while the loop is armed far ahead fires on time. */
-static void fire(RLRunLoopTimerRef t, void *info) {
-    (void)t;
-    *(double *)info = rl_test_now();
-}
-
 static void timer_after_long_runs_fires_on_time(void) {
     pipe_source p = {0};
     RLRunLoopSourceRef s = add_pipe_source(&p);
@@ -120,13 +115,13 @@ static void timer_after_long_runs_fires_on_time(void) {
         make_readable(&p);
         RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10.0, true), kRLRunLoopRunHandledSource);
     }
-    double fired = 0;
+    rl_test_fire_note note = {0};
     double t0 = rl_test_now();
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0, fire, &fired);
-    RLRunLoopAddTimer(RLRunLoopGetCurrent(), t, kRLRunLoopDefaultMode);
-    while (fired == 0 && rl_test_now() - t0 < 10) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10.0, true);
-    RL_ASSERT_GE_DBL(fired - t0, 0.05);
-    RL_ASSERT_LE_DBL(fired - t0, 5.0);
+    RLRunLoopTimerRef t =
+        rl_test_add_timer(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode, 0.05, 0, rl_test_note_fire, &note);
+    while (note.fired == 0 && rl_test_now() - t0 < 10) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10.0, true);
+    RL_ASSERT_GE_DBL(note.mono_at - t0, 0.05);
+    RL_ASSERT_LE_DBL(note.mono_at - t0, 5.0);
     RLRunLoopTimerInvalidate(t);
     RLRelease(t);
     remove_pipe_source(s, &p);
