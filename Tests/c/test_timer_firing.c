@@ -15,28 +15,15 @@
 
 #define CLOCK_SLACK 1e-4
 
-static rl_test_log g_log;
-static void log_index(RLRunLoopTimerRef t, void *info) {
-    (void)t;
-    rl_test_log_add(&g_log, (long)(intptr_t)info);
-}
-
 /* ---- nested runs ---- */
 
-static atomic_int g_fast_fires;
-static void count_fast(RLRunLoopTimerRef t, void *info) {
-    (void)t;
-    (void)info;
-    atomic_fetch_add(&g_fast_fires, 1);
-}
-
-static int g_fast_in_nested;
+static long g_fast_in_nested;
 static void run_nested_half_second(RLRunLoopTimerRef t, void *info) {
     (void)t;
     (void)info;
-    int before = atomic_load(&g_fast_fires);
+    long before = rl_test_fired;
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.5, false);
-    g_fast_in_nested = atomic_load(&g_fast_fires) - before;
+    g_fast_in_nested = rl_test_fired - before;
 }
 
 /* A modal loop run from a timer callout keeps the other timers going, even
@@ -45,12 +32,12 @@ static void nested_run_from_a_timer_callout_fires_the_other_due_timers(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
     RLRunLoopTimerRef modal = rl_test_timer(now, 0, run_nested_half_second, NULL);
-    RLRunLoopTimerRef fast = rl_test_timer(now, 0.05, count_fast, NULL);
+    RLRunLoopTimerRef fast = rl_test_timer(now, 0.05, rl_test_count_fire, NULL);
     RLRunLoopAddTimer(rl, modal, kRLRunLoopDefaultMode);
     RLRunLoopAddTimer(rl, fast, kRLRunLoopDefaultMode);
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.01, true);
     RL_ASSERT(!RLRunLoopTimerIsValid(modal));
-    printf("  a 20 Hz timer fired %d times in a 0.5 s run nested in another timer's callout\n", g_fast_in_nested);
+    printf("  a 20 Hz timer fired %ld times in a 0.5 s run nested in another timer's callout\n", g_fast_in_nested);
     RL_ASSERT_GE_INT(g_fast_in_nested, 3);
     RLRunLoopTimerInvalidate(fast);
     RLRelease(modal);
@@ -73,8 +60,7 @@ static void nested_self(RLRunLoopTimerRef t, void *info) {
 static void timer_is_not_fired_again_inside_its_own_nested_run(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0.01, nested_self, NULL);
-    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0, 0.01, nested_self, NULL);
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.001, true);
     RL_ASSERT_GE_INT(g_self_nested_calls, 1);
     RL_ASSERT_EQ_INT(g_self_reentered, 0);
@@ -94,16 +80,10 @@ typedef struct {
 static void disturb_other(RLRunLoopTimerRef t, void *info) {
     (void)t;
     skip_rec *r = info;
-    rl_test_log_add(&g_log, 1);
+    rl_test_log_add(&rl_test_callouts, 1);
     if (r->what == 0) RLRunLoopTimerSetNextFireDate(r->other, r->date);
     else if (r->what == 1) RLRunLoopRemoveTimer(RLRunLoopGetCurrent(), r->other, kRLRunLoopDefaultMode);
     else RLRunLoopTimerInvalidate(r->other);
-}
-
-static void log_two(RLRunLoopTimerRef t, void *info) {
-    (void)t;
-    (void)info;
-    rl_test_log_add(&g_log, 2);
 }
 
 /* Two due timers in the default mode: *first, due first, does r->what to the
@@ -113,13 +93,13 @@ static RLRunLoopTimerRef pass_where_first_disturbs_second(skip_rec *r, RLAbsolut
                                                           RLRunLoopMode also_mode, RLRunLoopTimerRef *first) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     *first = rl_test_timer(now - 0.01, 0, disturb_other, r);
-    RLRunLoopTimerRef second = rl_test_timer(second_date, 10, log_two, NULL);
+    RLRunLoopTimerRef second = rl_test_timer(second_date, 10, rl_test_log_fire, (void *)2);
     r->other = second;
     RLRunLoopAddTimer(rl, *first, kRLRunLoopDefaultMode);
     RLRunLoopAddTimer(rl, second, kRLRunLoopDefaultMode);
     if (also_mode) RLRunLoopAddTimer(rl, second, also_mode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 1);
+    RL_ASSERT_LOG(&rl_test_callouts, 1);
     return second;
 }
 
@@ -154,7 +134,7 @@ static void timer_removed_from_the_running_mode_keeps_its_date(void) {
     RLRunLoopTimerRef second = pass_where_first_disturbs_second(&r, now, date, "other", &first);
     RL_ASSERT_EQ_DBL(RLRunLoopTimerGetNextFireDate(second), date);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("other", 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 1, 2);
+    RL_ASSERT_LOG(&rl_test_callouts, 1, 2);
     RL_ASSERT_EQ_DBL(RLRunLoopTimerGetNextFireDate(second), date + 10);
     RLRunLoopTimerInvalidate(second);
     RLRelease(first);
@@ -212,14 +192,10 @@ static void redating_to_the_same_date_inside_the_callout_is_ignored(void) {
     redating_inside_the_callout_is_ignored(0);
 }
 
-static RLRunLoopTimerRef make_indexed(RLAbsoluteTime date, int i) {
-    return rl_test_timer(date, 0, log_index, (void *)(intptr_t)i);
-}
-
 /* Timers 0, 1, 2 (logging their index), all due at `date`, added in order. */
 static void add_three_indexed(RLRunLoopRef rl, RLAbsoluteTime date, RLRunLoopTimerRef t[3]) {
     for (int i = 0; i < 3; i++) {
-        t[i] = make_indexed(date, i);
+        t[i] = rl_test_indexed_timer(date, i);
         RLRunLoopAddTimer(rl, t[i], kRLRunLoopDefaultMode);
     }
 }
@@ -233,7 +209,7 @@ static void readded_timer_goes_after_others_with_the_same_date(void) {
     RLRunLoopRemoveTimer(rl, t[0], kRLRunLoopDefaultMode);
     RLRunLoopAddTimer(rl, t[0], kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunFinished);
-    RL_ASSERT_LOG(&g_log, 1, 2, 0);
+    RL_ASSERT_LOG(&rl_test_callouts, 1, 2, 0);
     for (int i = 0; i < 3; i++) RLRelease(t[i]);
 }
 
@@ -245,7 +221,7 @@ static void redated_timer_goes_after_others_with_the_same_date(void) {
     add_three_indexed(rl, date, t);
     RLRunLoopTimerSetNextFireDate(t[1], date);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunFinished);
-    RL_ASSERT_LOG(&g_log, 0, 2, 1);
+    RL_ASSERT_LOG(&rl_test_callouts, 0, 2, 1);
     for (int i = 0; i < 3; i++) RLRelease(t[i]);
 }
 
@@ -259,7 +235,7 @@ static void (*g_disturb)(RLRunLoopTimerRef *timers);
 static void log_and_disturb(RLRunLoopTimerRef t, void *info) {
     (void)t;
     (void)info;
-    rl_test_log_add(&g_log, 0);
+    rl_test_log_add(&rl_test_callouts, 0);
     g_disturb(g_pass_timers);
 }
 static void pass_where_the_first_timer_disturbs(void (*disturb)(RLRunLoopTimerRef *timers)) {
@@ -269,8 +245,8 @@ static void pass_where_the_first_timer_disturbs(void (*disturb)(RLRunLoopTimerRe
     g_pass_made = now;
     g_disturb = disturb;
     g_pass_timers[0] = rl_test_timer(now - 0.03, 0, log_and_disturb, NULL);
-    g_pass_timers[1] = make_indexed(now - 0.02, 1);
-    g_pass_timers[2] = make_indexed(now - 0.01, 2);
+    g_pass_timers[1] = rl_test_indexed_timer(now - 0.02, 1);
+    g_pass_timers[2] = rl_test_indexed_timer(now - 0.01, 2);
     g_pass_timers[3] = NULL;
     for (int i = 0; i < 3; i++) RLRunLoopAddTimer(rl, g_pass_timers[i], kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
@@ -292,7 +268,7 @@ static void redate_the_last_before_the_middle(RLRunLoopTimerRef *timers) {
    first, and checks each again at its turn). */
 static void timer_redated_still_due_fires_in_its_place_in_the_pass(void) {
     pass_where_the_first_timer_disturbs(redate_the_last_before_the_middle);
-    RL_ASSERT_LOG(&g_log, 0, 1, 2);
+    RL_ASSERT_LOG(&rl_test_callouts, 0, 1, 2);
     release_pass_timers();
 }
 
@@ -301,7 +277,7 @@ static void redate_the_middle_after_the_last(RLRunLoopTimerRef *timers) {
 }
 static void timer_redated_later_but_still_due_fires_in_its_place_in_the_pass(void) {
     pass_where_the_first_timer_disturbs(redate_the_middle_after_the_last);
-    RL_ASSERT_LOG(&g_log, 0, 1, 2);
+    RL_ASSERT_LOG(&rl_test_callouts, 0, 1, 2);
     release_pass_timers();
 }
 
@@ -312,24 +288,30 @@ static void readd_the_middle(RLRunLoopTimerRef *timers) {
 /* Removed and added again (still due) by an earlier callout: fires in its place. */
 static void timer_readded_by_an_earlier_callout_fires_in_its_place_in_the_pass(void) {
     pass_where_the_first_timer_disturbs(readd_the_middle);
-    RL_ASSERT_LOG(&g_log, 0, 1, 2);
+    RL_ASSERT_LOG(&rl_test_callouts, 0, 1, 2);
     release_pass_timers();
 }
 
 static void add_a_due_timer(RLRunLoopTimerRef *timers) {
-    timers[3] = make_indexed(RLAbsoluteTimeGetCurrent() - 0.05, 3);
+    timers[3] = rl_test_indexed_timer(RLAbsoluteTimeGetCurrent() - 0.05, 3);
     RLRunLoopAddTimer(RLRunLoopGetCurrent(), timers[3], kRLRunLoopDefaultMode);
 }
+/* After a pass whose first callout did `disturb`, adding timer 3 already
+   due: that pass fired 0, 1, 2 only; the next pass fires 3. */
+static void added_due_timer_waits_for_the_next_pass(void (*disturb)(RLRunLoopTimerRef *timers)) {
+    pass_where_the_first_timer_disturbs(disturb);
+    RL_ASSERT_LOG(&rl_test_callouts, 0, 1, 2);
+    RLRunLoopSourceRef keep = rl_test_keep_mode(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_LOG(&rl_test_callouts, 0, 1, 2, 3);
+    RLRelease(keep);
+    release_pass_timers();
+}
+
 /* A timer a callout adds already due (even before every other) waits for
    the next pass; the pass goes on with the timers it owes. */
 static void timer_added_due_by_a_callout_fires_in_the_next_pass(void) {
-    pass_where_the_first_timer_disturbs(add_a_due_timer);
-    RL_ASSERT_LOG(&g_log, 0, 1, 2);
-    RLRunLoopSourceRef keep = rl_test_keep_mode(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode);
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 0, 1, 2, 3);
-    RLRelease(keep);
-    release_pass_timers();
+    added_due_timer_waits_for_the_next_pass(add_a_due_timer);
 }
 
 static void redate_the_middle_and_add_a_due_timer(RLRunLoopTimerRef *timers) {
@@ -337,13 +319,7 @@ static void redate_the_middle_and_add_a_due_timer(RLRunLoopTimerRef *timers) {
     redate_the_middle_after_the_last(timers);
 }
 static void timer_redated_and_timer_added_in_one_callout(void) {
-    pass_where_the_first_timer_disturbs(redate_the_middle_and_add_a_due_timer);
-    RL_ASSERT_LOG(&g_log, 0, 1, 2);
-    RLRunLoopSourceRef keep = rl_test_keep_mode(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode);
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 0, 1, 2, 3);
-    RLRelease(keep);
-    release_pass_timers();
+    added_due_timer_waits_for_the_next_pass(redate_the_middle_and_add_a_due_timer);
 }
 
 static void run_nested_once(RLRunLoopTimerRef *timers) {
@@ -354,7 +330,7 @@ static void run_nested_once(RLRunLoopTimerRef *timers) {
    not fire them again. */
 static void timers_fired_by_a_nested_pass_are_not_fired_again(void) {
     pass_where_the_first_timer_disturbs(run_nested_once);
-    RL_ASSERT_LOG(&g_log, 0, 1, 2);
+    RL_ASSERT_LOG(&rl_test_callouts, 0, 1, 2);
     release_pass_timers();
 }
 
@@ -398,8 +374,7 @@ static void timer_moved_to_another_loop_in_its_callout_fires_there_on_time(void)
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     static move_rec r;
     start_the_other_loop(&r, rl);
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0.1, move_to_other_loop, &r);
-    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0, 0.1, move_to_other_loop, &r);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, false), kRLRunLoopRunStopped);
     RL_ASSERT_EQ_INT(atomic_load(&r.fires_here), 1);
     RL_ASSERT(RLRunLoopContainsTimer(r.to, t, kRLRunLoopDefaultMode));
@@ -515,8 +490,8 @@ static void timers_bounced_between_two_loops_by_their_callouts_all_fire(void) {
     start_two_loops(th, g_bounce.loops);
     RLRunLoopTimerRef t[BOUNCE_TIMERS];
     for (int i = 0; i < BOUNCE_TIMERS; i++) {
-        t[i] = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0.0002 * (1 + i % 3), bounce, (void *)(intptr_t)i);
-        RLRunLoopAddTimer(g_bounce.loops[i & 1], t[i], kRLRunLoopDefaultMode);
+        t[i] = rl_test_add_timer(g_bounce.loops[i & 1], kRLRunLoopDefaultMode, 0, 0.0002 * (1 + i % 3), bounce,
+                                 (void *)(intptr_t)i);
     }
     double end = rl_test_now() + 60;
     while (atomic_load(&g_bounce.done) < BOUNCE_TIMERS && rl_test_now() < end) rl_test_sleep(0.005);
@@ -569,8 +544,8 @@ static void timers_moved_by_another_thread_while_they_fire_all_fire(void) {
     RLThreadRef th[2];
     start_two_loops(th, g_bounce.loops);
     for (int i = 0; i < BOUNCE_TIMERS; i++) {
-        g_moved[i] = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0.0003, bounce_loose, (void *)(intptr_t)i);
-        RLRunLoopAddTimer(g_bounce.loops[i & 1], g_moved[i], kRLRunLoopDefaultMode);
+        g_moved[i] = rl_test_add_timer(g_bounce.loops[i & 1], kRLRunLoopDefaultMode, 0, 0.0003, bounce_loose,
+                                       (void *)(intptr_t)i);
     }
     pthread_t m;
     RL_ASSERT_EQ_INT(pthread_create(&m, NULL, mover, NULL), 0);
@@ -674,45 +649,50 @@ static void sources_bounced_between_two_loops_by_their_performs(void) {
 
 /* ---- tolerance ---- */
 
-/* Timers whose dates lie within the thread's timer slack of the earliest one
-   share one wake-up (the kernel allows itself that much for any sleep), none
-   fired before its date. With a 20 ms slack, five timers 2 ms apart fire in
-   one pass (five passes before). */
-static int g_slack_pass;
-static int g_slack_pass_of[5];
-static double g_slack_fired_at[5];
-static void count_slack_pass(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o;
-    (void)a;
-    (void)info;
-    g_slack_pass++;
-}
-static void note_slack_fire(RLRunLoopTimerRef t, void *info) {
+/* The wake-ups of the current loop, counted by an observer, and after
+   which one each of up to 5 timers fired, and when. */
+enum { SHARED_WAKE_TIMERS = 5 };
+static int g_wakes;
+static int g_wake_of[SHARED_WAKE_TIMERS];
+static double g_fired_at[SHARED_WAKE_TIMERS];
+static void note_wake_of_fire(RLRunLoopTimerRef t, void *info) {
     (void)t;
     long i = (long)(intptr_t)info;
-    g_slack_pass_of[i] = g_slack_pass;
-    g_slack_fired_at[i] = rl_test_now();
+    g_wake_of[i] = g_wakes;
+    g_fired_at[i] = rl_test_now();
 }
-static void timers_within_the_timer_slack_share_one_wake_up(void) {
-    RL_ASSERT_EQ_INT(prctl(PR_SET_TIMERSLACK, 20000000UL, 0, 0, 0), 0);
+
+/* Runs n one-shot timers without tolerance, due `ahead` seconds from now and
+   `apart` seconds apart, in the current loop; fails unless all fired after
+   one wake-up, none before its date. */
+static void timers_fire_after_one_wake_up(int n, double ahead, double apart) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAfterWaiting, true, 0, count_slack_pass, NULL);
-    RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
+    RLRunLoopObserverRef o = rl_test_wake_counter(rl, kRLRunLoopDefaultMode, &g_wakes);
     double start = rl_test_now();
     RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
-    RLRunLoopTimerRef t[5];
-    for (long i = 0; i < 5; i++) {
-        t[i] = rl_test_timer(now + 0.1 + 0.002 * (double)i, 0, note_slack_fire, (void *)(intptr_t)i);
+    RLRunLoopTimerRef t[SHARED_WAKE_TIMERS];
+    for (long i = 0; i < n; i++) {
+        t[i] = rl_test_timer(now + ahead + apart * (double)i, 0, note_wake_of_fire, (void *)(intptr_t)i);
         RLRunLoopAddTimer(rl, t[i], kRLRunLoopDefaultMode);
+        RL_ASSERT_EQ_DBL(RLRunLoopTimerGetTolerance(t[i]), 0); /* what groups them is no tolerance */
     }
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 20, false), kRLRunLoopRunFinished);
-    for (int i = 0; i < 5; i++) {
-        RL_ASSERT_GE_DBL(g_slack_fired_at[i] - start, 0.1 + 0.002 * i - CLOCK_SLACK);
-        RL_ASSERT_EQ_INT(g_slack_pass_of[i], g_slack_pass_of[0]);
+    for (int i = 0; i < n; i++) {
+        RL_ASSERT_GE_DBL(g_fired_at[i] - start, ahead + apart * i - CLOCK_SLACK);
+        RL_ASSERT_EQ_INT(g_wake_of[i], g_wake_of[0]);
         RLRelease(t[i]);
     }
     RLRunLoopObserverInvalidate(o);
     RLRelease(o);
+}
+
+/* Timers whose dates lie within the thread's timer slack of the earliest one
+   share one wake-up (the kernel allows itself that much for any sleep), none
+   fired before its date. With a 20 ms slack, five timers 2 ms apart fire in
+   one pass (five passes before). */
+static void timers_within_the_timer_slack_share_one_wake_up(void) {
+    RL_ASSERT_EQ_INT(prctl(PR_SET_TIMERSLACK, 20000000UL, 0, 0, 0), 0);
+    timers_fire_after_one_wake_up(5, 0.1, 0.002);
 }
 
 /* Timers without tolerance scheduled far ahead may share a wake-up within
@@ -720,43 +700,10 @@ static void timers_within_the_timer_slack_share_one_wake_up(void) {
    timers 200 us apart, scheduled 0.2 s ahead, fire in one pass, neither
    before its date, even with the thread's timer slack at its minimum. Run on
    a thread of its own, whose loop reads that slack. */
-static int g_leeway_pass;
-static int g_leeway_pass_of[2];
-static double g_leeway_fired_at[2];
-static void count_leeway_pass(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o;
-    (void)a;
-    (void)info;
-    g_leeway_pass++;
-}
-static void note_leeway_fire(RLRunLoopTimerRef t, void *info) {
-    (void)t;
-    long i = (long)(intptr_t)info;
-    g_leeway_pass_of[i] = g_leeway_pass;
-    g_leeway_fired_at[i] = rl_test_now();
-}
 static void *leeway_thread(void *arg) {
     (void)arg;
     RL_ASSERT_EQ_INT(prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0), 0);
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopAfterWaiting, true, 0, count_leeway_pass, NULL);
-    RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
-    double start = rl_test_now();
-    RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
-    RLRunLoopTimerRef t[2];
-    for (long i = 0; i < 2; i++) {
-        t[i] = rl_test_timer(now + 0.2 + 0.0002 * (double)i, 0, note_leeway_fire, (void *)(intptr_t)i);
-        RLRunLoopAddTimer(rl, t[i], kRLRunLoopDefaultMode);
-        RL_ASSERT_EQ_DBL(RLRunLoopTimerGetTolerance(t[i]), 0); /* the leeway is no tolerance */
-    }
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 20, false), kRLRunLoopRunFinished);
-    for (int i = 0; i < 2; i++) {
-        RL_ASSERT_GE_DBL(g_leeway_fired_at[i] - start, 0.2 + 0.0002 * i - CLOCK_SLACK);
-        RL_ASSERT_EQ_INT(g_leeway_pass_of[i], g_leeway_pass_of[0]);
-        RLRelease(t[i]);
-    }
-    RLRunLoopObserverInvalidate(o);
-    RLRelease(o);
+    timers_fire_after_one_wake_up(2, 0.2, 0.0002);
     return NULL;
 }
 static void timers_scheduled_far_ahead_share_a_wake_up_within_their_leeway(void) {
@@ -765,24 +712,13 @@ static void timers_scheduled_far_ahead_share_a_wake_up_within_their_leeway(void)
     RL_ASSERT_EQ_INT(pthread_join(thread, NULL), 0);
 }
 
-typedef struct {
-    double mono_at;
-    int fired;
-} when_rec;
-static void note_when(RLRunLoopTimerRef t, void *info) {
-    (void)t;
-    when_rec *w = info;
-    w->mono_at = rl_test_now();
-    w->fired++;
-}
-
 /* Alone, a timer with a large tolerance fires at its date, not at the end of
    its window (5 s late before). */
 static void lone_timer_with_tolerance_fires_at_its_date(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    static when_rec w;
+    static rl_test_fire_note w;
     double start = rl_test_now();
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0, note_when, &w);
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0, rl_test_note_fire, &w);
     RLRunLoopTimerSetTolerance(t, 5);
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 20, false), kRLRunLoopRunFinished);
@@ -797,11 +733,11 @@ static void lone_timer_with_tolerance_fires_at_its_date(void) {
    one wake-up fires both (never before the later date, earliest first). */
 static void tolerant_timer_shares_a_wake_up_with_a_timer_in_its_window(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    static when_rec w[2];
+    static rl_test_fire_note w[2];
     double start = rl_test_now();
     RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
-    RLRunLoopTimerRef early = rl_test_timer(now + 0.05, 0, note_when, &w[0]);
-    RLRunLoopTimerRef late = rl_test_timer(now + 0.15, 0, note_when, &w[1]);
+    RLRunLoopTimerRef early = rl_test_timer(now + 0.05, 0, rl_test_note_fire, &w[0]);
+    RLRunLoopTimerRef late = rl_test_timer(now + 0.15, 0, rl_test_note_fire, &w[1]);
     RLRunLoopTimerSetTolerance(early, 1);
     RLRunLoopAddTimer(rl, early, kRLRunLoopDefaultMode);
     RLRunLoopAddTimer(rl, late, kRLRunLoopDefaultMode);
@@ -817,11 +753,11 @@ static void tolerant_timer_shares_a_wake_up_with_a_timer_in_its_window(void) {
 static void tolerant_timer_does_not_wait_for_a_timer_outside_its_window(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    static when_rec w[2];
+    static rl_test_fire_note w[2];
     double start = rl_test_now();
     RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
-    RLRunLoopTimerRef early = rl_test_timer(now + 0.05, 0, note_when, &w[0]);
-    RLRunLoopTimerRef late = rl_test_timer(now + 10, 0, note_when, &w[1]);
+    RLRunLoopTimerRef early = rl_test_timer(now + 0.05, 0, rl_test_note_fire, &w[0]);
+    RLRunLoopTimerRef late = rl_test_timer(now + 10, 0, rl_test_note_fire, &w[1]);
     RLRunLoopTimerSetTolerance(early, 3);
     RLRunLoopTimerSetTolerance(late, 3);
     RLRunLoopAddTimer(rl, early, kRLRunLoopDefaultMode);
@@ -838,17 +774,12 @@ static void tolerant_timer_does_not_wait_for_a_timer_outside_its_window(void) {
 
 /* ---- ownership of the context info ---- */
 
+/* An info counting its retains and releases (rl_test_counted's callbacks
+   take it for the rl_test_counted it starts with) and its callouts. */
 typedef struct {
-    int retains, releases, calls;
-    int *alive;
+    rl_test_counted counted;
+    int calls;
 } owned;
-static const void *owned_retain(const void *info) {
-    ((owned *)info)->retains++;
-    return info;
-}
-static void owned_release(const void *info) {
-    ((owned *)info)->releases++;
-}
 
 static void owned_timer_fire(RLRunLoopTimerRef t, void *info) {
     owned *o = info;
@@ -860,30 +791,30 @@ static void owned_timer_fire(RLRunLoopTimerRef t, void *info) {
 static void timer_context_with_release_but_no_retain_is_released_once(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     static owned o;
-    RLRunLoopTimerContext c = {0, &o, NULL, owned_release, NULL};
+    RLRunLoopTimerContext c = {0, &o, NULL, rl_test_counted_release, NULL};
     RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 0.001, 0, 0, owned_timer_fire, &c);
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunFinished);
     RL_ASSERT_EQ_INT(o.calls, 11);
-    RL_ASSERT_EQ_INT(o.releases, 1);
+    RL_ASSERT_EQ_INT(o.counted.releases, 1);
     RLRelease(t);
-    RL_ASSERT_EQ_INT(o.releases, 1);
+    RL_ASSERT_EQ_INT(o.counted.releases, 1);
 }
 
 /* With retain, every callout is bracketed by retain and release. */
 static void timer_context_with_retain_brackets_every_callout(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     static owned o;
-    RLRunLoopTimerContext c = {0, &o, owned_retain, owned_release, NULL};
+    RLRunLoopTimerContext c = {0, &o, rl_test_counted_retain, rl_test_counted_release, NULL};
     RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 0.001, 0, 0, owned_timer_fire, &c);
-    RL_ASSERT_EQ_INT(o.retains, 1);
+    RL_ASSERT_EQ_INT(o.counted.retains, 1);
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunFinished);
     RL_ASSERT_EQ_INT(o.calls, 11);
-    RL_ASSERT_EQ_INT(o.retains, 12);
-    RL_ASSERT_EQ_INT(o.releases, 12);
+    RL_ASSERT_EQ_INT(o.counted.retains, 12);
+    RL_ASSERT_EQ_INT(o.counted.releases, 12);
     RLRelease(t);
-    RL_ASSERT_EQ_INT(o.releases, 12);
+    RL_ASSERT_EQ_INT(o.counted.releases, 12);
 }
 
 /* A timer invalidated by another thread while its callout runs: its info
@@ -1009,16 +940,16 @@ static void observer_context_retain_is_called_once_at_creation(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     static owned ow;
-    RLRunLoopObserverContext c = {0, &ow, owned_retain, owned_release, NULL};
+    RLRunLoopObserverContext c = {0, &ow, rl_test_counted_retain, rl_test_counted_release, NULL};
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopBeforeSources, true, 0, observe_owned, &c);
     RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
     for (int i = 0; i < 5; i++) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false);
     RL_ASSERT_EQ_INT(ow.calls, 5);
-    RL_ASSERT_EQ_INT(ow.retains, 1);
-    RL_ASSERT_EQ_INT(ow.releases, 0);
+    RL_ASSERT_EQ_INT(ow.counted.retains, 1);
+    RL_ASSERT_EQ_INT(ow.counted.releases, 0);
     RLRelease(o);
     RLRunLoopRemoveObserver(rl, o, kRLRunLoopDefaultMode);
-    RL_ASSERT_EQ_INT(ow.releases, 1);
+    RL_ASSERT_EQ_INT(ow.counted.releases, 1);
     RLRelease(keep);
 }
 
