@@ -76,14 +76,20 @@ static void reentered_run_does_not_reprogram_the_timer_each_time(void) {
     remove_pipe_source(s, &p);
 }
 
+/* Ten entries of a 10 s run, each returning after p's source: the loop is
+   left armed far ahead. */
+static void run_long_runs(pipe_source *p) {
+    for (int i = 0; i < 10; i++) {
+        make_readable(p);
+        RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10.0, true), kRLRunLoopRunHandledSource);
+    }
+}
+
 /* After long runs armed far ahead, a short run still ends on its deadline. */
 static void earlier_deadline_is_armed_at_once(void) {
     pipe_source p = {0};
     RLRunLoopSourceRef s = add_pipe_source(&p);
-    for (int i = 0; i < 10; i++) {
-        make_readable(&p);
-        RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10.0, true), kRLRunLoopRunHandledSource);
-    }
+    run_long_runs(&p);
     double t0 = rl_test_now();
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, true), kRLRunLoopRunTimedOut);
     double took = rl_test_now() - t0;
@@ -111,10 +117,7 @@ static void kept_earlier_expiry_does_not_end_a_run_early(void) {
 static void timer_after_long_runs_fires_on_time(void) {
     pipe_source p = {0};
     RLRunLoopSourceRef s = add_pipe_source(&p);
-    for (int i = 0; i < 10; i++) {
-        make_readable(&p);
-        RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10.0, true), kRLRunLoopRunHandledSource);
-    }
+    run_long_runs(&p);
     rl_test_fire_note note = {0};
     double t0 = rl_test_now();
     RLRunLoopTimerRef t =

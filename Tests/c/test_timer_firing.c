@@ -712,15 +712,22 @@ static void timers_scheduled_far_ahead_share_a_wake_up_within_their_leeway(void)
     RL_ASSERT_EQ_INT(pthread_join(thread, NULL), 0);
 }
 
+/* A one-shot timer due at `date`, given `tolerance` (if any) before it is
+   added to the current loop's default mode, noting its fire in note; the
+   caller releases it. */
+static RLRunLoopTimerRef add_tolerant_timer(RLAbsoluteTime date, RLTimeInterval tolerance, rl_test_fire_note *note) {
+    RLRunLoopTimerRef t = rl_test_timer(date, 0, rl_test_note_fire, note);
+    if (tolerance > 0) RLRunLoopTimerSetTolerance(t, tolerance);
+    RLRunLoopAddTimer(RLRunLoopGetCurrent(), t, kRLRunLoopDefaultMode);
+    return t;
+}
+
 /* Alone, a timer with a large tolerance fires at its date, not at the end of
    its window (5 s late before). */
 static void lone_timer_with_tolerance_fires_at_its_date(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
     static rl_test_fire_note w;
     double start = rl_test_now();
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.05, 0, rl_test_note_fire, &w);
-    RLRunLoopTimerSetTolerance(t, 5);
-    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = add_tolerant_timer(RLAbsoluteTimeGetCurrent() + 0.05, 5, &w);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 20, false), kRLRunLoopRunFinished);
     RL_ASSERT_EQ_INT(w.fired, 1);
     RL_ASSERT_GE_DBL(w.mono_at - start, 0.05 - CLOCK_SLACK);
@@ -732,15 +739,11 @@ static void lone_timer_with_tolerance_fires_at_its_date(void) {
 /* A tolerant timer whose window holds another timer's date waits for it:
    one wake-up fires both (never before the later date, earliest first). */
 static void tolerant_timer_shares_a_wake_up_with_a_timer_in_its_window(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
     static rl_test_fire_note w[2];
     double start = rl_test_now();
     RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
-    RLRunLoopTimerRef early = rl_test_timer(now + 0.05, 0, rl_test_note_fire, &w[0]);
-    RLRunLoopTimerRef late = rl_test_timer(now + 0.15, 0, rl_test_note_fire, &w[1]);
-    RLRunLoopTimerSetTolerance(early, 1);
-    RLRunLoopAddTimer(rl, early, kRLRunLoopDefaultMode);
-    RLRunLoopAddTimer(rl, late, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef early = add_tolerant_timer(now + 0.05, 1, &w[0]);
+    RLRunLoopTimerRef late = add_tolerant_timer(now + 0.15, 0, &w[1]);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 20, false), kRLRunLoopRunFinished);
     RL_ASSERT_EQ_INT(w[0].fired + w[1].fired, 2);
     RL_ASSERT_GE_DBL(w[0].mono_at - start, 0.15 - CLOCK_SLACK);
@@ -756,12 +759,8 @@ static void tolerant_timer_does_not_wait_for_a_timer_outside_its_window(void) {
     static rl_test_fire_note w[2];
     double start = rl_test_now();
     RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
-    RLRunLoopTimerRef early = rl_test_timer(now + 0.05, 0, rl_test_note_fire, &w[0]);
-    RLRunLoopTimerRef late = rl_test_timer(now + 10, 0, rl_test_note_fire, &w[1]);
-    RLRunLoopTimerSetTolerance(early, 3);
-    RLRunLoopTimerSetTolerance(late, 3);
-    RLRunLoopAddTimer(rl, early, kRLRunLoopDefaultMode);
-    RLRunLoopAddTimer(rl, late, kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef early = add_tolerant_timer(now + 0.05, 3, &w[0]);
+    RLRunLoopTimerRef late = add_tolerant_timer(now + 10, 3, &w[1]);
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 2.9, true);
     RL_ASSERT_EQ_INT(w[0].fired, 1);
     RL_ASSERT_EQ_INT(w[1].fired, 0);

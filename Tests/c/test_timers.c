@@ -412,45 +412,48 @@ static void timer_in_three_modes_calls_out_with_itself_from_every_slot(void) {
 
 static RLRunLoopRef g_rl;
 static atomic_int g_slept;
-static void *move_timer_soon(void *arg) {
-    RLRunLoopTimerRef t = arg;
+static void (*g_act)(RLRunLoopTimerRef t);
+static void *act_once_the_loop_sleeps(void *arg) {
     if (rl_test_wait_sleeping(g_rl, 10)) atomic_store(&g_slept, 1);
-    RLRunLoopTimerSetNextFireDate(t, RLAbsoluteTimeGetCurrent() + 0.05);
+    g_act(arg);
     return NULL;
 }
 
-static void set_next_fire_date_from_another_thread_rearms_a_sleeping_loop(void) {
-    g_rl = RLRunLoopGetCurrent();
-    RLRunLoopTimerRef t = rl_test_add_timer(g_rl, kRLRunLoopDefaultMode, 1000, 0, rl_test_stop_current, NULL);
+/* Runs the current loop, g_rl, while another thread waits for it to sleep
+   and then does `act` to t, whose callout (rl_test_stop_current) must stop
+   the run well within its 30 s. */
+static void run_while_another_thread_acts_on(RLRunLoopTimerRef t, void (*act)(RLRunLoopTimerRef t)) {
+    g_act = act;
     pthread_t th;
-    RL_ASSERT_EQ_INT(pthread_create(&th, NULL, move_timer_soon, t), 0);
+    RL_ASSERT_EQ_INT(pthread_create(&th, NULL, act_once_the_loop_sleeps, t), 0);
     double t0 = rl_test_now();
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 30, false), kRLRunLoopRunStopped);
     RL_ASSERT_LE_DBL(rl_test_now() - t0, 20);
     pthread_join(th, NULL);
     RL_ASSERT_EQ_INT(atomic_load(&g_slept), 1);
+}
+
+static void move_soon(RLRunLoopTimerRef t) {
+    RLRunLoopTimerSetNextFireDate(t, RLAbsoluteTimeGetCurrent() + 0.05);
+}
+
+static void set_next_fire_date_from_another_thread_rearms_a_sleeping_loop(void) {
+    g_rl = RLRunLoopGetCurrent();
+    RLRunLoopTimerRef t = rl_test_add_timer(g_rl, kRLRunLoopDefaultMode, 1000, 0, rl_test_stop_current, NULL);
+    run_while_another_thread_acts_on(t, move_soon);
     RL_ASSERT(!RLRunLoopTimerIsValid(t));
     RLRelease(t);
 }
 
-static void *add_timer_soon(void *arg) {
-    RLRunLoopTimerRef t = arg;
-    if (rl_test_wait_sleeping(g_rl, 10)) atomic_store(&g_slept, 1);
+static void add_to_the_loop(RLRunLoopTimerRef t) {
     RLRunLoopAddTimer(g_rl, t, kRLRunLoopDefaultMode);
-    return NULL;
 }
 
 static void timer_added_from_another_thread_fires_in_a_sleeping_loop(void) {
     g_rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(g_rl, kRLRunLoopDefaultMode);
     RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.1, 0, rl_test_stop_current, NULL);
-    pthread_t th;
-    RL_ASSERT_EQ_INT(pthread_create(&th, NULL, add_timer_soon, t), 0);
-    double t0 = rl_test_now();
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 30, false), kRLRunLoopRunStopped);
-    RL_ASSERT_LE_DBL(rl_test_now() - t0, 20);
-    pthread_join(th, NULL);
-    RL_ASSERT_EQ_INT(atomic_load(&g_slept), 1);
+    run_while_another_thread_acts_on(t, add_to_the_loop);
     RLRelease(t);
     RLRelease(keep);
 }
