@@ -5,10 +5,11 @@ import CRunLoop
 /// An executor that runs jobs on a run loop's thread, so that an actor can be
 /// pinned to that thread.
 ///
-/// Each job is queued on the loop with ``RunLoop/perform(inModes:block:)``
-/// (which wakes it) and runs when the loop runs in one of the executor's
-/// modes, by default any common mode. Jobs run one at a time, in FIFO order,
-/// so the executor is serial. Pin an actor to it through `unownedExecutor`:
+/// Each job is queued on the loop as ``RunLoop/perform(inModes:block:)``
+/// queues a block (waking the loop) and runs when the loop runs in one of
+/// the executor's modes, by default any common mode. Jobs run one at a
+/// time, in FIFO order, so the executor is serial. Pin an actor to it
+/// through `unownedExecutor`:
 ///
 /// ```swift
 /// import SwiftRunLoop
@@ -49,6 +50,9 @@ public final class RunLoopSerialExecutor: SerialExecutor, TaskExecutor, Sendable
     private let thread: ThreadHandle?
     /// How failure messages name the loop's thread.
     private let label: String
+    /// The one mode jobs are queued for when it is the default or the
+    /// common modes, whose C names need no lookup; nil otherwise.
+    private let constantMode: ConstantMode?
 
     /// Makes an executor for `runLoop` whose jobs run when the loop runs in
     /// any of `modes` (default, or for an empty list: the common modes).
@@ -62,6 +66,7 @@ public final class RunLoopSerialExecutor: SerialExecutor, TaskExecutor, Sendable
         self.modes = valid.isEmpty ? [.common] : valid
         self.thread = thread
         self.label = thread == nil ? label : "RunLoopThread \"\(label)\""
+        self.constantMode = self.modes.count == 1 ? ConstantMode(self.modes[0]) : nil
     }
 
     /// Queues `job` on the run loop and wakes it.
@@ -69,7 +74,27 @@ public final class RunLoopSerialExecutor: SerialExecutor, TaskExecutor, Sendable
     /// If the loop's thread has exited (or exits before running the job), the
     /// process stops with a precondition failure naming the thread.
     public func enqueue(_ job: consuming ExecutorJob) {
-        runLoop.enqueue(JobItem(UnownedJob(job), executor: self), inModes: modes)
+        let job = UnownedJob(job)
+        guard let constantMode else {
+            runLoop.enqueue(JobItem(job, executor: self), inModes: modes)
+            return
+        }
+        // The usual case, once per job: the job and this executor are the
+        // queued item's payload, so queueing allocates nothing in Swift.
+        precondition(MemoryLayout<QueuedJob>.size <= 2 * MemoryLayout<UnsafeRawPointer>.size)  // folded away
+        var queued: QueuedJob? = QueuedJob(job: job, executor: self)
+        withUnsafeTemporaryAllocation(of: QueuedJob.self, capacity: 1) { slot in
+            // The item takes this value over (C copies its bytes), and
+            // queuedJobCall consumes it.
+            slot.initializeElement(at: 0, to: queued.take()!)
+            RLRunLoopPerformPayload(runLoop.ref, constantMode.name, queuedJobCall, slot.baseAddress)
+        }
+        RLRunLoopWakeUp(runLoop.ref)
+    }
+
+    /// Runs `job` on the loop's thread, isolated to this executor.
+    fileprivate func run(_ job: UnownedJob) {
+        job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
     }
 
     /// A job that could not run: it is reported, never silently dropped.
@@ -126,12 +151,42 @@ private final class JobItem: PerformItem, @unchecked Sendable {
     override func run() {
         guard !started else { return }
         started = true
-        job.runSynchronously(
-            isolatedTo: executor.asUnownedSerialExecutor(),
-            taskExecutor: executor.asUnownedTaskExecutor())
+        executor.run(job)
     }
 
     deinit {
         if !started { executor.jobDropped() }
     }
+}
+
+/// A mode whose C name is one of the core's constants.
+private enum ConstantMode {
+    case defaultMode, common
+
+    init?(_ mode: RunLoop.Mode) {
+        switch mode {
+        case .default: self = .defaultMode
+        case .common: self = .common
+        default: return nil
+        }
+    }
+
+    var name: RLRunLoopMode { self == .common ? kRLRunLoopCommonModes : kRLRunLoopDefaultMode }
+}
+
+/// A job queued for a single mode: held in the C item itself (its two
+/// words are the item's payload), moved in and out, never copied, so the
+/// executor's reference is taken once and given back once.
+private struct QueuedJob {
+    let job: UnownedJob
+    let executor: RunLoopSerialExecutor
+}
+
+/// Takes a queued job out of the item's payload and runs it; a job dropped
+/// unrun (the loop's thread exited, or out of memory) is reported. The C
+/// side calls this once per item.
+private let queuedJobCall: @convention(c) (UnsafeMutableRawPointer?, Bool) -> Void = { payload, run in
+    let queued = payload.unsafelyUnwrapped.bindMemory(to: QueuedJob.self, capacity: 1).move()
+    guard run else { queued.executor.jobDropped() }
+    queued.executor.run(queued.job)
 }

@@ -134,6 +134,38 @@ final class ConcurrencyTests: XCTestCase {
         thread.stop()
     }
 
+    /// Jobs run only when the loop runs one of the executor's modes: one
+    /// custom mode, the common modes (the default), or several modes (a job
+    /// queued in each runs once).
+    func test_jobs_run_only_in_the_executors_modes() {
+        let custom = RunLoop.Mode("test.executor.custom")
+        let other = RunLoop.Mode("test.executor.other")
+        onThread {
+            let loop = RunLoop.current
+            for modes in [[custom], [RunLoop.Mode.common], [custom, other]] {
+                let executor = RunLoopSerialExecutor(runLoop: loop, modes: modes)
+                let runs = Shared(0)
+                for _ in 0..<3 {
+                    Task(executorPreference: executor) {
+                        precondition(loop.isCurrent)
+                        runs.withLock { $0 += 1 }
+                    }
+                }
+                // The jobs are queued: a mode they are not in never runs them.
+                _ = loop.run(mode: .init("test.executor.none"), before: Date(timeIntervalSinceNow: 0.01))
+                if modes != [.common] { _ = loop.run(mode: .default, before: Date(timeIntervalSinceNow: 0.01)) }
+                XCTAssertEqual(runs.current, 0, "\(modes)")
+                let mode = modes == [.common] ? RunLoop.Mode.default : modes.last!
+                while runs.current < 3 { _ = loop.run(mode: mode, before: Date(timeIntervalSinceNow: 0.01)) }
+                // Each ran once, also where it was queued twice.
+                for mode in [RunLoop.Mode.default, custom, other] {
+                    _ = loop.run(mode: mode, before: Date(timeIntervalSinceNow: 0.001))
+                }
+                XCTAssertEqual(runs.current, 3, "\(modes)")
+            }
+        }
+    }
+
     func test_run_loop_thread_stop_right_after_start_is_not_lost() {
         for _ in 0..<50 {
             let thread = RunLoopThread(name: "test.quickstop")
