@@ -456,6 +456,16 @@ static inline void rl_test_log_fire(RLRunLoopTimerRef t, void *info) {
     rl_test_log_add(&rl_test_callouts, (long)(intptr_t)info);
 }
 
+static inline void rl_test_log_perform(void *info) {
+    rl_test_log_add(&rl_test_callouts, (long)(intptr_t)info);
+}
+
+static inline void rl_test_log_observe(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o;
+    (void)a;
+    rl_test_log_add(&rl_test_callouts, (long)(intptr_t)info);
+}
+
 /* What a timer calling rl_test_note_fire saw: how often it fired, and when
    it last did (its callout's date, and rl_test_now()). */
 typedef struct {

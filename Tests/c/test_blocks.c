@@ -7,22 +7,17 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-static rl_test_log g_log;
-
-static void log_fn(void *info) {
-    rl_test_log_add(&g_log, (long)(intptr_t)info);
-}
-
 static void queued_functions_run_fifo(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    for (long i = 0; i < 100; i++) RLRunLoopPerformFunction(rl, kRLRunLoopDefaultMode, log_fn, (void *)(intptr_t)i);
+    for (long i = 0; i < 100; i++)
+        RLRunLoopPerformFunction(rl, kRLRunLoopDefaultMode, rl_test_log_perform, (void *)(intptr_t)i);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_log.n, 100);
-    for (long i = 0; i < 100; i++) RL_ASSERT_EQ_INT(g_log.ev[i], i);
+    RL_ASSERT_EQ_INT(rl_test_callouts.n, 100);
+    for (long i = 0; i < 100; i++) RL_ASSERT_EQ_INT(rl_test_callouts.ev[i], i);
     /* Each ran once. */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_log.n, 100);
+    RL_ASSERT_EQ_INT(rl_test_callouts.n, 100);
     RLRelease(keep);
 }
 
@@ -69,12 +64,12 @@ static void perform_does_not_wake_the_loop_but_wakeup_runs_it(void) {
 enum { A = 1, B = 2, P = 3 };
 static void queue_b(void *info) {
     (void)info;
-    rl_test_log_add(&g_log, A);
-    RLRunLoopPerformFunction(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode, log_fn, (void *)B);
+    rl_test_log_add(&rl_test_callouts, A);
+    RLRunLoopPerformFunction(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode, rl_test_log_perform, (void *)B);
 }
 static void log_perform(void *info) {
     (void)info;
-    rl_test_log_add(&g_log, P);
+    rl_test_log_add(&rl_test_callouts, P);
 }
 
 static void work_queued_by_work_waits_for_the_next_block_point(void) {
@@ -87,7 +82,7 @@ static void work_queued_by_work_waits_for_the_next_block_point(void) {
     RLRunLoopSourceSignal(s);
     RLRunLoopPerformFunction(rl, kRLRunLoopDefaultMode, queue_b, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, A, P, B);
+    RL_ASSERT_LOG(&rl_test_callouts, A, P, B);
     RLRunLoopSourceInvalidate(s);
     RLRelease(s);
 }
@@ -118,19 +113,19 @@ static void work_runs_only_in_its_mode_and_keeps_its_order(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef k1 = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     RLRunLoopSourceRef k2 = rl_test_keep_mode(rl, "other");
-    RLRunLoopPerformFunction(rl, kRLRunLoopDefaultMode, log_fn, (void *)1);
-    RLRunLoopPerformFunction(rl, "other", log_fn, (void *)2);
-    RLRunLoopPerformFunction(rl, kRLRunLoopDefaultMode, log_fn, (void *)3);
-    RLRunLoopPerformFunction(rl, "other", log_fn, (void *)4);
-    RLRunLoopPerformFunction(rl, kRLRunLoopCommonModes, log_fn, (void *)5);
+    RLRunLoopPerformFunction(rl, kRLRunLoopDefaultMode, rl_test_log_perform, (void *)1);
+    RLRunLoopPerformFunction(rl, "other", rl_test_log_perform, (void *)2);
+    RLRunLoopPerformFunction(rl, kRLRunLoopDefaultMode, rl_test_log_perform, (void *)3);
+    RLRunLoopPerformFunction(rl, "other", rl_test_log_perform, (void *)4);
+    RLRunLoopPerformFunction(rl, kRLRunLoopCommonModes, rl_test_log_perform, (void *)5);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("other", 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 2, 4);
-    RLRunLoopPerformFunction(rl, "other", log_fn, (void *)6);
-    RLRunLoopPerformFunction(rl, kRLRunLoopDefaultMode, log_fn, (void *)7);
+    RL_ASSERT_LOG(&rl_test_callouts, 2, 4);
+    RLRunLoopPerformFunction(rl, "other", rl_test_log_perform, (void *)6);
+    RLRunLoopPerformFunction(rl, kRLRunLoopDefaultMode, rl_test_log_perform, (void *)7);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 2, 4, 1, 3, 5, 7);
+    RL_ASSERT_LOG(&rl_test_callouts, 2, 4, 1, 3, 5, 7);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("other", 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 2, 4, 1, 3, 5, 7, 6);
+    RL_ASSERT_LOG(&rl_test_callouts, 2, 4, 1, 3, 5, 7, 6);
     RLRelease(k1);
     RLRelease(k2);
 }
@@ -138,17 +133,17 @@ static void work_runs_only_in_its_mode_and_keeps_its_order(void) {
 static void common_mode_work_runs_in_modes_made_common_later(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef k = rl_test_keep_mode(rl, "M");
-    RLRunLoopPerformFunction(rl, kRLRunLoopCommonModes, log_fn, (void *)1);
-    RLRunLoopPerformFunction(rl, kRLRunLoopDefaultMode, log_fn, (void *)2);
+    RLRunLoopPerformFunction(rl, kRLRunLoopCommonModes, rl_test_log_perform, (void *)1);
+    RLRunLoopPerformFunction(rl, kRLRunLoopDefaultMode, rl_test_log_perform, (void *)2);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("M", 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_log.n, 0);
+    RL_ASSERT_EQ_INT(rl_test_callouts.n, 0);
     RLRunLoopAddCommonMode(rl, "M");
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("M", 0, false), kRLRunLoopRunTimedOut);
     /* Work for the default mode does not run in M although both are common. */
-    RL_ASSERT_LOG(&g_log, 1);
+    RL_ASSERT_LOG(&rl_test_callouts, 1);
     /* The default mode still has work, so it is not empty. */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, false), kRLRunLoopRunFinished);
-    RL_ASSERT_LOG(&g_log, 1, 2);
+    RL_ASSERT_LOG(&rl_test_callouts, 1, 2);
     RLRelease(k);
 }
 
@@ -157,12 +152,12 @@ static void work_mode_names_are_equal_by_content(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     char m1[] = "blk.mode", m2[] = "blk.mode";
     char common[] = "kCFRunLoopCommonModes";
-    RLRunLoopPerformFunction(rl, m1, log_fn, (void *)1);
-    RLRunLoopPerformFunction(rl, common, log_fn, (void *)2);
+    RLRunLoopPerformFunction(rl, m1, rl_test_log_perform, (void *)1);
+    RLRunLoopPerformFunction(rl, common, rl_test_log_perform, (void *)2);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(m2, 5, false), kRLRunLoopRunFinished);
-    RL_ASSERT_LOG(&g_log, 1);
+    RL_ASSERT_LOG(&rl_test_callouts, 1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, false), kRLRunLoopRunFinished);
-    RL_ASSERT_LOG(&g_log, 1, 2);
+    RL_ASSERT_LOG(&rl_test_callouts, 1, 2);
 }
 
 /* ---- dropped at thread exit ---- */

@@ -8,14 +8,6 @@
 #include <sched.h>
 #include <stdatomic.h>
 
-static rl_test_log g_log;
-
-static void log_info(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o;
-    (void)a;
-    rl_test_log_add(&g_log, (long)(intptr_t)info);
-}
-
 static RLRunLoopObserverRef obs(RLOptionFlags act, bool repeats, RLIndex order, RLRunLoopObserverCallBack cb,
                                 long info) {
     RLRunLoopObserverContext c = {0, (void *)(intptr_t)info, NULL, NULL, NULL};
@@ -29,17 +21,17 @@ static void observers_are_called_by_order_then_insertion(void) {
     enum { N = sizeof orders / sizeof orders[0] };
     RLRunLoopObserverRef o[N];
     for (int i = 0; i < N; i++) {
-        o[i] = obs(kRLRunLoopBeforeTimers, true, orders[i], log_info, i);
+        o[i] = obs(kRLRunLoopBeforeTimers, true, orders[i], rl_test_log_observe, i);
         RLRunLoopAddObserver(rl, o[i], kRLRunLoopDefaultMode);
     }
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 5, 7, 1, 4, 3, 0, 2, 6);
+    RL_ASSERT_LOG(&rl_test_callouts, 5, 7, 1, 4, 3, 0, 2, 6);
     /* Removing and re-adding puts it last among its order. */
     RLRunLoopRemoveObserver(rl, o[1], kRLRunLoopDefaultMode);
     RLRunLoopAddObserver(rl, o[1], kRLRunLoopDefaultMode);
-    g_log.n = 0;
+    rl_test_callouts.n = 0;
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 5, 7, 4, 1, 3, 0, 2, 6);
+    RL_ASSERT_LOG(&rl_test_callouts, 5, 7, 4, 1, 3, 0, 2, 6);
     for (int i = 0; i < N; i++) {
         RLRunLoopObserverInvalidate(o[i]);
         RLRelease(o[i]);
@@ -50,7 +42,7 @@ static void observers_are_called_by_order_then_insertion(void) {
 static void log_activity(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
     (void)o;
     (void)info;
-    rl_test_log_add(&g_log, (long)a);
+    rl_test_log_add(&rl_test_callouts, (long)a);
 }
 
 static void observers_get_only_the_activities_they_asked_for(void) {
@@ -61,12 +53,12 @@ static void observers_get_only_the_activities_they_asked_for(void) {
     RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
     RLRunLoopAddObserver(rl, none, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.02, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT(g_log.n >= 2);
-    for (int i = 0; i < g_log.n - 1; i++) RL_ASSERT_EQ_INT(g_log.ev[i], kRLRunLoopBeforeWaiting);
-    RL_ASSERT_EQ_INT(g_log.ev[g_log.n - 1], kRLRunLoopExit);
-    g_log.n = 0;
+    RL_ASSERT(rl_test_callouts.n >= 2);
+    for (int i = 0; i < rl_test_callouts.n - 1; i++) RL_ASSERT_EQ_INT(rl_test_callouts.ev[i], kRLRunLoopBeforeWaiting);
+    RL_ASSERT_EQ_INT(rl_test_callouts.ev[rl_test_callouts.n - 1], kRLRunLoopExit);
+    rl_test_callouts.n = 0;
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, kRLRunLoopExit);
+    RL_ASSERT_LOG(&rl_test_callouts, kRLRunLoopExit);
     RLRelease(o);
     RLRelease(none);
     RLRelease(keep);
@@ -75,18 +67,18 @@ static void observers_get_only_the_activities_they_asked_for(void) {
 static RLRunLoopObserverRef g_obs;
 static void check_args(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
     RL_ASSERT(o == g_obs);
-    RL_ASSERT(info == &g_log);
-    rl_test_log_add(&g_log, (long)a);
+    RL_ASSERT(info == &rl_test_callouts);
+    rl_test_log_add(&rl_test_callouts, (long)a);
 }
 
 static void callout_gets_the_observer_activity_and_info(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    RLRunLoopObserverContext c = {0, &g_log, NULL, NULL, NULL};
+    RLRunLoopObserverContext c = {0, &rl_test_callouts, NULL, NULL, NULL};
     g_obs = RLRunLoopObserverCreate(kRLRunLoopAllActivities, true, 0, check_args, &c);
     RLRunLoopAddObserver(rl, g_obs, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, kRLRunLoopEntry, kRLRunLoopBeforeTimers, kRLRunLoopBeforeSources, kRLRunLoopExit);
+    RL_ASSERT_LOG(&rl_test_callouts, kRLRunLoopEntry, kRLRunLoopBeforeTimers, kRLRunLoopBeforeSources, kRLRunLoopExit);
     RLRelease(g_obs);
     RLRelease(keep);
 }
@@ -99,7 +91,7 @@ static void non_repeating_observer_is_invalidated_after_its_first_callout(void) 
     RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, kRLRunLoopBeforeTimers);
+    RL_ASSERT_LOG(&rl_test_callouts, kRLRunLoopBeforeTimers);
     RL_ASSERT(!RLRunLoopObserverIsValid(o));
     RL_ASSERT(!RLRunLoopContainsObserver(rl, o, kRLRunLoopDefaultMode));
     RLRelease(o);
@@ -108,7 +100,7 @@ static void non_repeating_observer_is_invalidated_after_its_first_callout(void) 
 
 static void invalidate_self(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
     (void)info;
-    rl_test_log_add(&g_log, (long)a);
+    rl_test_log_add(&rl_test_callouts, (long)a);
     RLRunLoopObserverInvalidate(o);
     RL_ASSERT(!RLRunLoopObserverIsValid(o));
 }
@@ -120,18 +112,18 @@ static void observer_can_invalidate_itself_in_its_callout(void) {
     RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
     RLRunLoopAddObserver(rl, o, "other");
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, kRLRunLoopEntry);
+    RL_ASSERT_LOG(&rl_test_callouts, kRLRunLoopEntry);
     RL_ASSERT(!RLRunLoopContainsObserver(rl, o, kRLRunLoopDefaultMode));
     RL_ASSERT(!RLRunLoopContainsObserver(rl, o, "other"));
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, kRLRunLoopEntry);
+    RL_ASSERT_LOG(&rl_test_callouts, kRLRunLoopEntry);
     RLRelease(o);
     RLRelease(keep);
 }
 
 static void remove_self(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
     (void)info;
-    rl_test_log_add(&g_log, (long)a);
+    rl_test_log_add(&rl_test_callouts, (long)a);
     RLRunLoopRemoveObserver(RLRunLoopGetCurrent(), o, kRLRunLoopDefaultMode);
 }
 
@@ -143,7 +135,7 @@ static void observer_can_remove_itself_in_its_callout(void) {
     RLRelease(o); /* the loop holds it while it calls out */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, kRLRunLoopBeforeTimers);
+    RL_ASSERT_LOG(&rl_test_callouts, kRLRunLoopBeforeTimers);
     RLRelease(keep);
 }
 
@@ -155,10 +147,10 @@ static void removed_observer_is_still_valid_and_can_be_added_again(void) {
     RLRunLoopRemoveObserver(rl, o, kRLRunLoopDefaultMode);
     RL_ASSERT(RLRunLoopObserverIsValid(o));
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_log.n, 0);
+    RL_ASSERT_EQ_INT(rl_test_callouts.n, 0);
     RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, kRLRunLoopEntry);
+    RL_ASSERT_LOG(&rl_test_callouts, kRLRunLoopEntry);
     RLRunLoopObserverInvalidate(o);
     RLRelease(o);
     RLRelease(keep);
@@ -190,10 +182,10 @@ static void adding_an_observer_to_a_second_run_loop_is_ignored(void) {
     RL_ASSERT_EQ_INT(pthread_create(&th, NULL, add_to_own_loop, o), 0);
     pthread_join(th, &bad);
     RL_ASSERT(bad == NULL);
-    RL_ASSERT_EQ_INT(g_log.n, 0); /* not called by the other thread's loop */
+    RL_ASSERT_EQ_INT(rl_test_callouts.n, 0); /* not called by the other thread's loop */
     RL_ASSERT(RLRunLoopContainsObserver(rl, o, kRLRunLoopDefaultMode));
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, kRLRunLoopEntry);
+    RL_ASSERT_LOG(&rl_test_callouts, kRLRunLoopEntry);
     RLRunLoopObserverInvalidate(o);
     RLRelease(o);
     RLRelease(keep);
@@ -259,7 +251,7 @@ static void observer_in_another_mode_is_not_called(void) {
     RLRunLoopObserverRef o = obs(kRLRunLoopAllActivities, true, 0, log_activity, 0);
     RLRunLoopAddObserver(rl, o, "other");
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.02, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_log.n, 0);
+    RL_ASSERT_EQ_INT(rl_test_callouts.n, 0);
     RLRunLoopObserverInvalidate(o);
     RLRelease(o);
     RLRelease(keep);

@@ -6,16 +6,7 @@
 
 #include <fcntl.h>
 
-static rl_test_log g_log;
 static int g_count;
-
-static void log_perform(void *info) {
-    rl_test_log_add(&g_log, (long)(intptr_t)info);
-}
-static void log_timer(RLRunLoopTimerRef t, void *info) {
-    (void)t;
-    rl_test_log_add(&g_log, (long)(intptr_t)info);
-}
 
 /* ---- nested runs ---- */
 
@@ -25,22 +16,22 @@ static RLRunLoopRunResult g_nested_result;
 static void timer_runs_nested(RLRunLoopTimerRef t, void *info) {
     (void)t;
     (void)info;
-    rl_test_log_add(&g_log, 1);
+    rl_test_log_add(&rl_test_callouts, 1);
     RLRunLoopSourceSignal(g_inner_src);
     g_nested_result = RLRunLoopRunInMode("inner", 5, true);
-    rl_test_log_add(&g_log, 3);
+    rl_test_log_add(&rl_test_callouts, 3);
     RLRunLoopStop(RLRunLoopGetCurrent());
 }
 
 static void timer_callout_runs_the_loop_nested_in_another_mode(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    g_inner_src = rl_test_source0(0, log_perform, (void *)2);
+    g_inner_src = rl_test_source0(0, rl_test_log_perform, (void *)2);
     RLRunLoopAddSource(rl, g_inner_src, "inner");
     RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.01, 0, timer_runs_nested, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunStopped);
     RL_ASSERT_EQ_INT(g_nested_result, kRLRunLoopRunHandledSource);
-    RL_ASSERT_LOG(&g_log, 1, 2, 3);
+    RL_ASSERT_LOG(&rl_test_callouts, 1, 2, 3);
     RLRunLoopSourceInvalidate(g_inner_src);
     RLRelease(g_inner_src);
     RLRelease(t);
@@ -53,16 +44,16 @@ static RLRunLoopSourceRef g_a, g_b;
 static int g_depth;
 static void a_runs_nested(void *info) {
     (void)info;
-    rl_test_log_add(&g_log, 10 + g_depth);
+    rl_test_log_add(&rl_test_callouts, 10 + g_depth);
     g_depth++;
     RLRunLoopSourceSignal(g_b);
     g_nested_result = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false);
     g_depth--;
-    rl_test_log_add(&g_log, 19);
+    rl_test_log_add(&rl_test_callouts, 19);
 }
 static void b_logs(void *info) {
     (void)info;
-    rl_test_log_add(&g_log, 20 + g_depth);
+    rl_test_log_add(&rl_test_callouts, 20 + g_depth);
 }
 
 static void source_perform_runs_the_same_mode_nested(void) {
@@ -74,7 +65,7 @@ static void source_perform_runs_the_same_mode_nested(void) {
     RLRunLoopSourceSignal(g_a);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(g_nested_result, kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 10, 21, 19);
+    RL_ASSERT_LOG(&rl_test_callouts, 10, 21, 19);
     RLRunLoopSourceInvalidate(g_a);
     RLRunLoopSourceInvalidate(g_b);
     RLRelease(g_a);
@@ -88,23 +79,23 @@ static void observer_runs_nested(RLRunLoopObserverRef o, RLRunLoopActivity a, vo
     (void)a;
     (void)info;
     if (g_count++ == 0) {
-        rl_test_log_add(&g_log, 1);
+        rl_test_log_add(&rl_test_callouts, 1);
         g_nested_result = RLRunLoopRunInMode("inner", 5, false);
-        rl_test_log_add(&g_log, 3);
+        rl_test_log_add(&rl_test_callouts, 3);
     }
 }
 
 static void observer_callout_runs_the_loop_nested(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    g_inner_timer = rl_test_add_timer(rl, "inner", 0.01, 0, log_timer, (void *)2);
+    g_inner_timer = rl_test_add_timer(rl, "inner", 0.01, 0, rl_test_log_fire, (void *)2);
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting, true, 0, observer_runs_nested, NULL);
     RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
     RLRunLoopTimerRef stop = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.05, 0, rl_test_stop_current, NULL);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunStopped);
     /* The inner one-shot timer fired, then "inner" was empty. */
     RL_ASSERT_EQ_INT(g_nested_result, kRLRunLoopRunFinished);
-    RL_ASSERT_LOG(&g_log, 1, 2, 3);
+    RL_ASSERT_LOG(&rl_test_callouts, 1, 2, 3);
     RLRelease(g_inner_timer);
     RLRelease(stop);
     RLRelease(o);
@@ -115,7 +106,7 @@ static void observer_callout_runs_the_loop_nested(void) {
 static void observer_nests_same_mode(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
     (void)o;
     (void)info;
-    rl_test_log_add(&g_log, (long)a);
+    rl_test_log_add(&rl_test_callouts, (long)a);
     if (g_depth == 0 && a == kRLRunLoopBeforeTimers) {
         g_depth++;
         RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false);
@@ -131,7 +122,7 @@ static void observer_is_not_reentered_by_a_nested_run_in_its_callout(void) {
     RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
     /* Outer BeforeTimers, (nested run: nothing for this observer), outer Exit. */
-    RL_ASSERT_LOG(&g_log, kRLRunLoopBeforeTimers, kRLRunLoopExit);
+    RL_ASSERT_LOG(&rl_test_callouts, kRLRunLoopBeforeTimers, kRLRunLoopExit);
     RLRelease(o);
     RLRelease(keep);
 }
@@ -140,7 +131,7 @@ static void observer_is_not_reentered_by_a_nested_run_in_its_callout(void) {
 static void timer_nests(RLRunLoopTimerRef t, void *info) {
     (void)t;
     (void)info;
-    rl_test_log_add(&g_log, 100 + g_depth);
+    rl_test_log_add(&rl_test_callouts, 100 + g_depth);
     if (g_depth == 0) {
         g_depth++;
         RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false);
@@ -156,7 +147,7 @@ static void firing_timer_is_not_fired_by_a_nested_run_in_its_callout(void) {
     RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0.005, timer_nests, NULL);
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunStopped);
-    RL_ASSERT_LOG(&g_log, 100);
+    RL_ASSERT_LOG(&rl_test_callouts, 100);
     RLRelease(t);
     RLRelease(keep);
 }
@@ -249,19 +240,19 @@ static void timer_removes_itself_in_its_callout_after_its_last_release(void) {
 
 static RLRunLoopSourceRef g_victim;
 static void kill_victim_invalidate(void *info) {
-    rl_test_log_add(&g_log, (long)(intptr_t)info);
+    rl_test_log_add(&rl_test_callouts, (long)(intptr_t)info);
     RLRunLoopSourceInvalidate(g_victim);
 }
 static void kill_victim_remove(void *info) {
-    rl_test_log_add(&g_log, (long)(intptr_t)info);
+    rl_test_log_add(&rl_test_callouts, (long)(intptr_t)info);
     RLRunLoopRemoveSource(RLRunLoopGetCurrent(), g_victim, kRLRunLoopDefaultMode);
 }
 
 static void source_invalidated_by_an_earlier_perform_in_the_pass_is_not_called(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef killer = rl_test_source0(0, kill_victim_invalidate, (void *)1);
-    g_victim = rl_test_source0(1, log_perform, (void *)2);
-    RLRunLoopSourceRef after = rl_test_source0(2, log_perform, (void *)3);
+    g_victim = rl_test_source0(1, rl_test_log_perform, (void *)2);
+    RLRunLoopSourceRef after = rl_test_source0(2, rl_test_log_perform, (void *)3);
     RLRunLoopAddSource(rl, killer, kRLRunLoopDefaultMode);
     RLRunLoopAddSource(rl, g_victim, kRLRunLoopDefaultMode);
     RLRunLoopAddSource(rl, after, kRLRunLoopDefaultMode);
@@ -269,7 +260,7 @@ static void source_invalidated_by_an_earlier_perform_in_the_pass_is_not_called(v
     RLRunLoopSourceSignal(killer);
     RLRunLoopSourceSignal(after);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 1, 3);
+    RL_ASSERT_LOG(&rl_test_callouts, 1, 3);
     RLRunLoopSourceInvalidate(killer);
     RLRunLoopSourceInvalidate(after);
     RLRelease(killer);
@@ -280,8 +271,8 @@ static void source_invalidated_by_an_earlier_perform_in_the_pass_is_not_called(v
 static void source_removed_by_an_earlier_perform_in_the_pass_is_not_called(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef killer = rl_test_source0(0, kill_victim_remove, (void *)1);
-    g_victim = rl_test_source0(1, log_perform, (void *)2);
-    RLRunLoopSourceRef after = rl_test_source0(2, log_perform, (void *)3);
+    g_victim = rl_test_source0(1, rl_test_log_perform, (void *)2);
+    RLRunLoopSourceRef after = rl_test_source0(2, rl_test_log_perform, (void *)3);
     RLRunLoopAddSource(rl, killer, kRLRunLoopDefaultMode);
     RLRunLoopAddSource(rl, g_victim, kRLRunLoopDefaultMode);
     RLRunLoopAddSource(rl, after, kRLRunLoopDefaultMode);
@@ -289,7 +280,7 @@ static void source_removed_by_an_earlier_perform_in_the_pass_is_not_called(void)
     RLRunLoopSourceSignal(g_victim);
     RLRunLoopSourceSignal(after);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 1, 3);
+    RL_ASSERT_LOG(&rl_test_callouts, 1, 3);
     RLRunLoopSourceInvalidate(killer);
     RLRunLoopSourceInvalidate(after);
     RLRunLoopSourceInvalidate(g_victim);
@@ -301,12 +292,12 @@ static void source_removed_by_an_earlier_perform_in_the_pass_is_not_called(void)
 static RLRunLoopTimerRef g_tvictim;
 static void timer_kills_invalidate(RLRunLoopTimerRef t, void *info) {
     (void)t;
-    rl_test_log_add(&g_log, (long)(intptr_t)info);
+    rl_test_log_add(&rl_test_callouts, (long)(intptr_t)info);
     RLRunLoopTimerInvalidate(g_tvictim);
 }
 static void timer_kills_remove(RLRunLoopTimerRef t, void *info) {
     (void)t;
-    rl_test_log_add(&g_log, (long)(intptr_t)info);
+    rl_test_log_add(&rl_test_callouts, (long)(intptr_t)info);
     RLRunLoopRemoveTimer(RLRunLoopGetCurrent(), g_tvictim, kRLRunLoopDefaultMode);
 }
 
@@ -316,14 +307,14 @@ static void timer_killed_in_pass(int mode) {
         RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
         RLAbsoluteTime due = RLAbsoluteTimeGetCurrent() - 0.01;
         RLRunLoopTimerRef killer = rl_test_timer(due, 0, mode ? timer_kills_remove : timer_kills_invalidate, (void *)1);
-        g_tvictim = rl_test_timer(due, 0, log_timer, (void *)2);
-        RLRunLoopTimerRef after = rl_test_timer(due, 0, log_timer, (void *)3);
+        g_tvictim = rl_test_timer(due, 0, rl_test_log_fire, (void *)2);
+        RLRunLoopTimerRef after = rl_test_timer(due, 0, rl_test_log_fire, (void *)3);
         RLRunLoopAddTimer(rl, killer, kRLRunLoopDefaultMode);
         RLRunLoopAddTimer(rl, g_tvictim, kRLRunLoopDefaultMode);
         RLRunLoopAddTimer(rl, after, kRLRunLoopDefaultMode);
         RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, false), kRLRunLoopRunTimedOut);
-        RL_ASSERT_LOG(&g_log, 1, 3);
-        g_log.n = 0;
+        RL_ASSERT_LOG(&rl_test_callouts, 1, 3);
+        rl_test_callouts.n = 0;
         RLRunLoopTimerInvalidate(g_tvictim);
         RLRelease(killer);
         RLRelease(g_tvictim);
@@ -337,19 +328,14 @@ static RLRunLoopObserverRef g_ovictim;
 static void obs_kills(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
     (void)o;
     (void)a;
-    rl_test_log_add(&g_log, (long)(intptr_t)info);
+    rl_test_log_add(&rl_test_callouts, (long)(intptr_t)info);
     if (g_count++ == 0) RLRunLoopObserverInvalidate(g_ovictim);
 }
 static void obs_kills_remove(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
     (void)o;
     (void)a;
-    rl_test_log_add(&g_log, (long)(intptr_t)info);
+    rl_test_log_add(&rl_test_callouts, (long)(intptr_t)info);
     if (g_count++ == 0) RLRunLoopRemoveObserver(RLRunLoopGetCurrent(), g_ovictim, kRLRunLoopDefaultMode);
-}
-static void obs_log(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o;
-    (void)a;
-    rl_test_log_add(&g_log, (long)(intptr_t)info);
 }
 
 static void observer_killed_in_pass(int mode) {
@@ -361,14 +347,14 @@ static void observer_killed_in_pass(int mode) {
         RLRunLoopObserverContext c3 = {0, (void *)3, NULL, NULL, NULL};
         RLRunLoopObserverRef killer =
             RLRunLoopObserverCreate(kRLRunLoopEntry, true, 0, mode ? obs_kills_remove : obs_kills, &c1);
-        g_ovictim = RLRunLoopObserverCreate(kRLRunLoopEntry, true, 1, obs_log, &c2);
-        RLRunLoopObserverRef after = RLRunLoopObserverCreate(kRLRunLoopEntry, true, 2, obs_log, &c3);
+        g_ovictim = RLRunLoopObserverCreate(kRLRunLoopEntry, true, 1, rl_test_log_observe, &c2);
+        RLRunLoopObserverRef after = RLRunLoopObserverCreate(kRLRunLoopEntry, true, 2, rl_test_log_observe, &c3);
         RLRunLoopAddObserver(rl, killer, kRLRunLoopDefaultMode);
         RLRunLoopAddObserver(rl, g_ovictim, kRLRunLoopDefaultMode);
         RLRunLoopAddObserver(rl, after, kRLRunLoopDefaultMode);
         RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-        RL_ASSERT_LOG(&g_log, 1, 3);
-        g_log.n = 0;
+        RL_ASSERT_LOG(&rl_test_callouts, 1, 3);
+        rl_test_callouts.n = 0;
         g_count = 0;
         RLRunLoopObserverInvalidate(killer);
         RLRunLoopObserverInvalidate(g_ovictim);
@@ -411,7 +397,7 @@ static void fd_perform(void *info) {
     intptr_t i = (intptr_t)info;
     char b[8];
     while (read(g_p[i][0], b, sizeof b) > 0) {}
-    rl_test_log_add(&g_log, i);
+    rl_test_log_add(&rl_test_callouts, i);
     RLRunLoopRemoveSource(RLRunLoopGetCurrent(), g_fdsrc[1 - i], kRLRunLoopDefaultMode);
 }
 
@@ -427,9 +413,9 @@ static void fd_source_removed_by_another_fd_perform_is_not_called(void) {
     RL_ASSERT_EQ_INT(write(g_p[0][1], "x", 1), 1);
     RL_ASSERT_EQ_INT(write(g_p[1][1], "x", 1), 1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_log.n, 1);
+    RL_ASSERT_EQ_INT(rl_test_callouts.n, 1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_log.n, 1);
+    RL_ASSERT_EQ_INT(rl_test_callouts.n, 1);
     for (int i = 0; i < 2; i++) {
         RLRunLoopSourceInvalidate(g_fdsrc[i]);
         RLRelease(g_fdsrc[i]);
@@ -448,14 +434,14 @@ static void adder(RLRunLoopTimerRef t, void *info) {
     (void)t;
     (void)info;
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    rl_test_log_add(&g_log, 1);
-    g_new_src = rl_test_source0(0, log_perform, (void *)2);
+    rl_test_log_add(&rl_test_callouts, 1);
+    g_new_src = rl_test_source0(0, rl_test_log_perform, (void *)2);
     RLRunLoopAddSource(rl, g_new_src, kRLRunLoopDefaultMode);
     RLRunLoopSourceSignal(g_new_src);
-    g_new_timer = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0, log_timer, (void *)3);
+    g_new_timer = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0, rl_test_log_fire, (void *)3);
     RLRunLoopAddTimer(rl, g_new_timer, kRLRunLoopDefaultMode);
     RLRunLoopObserverContext c = {0, (void *)4, NULL, NULL, NULL};
-    g_new_obs = RLRunLoopObserverCreate(kRLRunLoopExit, true, 0, obs_log, &c);
+    g_new_obs = RLRunLoopObserverCreate(kRLRunLoopExit, true, 0, rl_test_log_observe, &c);
     RLRunLoopAddObserver(rl, g_new_obs, kRLRunLoopDefaultMode);
     RLRunLoopTimerRef stop = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.05, 0, rl_test_stop_current, NULL);
     RLRelease(stop);
@@ -466,11 +452,12 @@ static void items_added_from_a_callout_are_serviced(void) {
     RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0, adder, NULL);
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunStopped);
-    RL_ASSERT_EQ_INT(g_log.n, 4);
-    RL_ASSERT_EQ_INT(g_log.ev[0], 1);
+    RL_ASSERT_EQ_INT(rl_test_callouts.n, 4);
+    RL_ASSERT_EQ_INT(rl_test_callouts.ev[0], 1);
     /* The source and the new timer ran (either order), then Exit. */
-    RL_ASSERT((g_log.ev[1] == 2 && g_log.ev[2] == 3) || (g_log.ev[1] == 3 && g_log.ev[2] == 2));
-    RL_ASSERT_EQ_INT(g_log.ev[3], 4);
+    RL_ASSERT((rl_test_callouts.ev[1] == 2 && rl_test_callouts.ev[2] == 3) ||
+              (rl_test_callouts.ev[1] == 3 && rl_test_callouts.ev[2] == 2));
+    RL_ASSERT_EQ_INT(rl_test_callouts.ev[3], 4);
     RLRunLoopSourceInvalidate(g_new_src);
     RLRelease(g_new_src);
     RLRelease(g_new_timer);

@@ -3,14 +3,8 @@
 #include <CRunLoop.h>
 #include "rltest.h"
 
-static rl_test_log g_log;
-
-static void log_perform(void *info) {
-    rl_test_log_add(&g_log, (long)(intptr_t)info);
-}
-
 static RLRunLoopObserverRef observe_entry_exit(RLRunLoopMode mode) {
-    RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopEntry | kRLRunLoopExit, 0, &g_log);
+    RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopEntry | kRLRunLoopExit, 0, &rl_test_callouts);
     RLRunLoopAddObserver(RLRunLoopGetCurrent(), o, mode);
     return o;
 }
@@ -21,7 +15,7 @@ static void empty_mode_finishes_at_once_without_entry_or_exit(void) {
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 2, false), kRLRunLoopRunFinished);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, true), kRLRunLoopRunFinished);
     RL_ASSERT_LE_DBL(rl_test_now() - t0, 1.5);
-    RL_ASSERT_EQ_INT(g_log.n, 0);
+    RL_ASSERT_EQ_INT(rl_test_callouts.n, 0);
     RLRelease(o);
 }
 
@@ -30,7 +24,7 @@ static void unknown_null_empty_and_common_mode_finish_without_entry_or_exit(void
     /* The default (a common mode) is not empty, so common-mode runs would
        have something to do if they ran. */
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopCommonModes);
-    RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopEntry | kRLRunLoopExit, 0, &g_log);
+    RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopEntry | kRLRunLoopExit, 0, &rl_test_callouts);
     RLRunLoopAddObserver(rl, o, kRLRunLoopCommonModes);
     RLRunLoopObserverRef o2 = observe_entry_exit("unknown-mode");
     double t0 = rl_test_now();
@@ -42,10 +36,10 @@ static void unknown_null_empty_and_common_mode_finish_without_entry_or_exit(void
     char common_copy[] = "kCFRunLoopCommonModes"; /* equal by content */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(common_copy, 2, false), kRLRunLoopRunFinished);
     RL_ASSERT_LE_DBL(rl_test_now() - t0, 1.5);
-    RL_ASSERT_EQ_INT(g_log.n, 0);
+    RL_ASSERT_EQ_INT(rl_test_callouts.n, 0);
     /* The default mode itself runs. */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, kRLRunLoopEntry, kRLRunLoopExit);
+    RL_ASSERT_LOG(&rl_test_callouts, kRLRunLoopEntry, kRLRunLoopExit);
     RLRelease(o);
     RLRelease(o2);
     RLRunLoopSourceInvalidate(keep);
@@ -54,11 +48,11 @@ static void unknown_null_empty_and_common_mode_finish_without_entry_or_exit(void
 
 static void observers_do_not_make_a_mode_non_empty(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopAllActivities, 0, &g_log);
+    RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopAllActivities, 0, &rl_test_callouts);
     RLRunLoopAddObserver(rl, o, "obs-only");
     RL_ASSERT(RLRunLoopContainsObserver(rl, o, "obs-only"));
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("obs-only", 1, false), kRLRunLoopRunFinished);
-    RL_ASSERT_EQ_INT(g_log.n, 0);
+    RL_ASSERT_EQ_INT(rl_test_callouts.n, 0);
     RLRelease(o);
 }
 
@@ -72,7 +66,7 @@ static void pending_work_makes_a_mode_non_empty(void) {
     /* It runs, then the mode is empty: Finished after one Entry/Exit. */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("work-mode", 5, false), kRLRunLoopRunFinished);
     RL_ASSERT_EQ_INT(rl_test_calls, 1);
-    RL_ASSERT_LOG(&g_log, kRLRunLoopEntry, kRLRunLoopExit);
+    RL_ASSERT_LOG(&rl_test_callouts, kRLRunLoopEntry, kRLRunLoopExit);
     RLRelease(o);
 }
 
@@ -96,7 +90,7 @@ static void mode_is_empty_agrees_with_finished_runs(void) {
     rl_test_free_list(before);
     rl_test_free_list(after);
     /* Observers do not count; queued work and sources do. */
-    RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopAllActivities, 0, &g_log);
+    RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopAllActivities, 0, &rl_test_callouts);
     RLRunLoopAddObserver(rl, o, "m");
     RL_ASSERT(RLRunLoopModeIsEmpty(rl, "m"));
     RLRunLoopPerformFunction(rl, "m", rl_test_count_perform, NULL);
@@ -115,9 +109,9 @@ static void mode_is_empty_agrees_with_finished_runs(void) {
 
 static void handled_source_after_exactly_one_of_three_signalled(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopSourceRef s3 = rl_test_source0(3, log_perform, (void *)3);
-    RLRunLoopSourceRef s1 = rl_test_source0(1, log_perform, (void *)1);
-    RLRunLoopSourceRef s2 = rl_test_source0(2, log_perform, (void *)2);
+    RLRunLoopSourceRef s3 = rl_test_source0(3, rl_test_log_perform, (void *)3);
+    RLRunLoopSourceRef s1 = rl_test_source0(1, rl_test_log_perform, (void *)1);
+    RLRunLoopSourceRef s2 = rl_test_source0(2, rl_test_log_perform, (void *)2);
     RLRunLoopAddSource(rl, s3, kRLRunLoopDefaultMode);
     RLRunLoopAddSource(rl, s1, kRLRunLoopDefaultMode);
     RLRunLoopAddSource(rl, s2, kRLRunLoopDefaultMode);
@@ -125,13 +119,13 @@ static void handled_source_after_exactly_one_of_three_signalled(void) {
     RLRunLoopSourceSignal(s1);
     RLRunLoopSourceSignal(s2);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, true), kRLRunLoopRunHandledSource);
-    RL_ASSERT_LOG(&g_log, 1);
+    RL_ASSERT_LOG(&rl_test_callouts, 1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, true), kRLRunLoopRunHandledSource);
-    RL_ASSERT_LOG(&g_log, 1, 2);
+    RL_ASSERT_LOG(&rl_test_callouts, 1, 2);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, true), kRLRunLoopRunHandledSource);
-    RL_ASSERT_LOG(&g_log, 1, 2, 3);
+    RL_ASSERT_LOG(&rl_test_callouts, 1, 2, 3);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, true), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 1, 2, 3);
+    RL_ASSERT_LOG(&rl_test_callouts, 1, 2, 3);
     RLRunLoopSourceInvalidate(s1);
     RLRunLoopSourceInvalidate(s2);
     RLRunLoopSourceInvalidate(s3);
@@ -144,12 +138,12 @@ static void without_return_after_source_all_signalled_run_in_one_poll(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef s[3];
     for (int i = 0; i < 3; i++) {
-        s[i] = rl_test_source0(i, log_perform, (void *)(intptr_t)i);
+        s[i] = rl_test_source0(i, rl_test_log_perform, (void *)(intptr_t)i);
         RLRunLoopAddSource(rl, s[i], kRLRunLoopDefaultMode);
         RLRunLoopSourceSignal(s[i]);
     }
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 0, 1, 2);
+    RL_ASSERT_LOG(&rl_test_callouts, 0, 1, 2);
     for (int i = 0; i < 3; i++) {
         RLRunLoopSourceInvalidate(s[i]);
         RLRelease(s[i]);
@@ -258,7 +252,7 @@ static void run_returns_when_stopped(void) {
     RLRunLoopObserverRef o = observe_entry_exit(kRLRunLoopDefaultMode);
     RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.02, 0, rl_test_stop_current, NULL);
     RLRunLoopRun();
-    RL_ASSERT_LOG(&g_log, kRLRunLoopEntry, kRLRunLoopExit);
+    RL_ASSERT_LOG(&rl_test_callouts, kRLRunLoopEntry, kRLRunLoopExit);
     RL_ASSERT(!RLRunLoopTimerIsValid(t));
     RLRelease(t);
     RLRelease(o);
@@ -298,12 +292,13 @@ static void run_keeps_going_until_the_mode_is_empty(void) {
 static void nan_and_negative_seconds_poll_once(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopBeforeTimers | kRLRunLoopBeforeWaiting, 0, &g_log);
+    RLRunLoopObserverRef o =
+        rl_test_log_observer(kRLRunLoopBeforeTimers | kRLRunLoopBeforeWaiting, 0, &rl_test_callouts);
     RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, NAN, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, -INFINITY, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, -5, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, kRLRunLoopBeforeTimers, kRLRunLoopBeforeTimers, kRLRunLoopBeforeTimers);
+    RL_ASSERT_LOG(&rl_test_callouts, kRLRunLoopBeforeTimers, kRLRunLoopBeforeTimers, kRLRunLoopBeforeTimers);
     RLRelease(o);
     RLRelease(keep);
 }

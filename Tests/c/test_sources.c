@@ -9,11 +9,6 @@
 #include <stdatomic.h>
 #include <sys/eventfd.h>
 
-static rl_test_log g_log;
-
-static void log_perform(void *info) {
-    rl_test_log_add(&g_log, (long)(intptr_t)info);
-}
 static int g_waits;
 
 static void sources_perform_by_order_then_insertion(void) {
@@ -22,21 +17,21 @@ static void sources_perform_by_order_then_insertion(void) {
     enum { N = sizeof orders / sizeof orders[0] };
     RLRunLoopSourceRef s[N];
     for (int i = 0; i < N; i++) {
-        s[i] = rl_test_source0(orders[i], log_perform, (void *)(intptr_t)i);
+        s[i] = rl_test_source0(orders[i], rl_test_log_perform, (void *)(intptr_t)i);
         RLRunLoopAddSource(rl, s[i], kRLRunLoopDefaultMode);
     }
     for (int i = 0; i < N; i++) RLRunLoopSourceSignal(s[i]);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 6, 1, 4, 3, 7, 0, 2, 5);
+    RL_ASSERT_LOG(&rl_test_callouts, 6, 1, 4, 3, 7, 0, 2, 5);
     /* With returnAfterSourceHandled, one per run in the same order. */
-    g_log.n = 0;
+    rl_test_callouts.n = 0;
     for (int i = N - 1; i >= 0; i--) RLRunLoopSourceSignal(s[i]); /* signal order must not matter across orders */
     for (int i = 0; i < 3; i++)
         RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, true), kRLRunLoopRunHandledSource);
-    RL_ASSERT_EQ_INT(g_log.n, 3);
-    RL_ASSERT_EQ_INT(g_log.ev[0], 6);
-    RL_ASSERT(g_log.ev[1] == 1 || g_log.ev[1] == 4);
-    RL_ASSERT(g_log.ev[2] == 1 || g_log.ev[2] == 4);
+    RL_ASSERT_EQ_INT(rl_test_callouts.n, 3);
+    RL_ASSERT_EQ_INT(rl_test_callouts.ev[0], 6);
+    RL_ASSERT(rl_test_callouts.ev[1] == 1 || rl_test_callouts.ev[1] == 4);
+    RL_ASSERT(rl_test_callouts.ev[2] == 1 || rl_test_callouts.ev[2] == 4);
     for (int i = 0; i < N; i++) {
         RLRunLoopSourceInvalidate(s[i]);
         RLRelease(s[i]);

@@ -13,11 +13,6 @@
 
 #define DEF kRLRunLoopDefaultMode
 
-static rl_test_log g_log;
-static void log_perform(void *info) {
-    rl_test_log_add(&g_log, (long)(intptr_t)info);
-}
-
 static void release_all(RLRunLoopSourceRef *s, int n) {
     for (int i = 0; i < n; i++) {
         RLRunLoopSourceInvalidate(s[i]);
@@ -32,16 +27,16 @@ static void release_all(RLRunLoopSourceRef *s, int n) {
 static void ties_follow_the_order_added_to_the_running_mode(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef s[4];
-    for (int i = 0; i < 4; i++) s[i] = rl_test_source0(i < 2 ? 7 : 3, log_perform, (void *)(intptr_t)i);
+    for (int i = 0; i < 4; i++) s[i] = rl_test_source0(i < 2 ? 7 : 3, rl_test_log_perform, (void *)(intptr_t)i);
     for (int i = 0; i < 4; i++) RLRunLoopAddSource(rl, s[i], "A");
     for (int i = 3; i >= 0; i--) RLRunLoopAddSource(rl, s[i], "B");
     for (int i = 0; i < 4; i++) RLRunLoopSourceSignal(s[i]);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("A", 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 2, 3, 0, 1);
-    g_log.n = 0;
+    RL_ASSERT_LOG(&rl_test_callouts, 2, 3, 0, 1);
+    rl_test_callouts.n = 0;
     for (int i = 0; i < 4; i++) RLRunLoopSourceSignal(s[i]);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("B", 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 3, 2, 1, 0);
+    RL_ASSERT_LOG(&rl_test_callouts, 3, 2, 1, 0);
     release_all(s, 4);
 }
 
@@ -50,22 +45,22 @@ static void ties_follow_the_order_added_to_the_running_mode(void) {
 static void signalled_sources_wait_for_their_mode_and_perform_once(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, DEF);
-    RLRunLoopSourceRef a = rl_test_source0(0, log_perform, (void *)1);
-    RLRunLoopSourceRef ab = rl_test_source0(0, log_perform, (void *)2);
+    RLRunLoopSourceRef a = rl_test_source0(0, rl_test_log_perform, (void *)1);
+    RLRunLoopSourceRef ab = rl_test_source0(0, rl_test_log_perform, (void *)2);
     RLRunLoopAddSource(rl, a, "A");
     RLRunLoopAddSource(rl, ab, "A");
     RLRunLoopAddSource(rl, ab, "B");
     RLRunLoopSourceSignal(a);
     RLRunLoopSourceSignal(ab);
     for (int i = 0; i < 3; i++) RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_log.n, 0);
+    RL_ASSERT_EQ_INT(rl_test_callouts.n, 0);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("B", 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 2);
+    RL_ASSERT_LOG(&rl_test_callouts, 2);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("A", 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 2, 1);
+    RL_ASSERT_LOG(&rl_test_callouts, 2, 1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("A", 0, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("B", 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 2, 1);
+    RL_ASSERT_LOG(&rl_test_callouts, 2, 1);
     RLRunLoopSourceRef all[] = {keep, a, ab};
     release_all(all, 3);
 }
@@ -75,9 +70,9 @@ static void signalled_sources_wait_for_their_mode_and_perform_once(void) {
 static void common_and_own_sources_perform_together_by_order(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopAddCommonMode(rl, "C");
-    RLRunLoopSourceRef common = rl_test_source0(5, log_perform, (void *)1);
-    RLRunLoopSourceRef own = rl_test_source0(1, log_perform, (void *)2);
-    RLRunLoopSourceRef later = rl_test_source0(9, log_perform, (void *)3);
+    RLRunLoopSourceRef common = rl_test_source0(5, rl_test_log_perform, (void *)1);
+    RLRunLoopSourceRef own = rl_test_source0(1, rl_test_log_perform, (void *)2);
+    RLRunLoopSourceRef later = rl_test_source0(9, rl_test_log_perform, (void *)3);
     RLRunLoopAddSource(rl, common, kRLRunLoopCommonModes);
     RLRunLoopAddSource(rl, own, "C");
     RLRunLoopAddSource(rl, later, "C");
@@ -87,10 +82,10 @@ static void common_and_own_sources_perform_together_by_order(void) {
         RLRunLoopSourceSignal(own);
         RL_ASSERT_EQ_INT(RLRunLoopRunInMode("C", 0, false), kRLRunLoopRunTimedOut);
     }
-    RL_ASSERT_LOG(&g_log, 2, 1, 3, 2, 1, 3);
+    RL_ASSERT_LOG(&rl_test_callouts, 2, 1, 3, 2, 1, 3);
     RLRunLoopSourceSignal(common);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 2, 1, 3, 2, 1, 3, 1);
+    RL_ASSERT_LOG(&rl_test_callouts, 2, 1, 3, 2, 1, 3, 1);
     RLRunLoopSourceRef all[] = {common, own, later};
     release_all(all, 3);
 }
@@ -101,12 +96,12 @@ static void common_and_own_sources_perform_together_by_order(void) {
    added. */
 static void signalled_before_joining_a_loop_performs_once_added(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopSourceRef s = rl_test_source0(0, log_perform, (void *)1);
+    RLRunLoopSourceRef s = rl_test_source0(0, rl_test_log_perform, (void *)1);
     RLRunLoopSourceSignal(s);
     RLRunLoopAddSource(rl, s, DEF);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 1);
+    RL_ASSERT_LOG(&rl_test_callouts, 1);
     release_all(&s, 1);
 }
 
@@ -115,23 +110,23 @@ static void signalled_before_joining_a_loop_performs_once_added(void) {
 static void removed_while_signalled_performs_when_added_back(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, DEF);
-    RLRunLoopSourceRef s = rl_test_source0(0, log_perform, (void *)1);
+    RLRunLoopSourceRef s = rl_test_source0(0, rl_test_log_perform, (void *)1);
     RLRunLoopAddSource(rl, s, DEF);
     RLRunLoopSourceSignal(s);
     RLRunLoopRemoveSource(rl, s, DEF);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_log.n, 0);
+    RL_ASSERT_EQ_INT(rl_test_callouts.n, 0);
     RLRunLoopAddSource(rl, s, "A");
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("A", 0, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("A", 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 1);
+    RL_ASSERT_LOG(&rl_test_callouts, 1);
     /* Removed from the mode it was signalled in, kept in another. */
     RLRunLoopAddSource(rl, s, DEF);
     RLRunLoopSourceSignal(s);
     RLRunLoopRemoveSource(rl, s, "A");
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 1, 1);
+    RL_ASSERT_LOG(&rl_test_callouts, 1, 1);
     RLRunLoopSourceRef all[] = {keep, s};
     release_all(all, 2);
 }
@@ -141,7 +136,7 @@ static void removed_while_signalled_performs_when_added_back(void) {
    signalled leaves it for the next pass. */
 static RLRunLoopSourceRef g_s[4];
 static void first_perform(void *info) {
-    log_perform(info);
+    rl_test_log_perform(info);
     RLRunLoopRemoveSource(RLRunLoopGetCurrent(), g_s[1], DEF);
     RLRunLoopSourceInvalidate(g_s[2]);
     RLRunLoopSourceSignal(g_s[3]);
@@ -150,17 +145,17 @@ static void first_perform(void *info) {
 static void performs_change_what_the_rest_of_the_pass_performs(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     g_s[0] = rl_test_source0(0, first_perform, (void *)0);
-    for (int i = 1; i < 4; i++) g_s[i] = rl_test_source0(i, log_perform, (void *)(intptr_t)i);
+    for (int i = 1; i < 4; i++) g_s[i] = rl_test_source0(i, rl_test_log_perform, (void *)(intptr_t)i);
     for (int i = 0; i < 4; i++) RLRunLoopAddSource(rl, g_s[i], DEF);
     for (int i = 0; i < 3; i++) RLRunLoopSourceSignal(g_s[i]);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 0);
+    RL_ASSERT_LOG(&rl_test_callouts, 0);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 0, 3);
+    RL_ASSERT_LOG(&rl_test_callouts, 0, 3);
     /* The removed one is still signalled: back in the mode, it performs. */
     RLRunLoopAddSource(rl, g_s[1], DEF);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&g_log, 0, 3, 1);
+    RL_ASSERT_LOG(&rl_test_callouts, 0, 3, 1);
     release_all(g_s, 4);
 }
 
@@ -168,14 +163,14 @@ static void performs_change_what_the_rest_of_the_pass_performs(void) {
 static void invalidated_while_signalled_never_performs(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, DEF);
-    RLRunLoopSourceRef s = rl_test_source0(0, log_perform, (void *)1);
+    RLRunLoopSourceRef s = rl_test_source0(0, rl_test_log_perform, (void *)1);
     RLRunLoopAddSource(rl, s, DEF);
     RLRunLoopSourceSignal(s);
     RLRunLoopSourceInvalidate(s);
     RLRunLoopSourceSignal(s);
     RLRunLoopAddSource(rl, s, DEF);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_EQ_INT(g_log.n, 0);
+    RL_ASSERT_EQ_INT(rl_test_callouts.n, 0);
     RLRunLoopSourceRef all[] = {keep, s};
     release_all(all, 2);
 }
@@ -217,7 +212,7 @@ static void moved_to_another_loop_while_signalled_performs_there(void) {
 static void signalled_source_performs_once_in_a_forked_child_too(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, DEF);
-    RLRunLoopSourceRef s = rl_test_source0(0, log_perform, (void *)1);
+    RLRunLoopSourceRef s = rl_test_source0(0, rl_test_log_perform, (void *)1);
     RLRunLoopAddSource(rl, s, DEF);
     RLRunLoopSourceSignal(s);
     fflush(NULL);
@@ -225,8 +220,8 @@ static void signalled_source_performs_once_in_a_forked_child_too(void) {
     RL_ASSERT(child >= 0);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0, false), kRLRunLoopRunTimedOut);
-    if (child == 0) _exit(g_log.n == 1 && g_log.ev[0] == 1 ? 0 : 1);
-    RL_ASSERT_LOG(&g_log, 1);
+    if (child == 0) _exit(rl_test_callouts.n == 1 && rl_test_callouts.ev[0] == 1 ? 0 : 1);
+    RL_ASSERT_LOG(&rl_test_callouts, 1);
     int status = 0;
     RL_ASSERT_EQ_INT(waitpid(child, &status, 0), child);
     RL_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
