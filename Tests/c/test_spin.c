@@ -6,7 +6,9 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #include <CRunLoop.h>
 #include "rltest.h"
 
@@ -148,11 +150,69 @@ static void spins_that_keep_failing_stop(void) {
     RLRelease(c.loop);
 }
 
+/* A loop whose spin is answered skips the poll of its descriptors only in a
+   mode that watches none: a descriptor made ready before a wake-up is
+   reported by the pass that wake-up starts, or at the latest by the next
+   one (the wake-up may land just after a pass polled), however the loop
+   waits. Each cycle makes the descriptor ready, then talks two round trips
+   with the loop. */
+typedef struct {
+    chat chat;
+    int fd;
+    atomic_int ready_seen;
+} watched_chat;
+
+static int watched_fd(void *info) {
+    return ((watched_chat *)info)->fd;
+}
+
+static void descriptor_ready(void *info) {
+    watched_chat *w = info;
+    uint64_t v;
+    RL_ASSERT_EQ_INT(read(w->fd, &v, sizeof v), (int)sizeof v);
+    atomic_fetch_add(&w->ready_seen, 1);
+}
+
+static void *watching_loop_thread(void *arg) {
+    watched_chat *w = arg;
+    w->chat.loop = (RLRunLoopRef)RLRetain(RLRunLoopGetCurrent());
+    RLRunLoopSourceRef src = rl_test_source1(0, watched_fd, descriptor_ready, w);
+    RLRunLoopAddSource(w->chat.loop, src, kRLRunLoopDefaultMode);
+    atomic_store(&w->chat.running, 1);
+    while (!atomic_load(&w->chat.done)) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, false);
+    RLRunLoopSourceInvalidate(src);
+    RLRelease(src);
+    return NULL;
+}
+
+static void descriptors_are_polled_during_a_conversation(void) {
+    static watched_chat w;
+    w.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    RL_ASSERT(w.fd >= 0);
+    pthread_t th;
+    RL_ASSERT_EQ_INT(pthread_create(&th, NULL, watching_loop_thread, &w), 0);
+    while (!atomic_load(&w.chat.running)) rl_test_sleep(0.001);
+    long cycles = rl_test_scaled(5000);
+    for (long i = 0; i < cycles; i++) {
+        uint64_t one = 1;
+        RL_ASSERT_EQ_INT(write(w.fd, &one, sizeof one), (int)sizeof one);
+        atomic_store(&w.chat.answered, 0);
+        converse(&w.chat, 2);
+        RL_ASSERT_EQ_INT(atomic_load(&w.ready_seen), i + 1);
+    }
+    atomic_store(&w.chat.done, 1);
+    RLRunLoopWakeUp(w.chat.loop);
+    pthread_join(th, NULL);
+    close(w.fd);
+    RLRelease(w.chat.loop);
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(conversation_loses_nothing_and_then_sleeps),
         RL_TEST(stop_sent_during_a_spin_is_not_lost),
         RL_TEST(spins_that_keep_failing_stop),
+        RL_TEST(descriptors_are_polled_during_a_conversation),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }

@@ -557,6 +557,8 @@ bool rl_wait_arm_timer(RLRunLoopRef rl, int64_t deadline);
    deadline again unless skipped). */
 typedef enum { RL_SPIN_SKIPPED, RL_SPIN_ANSWERED, RL_SPIN_UNANSWERED } rl_spin_result;
 rl_spin_result rl_wait_spin(RLRunLoopRef rl, int64_t deadline);
+/* After an answered spin, instead of a poll: consumes the wake-up (locked). */
+void rl_wait_take_wake_up(RLRunLoopRef rl);
 /* The loop's thread sleeps (or polls, if `poll`) in m until `deadline`, an
    event of m's version-1 sources or a wake-up; fills `events` (at most
    `max`), returns their count. Locked on entry and exit, not while asleep;

@@ -43,6 +43,16 @@ static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, wait_result 
     int64_t deadline = rl_mode_next_deadline(m);
     if (!poll && deadline <= rl_mono_now()) poll = true;
     rl_spin_result spin = poll ? RL_SPIN_SKIPPED : rl_wait_spin(rl, deadline);
+    if (spin == RL_SPIN_ANSWERED && !m->v1_count) {
+        /* A mode that watches no descriptor has nothing for a poll to report
+           but the timerfd, and the pass fires timers by the clock: the pass
+           runs at once, without that system call. Answering a conversation
+           that much sooner often catches the other thread before it goes
+           to sleep (an actor's round trip through a dispatch worker). */
+        rl_wait_take_wake_up(rl);
+        out->count = 0;
+        return;
+    }
     if (spin != RL_SPIN_SKIPPED) {
         /* Answered: poll the fds once, then run the pass. Either way other
            threads may have changed the timers while the lock was free. */

@@ -204,6 +204,10 @@ rl_spin_result rl_wait_spin(RLRunLoopRef rl, int64_t deadline) {
     return RL_SPIN_UNANSWERED;
 }
 
+void rl_wait_take_wake_up(RLRunLoopRef rl) {
+    atomic_store(&rl->wake_pending, false);
+}
+
 int rl_wait_sleep(RLRunLoopRef rl, rl_mode *m, bool poll, int64_t deadline, struct epoll_event *events, int max) {
     rl_wait_prepare(rl, m);
     if (rl->ready_regs) poll = true;     /* a source is always ready (poll()'s answer for its fd) */
