@@ -205,6 +205,7 @@ rl_spin_result rl_wait_spin(RLRunLoopRef rl, int64_t deadline) {
 }
 
 void rl_wait_take_wake_up(RLRunLoopRef rl) {
+    rl->embed_waiting = false; /* as rl_wait_prepare: the loop runs by itself, no host waits for it */
     atomic_store(&rl->wake_pending, false);
 }
 
