@@ -71,92 +71,88 @@ static void timer_is_not_fired_again_inside_its_own_nested_run(void) {
 
 /* ---- timers skipped in a pass ---- */
 
-typedef struct {
-    RLRunLoopTimerRef other;
-    RLAbsoluteTime date;
-    int what; /* 0: re-date other, 1: remove from default, 2: invalidate */
-} skip_rec;
+enum skip_what { REDATE, REMOVE_FROM_DEFAULT, INVALIDATE };
 
-static void disturb_other(RLRunLoopTimerRef t, void *info) {
+/* The pass of pass_where_first_disturbs_second: its timers, what the first
+   does to the second (and the date it re-dates it to), and the source that
+   keeps the default mode. */
+static struct {
+    RLRunLoopSourceRef keep;
+    RLRunLoopTimerRef first, second;
+    enum skip_what what;
+    RLAbsoluteTime redate_to;
+} g_skip;
+
+static void disturb_second(RLRunLoopTimerRef t, void *info) {
     (void)t;
-    skip_rec *r = info;
+    (void)info;
     rl_test_log_add(&rl_test_callouts, 1);
-    if (r->what == 0) RLRunLoopTimerSetNextFireDate(r->other, r->date);
-    else if (r->what == 1) RLRunLoopRemoveTimer(RLRunLoopGetCurrent(), r->other, kRLRunLoopDefaultMode);
-    else RLRunLoopTimerInvalidate(r->other);
+    if (g_skip.what == REDATE) RLRunLoopTimerSetNextFireDate(g_skip.second, g_skip.redate_to);
+    else if (g_skip.what == REMOVE_FROM_DEFAULT)
+        RLRunLoopRemoveTimer(RLRunLoopGetCurrent(), g_skip.second, kRLRunLoopDefaultMode);
+    else RLRunLoopTimerInvalidate(g_skip.second);
 }
 
-/* Two due timers in the default mode: *first, due first, does r->what to the
-   second, returned (repeating every 10 s, due at second_date, also in
-   also_mode unless NULL). Runs one pass, in which only *first is called. */
-static RLRunLoopTimerRef pass_where_first_disturbs_second(skip_rec *r, RLAbsoluteTime now, RLAbsoluteTime second_date,
-                                                          RLRunLoopMode also_mode, RLRunLoopTimerRef *first) {
+/* Two due timers in the default mode: the first (logs 1), due at now - 0.01,
+   does `what` to the second (logs 2), returned: repeating every 10 s, due at
+   second_date, also in also_mode unless NULL. Runs one pass, in which only
+   the first is called; release_skip_pass releases what it made. */
+static RLRunLoopTimerRef pass_where_first_disturbs_second(enum skip_what what, RLAbsoluteTime redate_to,
+                                                          RLAbsoluteTime now, RLAbsoluteTime second_date,
+                                                          RLRunLoopMode also_mode) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
-    *first = rl_test_timer(now - 0.01, 0, disturb_other, r);
-    RLRunLoopTimerRef second = rl_test_timer(second_date, 10, rl_test_log_fire, (void *)2);
-    r->other = second;
-    RLRunLoopAddTimer(rl, *first, kRLRunLoopDefaultMode);
-    RLRunLoopAddTimer(rl, second, kRLRunLoopDefaultMode);
-    if (also_mode) RLRunLoopAddTimer(rl, second, also_mode);
+    g_skip.keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    g_skip.what = what;
+    g_skip.redate_to = redate_to;
+    g_skip.first = rl_test_timer(now - 0.01, 0, disturb_second, NULL);
+    g_skip.second = rl_test_timer(second_date, 10, rl_test_log_fire, (void *)2);
+    RLRunLoopAddTimer(rl, g_skip.first, kRLRunLoopDefaultMode);
+    RLRunLoopAddTimer(rl, g_skip.second, kRLRunLoopDefaultMode);
+    if (also_mode) RLRunLoopAddTimer(rl, g_skip.second, also_mode);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_LOG(&rl_test_callouts, 1);
-    return second;
+    return g_skip.second;
+}
+
+static void release_skip_pass(void) {
+    RLRunLoopTimerInvalidate(g_skip.second);
+    RLRelease(g_skip.first);
+    RLRelease(g_skip.second);
+    RLRelease(g_skip.keep);
 }
 
 /* Re-dated by an earlier callout of the pass: keeps exactly the new date. */
 static void timer_redated_by_an_earlier_callout_keeps_that_date(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
     /* Far enough ahead that even a slow run (valgrind) is not past it. */
-    static skip_rec r;
-    r = (skip_rec){NULL, now + 100, 0};
-    RLRunLoopTimerRef first;
-    RLRunLoopTimerRef second = pass_where_first_disturbs_second(&r, now, now - 0.005, NULL, &first);
-    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetNextFireDate(second), r.date);
-    RLRunLoopTimerInvalidate(second);
-    RLRelease(first);
-    RLRelease(second);
-    RLRelease(keep);
+    RLAbsoluteTime later = now + 100;
+    RLRunLoopTimerRef second = pass_where_first_disturbs_second(REDATE, later, now, now - 0.005, NULL);
+    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetNextFireDate(second), later);
+    release_skip_pass();
 }
 
 /* Removed from the running mode by an earlier callout: its date in its other
    mode is untouched, so it fires there on its grid point. */
 static void timer_removed_from_the_running_mode_keeps_its_date(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    RLRunLoopSourceRef keep_other = rl_test_keep_mode(rl, "other");
+    RLRunLoopSourceRef keep_other = rl_test_keep_mode(RLRunLoopGetCurrent(), "other");
     RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
     RLAbsoluteTime date = now - 0.005;
-    static skip_rec r;
-    r = (skip_rec){NULL, 0, 1};
-    RLRunLoopTimerRef first;
-    RLRunLoopTimerRef second = pass_where_first_disturbs_second(&r, now, date, "other", &first);
+    RLRunLoopTimerRef second = pass_where_first_disturbs_second(REMOVE_FROM_DEFAULT, 0, now, date, "other");
     RL_ASSERT_EQ_DBL(RLRunLoopTimerGetNextFireDate(second), date);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("other", 0, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_LOG(&rl_test_callouts, 1, 2);
     RL_ASSERT_EQ_DBL(RLRunLoopTimerGetNextFireDate(second), date + 10);
-    RLRunLoopTimerInvalidate(second);
-    RLRelease(first);
-    RLRelease(second);
-    RLRelease(keep);
+    release_skip_pass();
     RLRelease(keep_other);
 }
 
 /* Invalidated by an earlier callout: not called. */
 static void timer_invalidated_by_an_earlier_callout_is_not_called(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
-    static skip_rec r;
-    r = (skip_rec){NULL, 0, 2};
-    RLRunLoopTimerRef first;
-    RLRunLoopTimerRef second = pass_where_first_disturbs_second(&r, now, now - 0.005, NULL, &first);
+    RLRunLoopTimerRef second = pass_where_first_disturbs_second(INVALIDATE, 0, now, now - 0.005, NULL);
     RL_ASSERT(!RLRunLoopTimerIsValid(second));
-    RL_ASSERT(!RLRunLoopContainsTimer(rl, second, kRLRunLoopDefaultMode));
-    RLRelease(first);
-    RLRelease(second);
-    RLRelease(keep);
+    RL_ASSERT(!RLRunLoopContainsTimer(RLRunLoopGetCurrent(), second, kRLRunLoopDefaultMode));
+    release_skip_pass();
 }
 
 /* ---- re-dating inside the callout, ties ---- */
