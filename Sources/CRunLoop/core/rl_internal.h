@@ -248,6 +248,8 @@ struct __RLRunLoop {
     int64_t last_sleep_ns;         /* how long the last sleep lasted, if a wake-up ended it */
     uint32_t spin_backoff;         /* short sleeps to skip spinning after the last failed spin */
     uint32_t spin_skips_left;      /* of those, still to skip */
+    int64_t polled_at_ns;          /* when an answered spin last polled the descriptors */
+    uint32_t unpolled_spins;       /* answered spins since then */
     int64_t timer_slack_ns;        /* the loop thread's timer slack: timers that close share a wake-up; -1 unread */
     uint64_t removals;             /* bumped when any item leaves any mode */
     _Atomic(rl_signal_link *) signal_inbox; /* links pushed by signals since the last pass (a stack) */

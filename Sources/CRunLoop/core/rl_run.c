@@ -37,18 +37,38 @@ static void set_deadline(rl_run *run, RLTimeInterval seconds) {
 /* __CFRunLoopServiceMachPort: sleeps (or polls) on the loop's epoll set, with
    the mode's version-1 sources armed, until the mode's next deadline (the
    handshake with wakers, the spin and the sleep are rl_wait.c's). */
+/* How stale the descriptors' readiness may get while answered spins skip
+   polling them (a conversation of sub-microsecond round trips would
+   otherwise make a system call each): at most this many passes, and at
+   most this long, short beside one real wake-up (tens of microseconds), so
+   a ready descriptor waits no longer than the sleep CF's loop would have
+   made to see it. */
+#define POLL_EVERY_SPINS 64
+#define POLL_EVERY_NS    50000
+
+/* After an answered spin: whether the descriptors are due a poll. A mode
+   that watches none has nothing for a poll to report but the timerfd, and
+   the pass fires timers by the clock. */
+static bool descriptors_due_a_poll(RLRunLoopRef rl, const rl_mode *m) {
+    if (!m->v1_count) return false;
+    int64_t now = rl_mono_now();
+    if (++rl->unpolled_spins < POLL_EVERY_SPINS && now - rl->polled_at_ns < POLL_EVERY_NS) return false;
+    rl->unpolled_spins = 0;
+    rl->polled_at_ns = now;
+    return true;
+}
+
 static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, wait_result *out) {
     /* A deadline that already passed (a loop behind a dense run of timers)
        needs no timer programming and no sleep: poll, and fire it next. */
     int64_t deadline = rl_mode_next_deadline(m);
     if (!poll && deadline <= rl_mono_now()) poll = true;
     rl_spin_result spin = poll ? RL_SPIN_SKIPPED : rl_wait_spin(rl, deadline);
-    if (spin == RL_SPIN_ANSWERED && !m->v1_count) {
-        /* A mode that watches no descriptor has nothing for a poll to report
-           but the timerfd, and the pass fires timers by the clock: the pass
-           runs at once, without that system call. Answering a conversation
-           that much sooner often catches the other thread before it goes
-           to sleep (an actor's round trip through a dispatch worker). */
+    if (spin == RL_SPIN_ANSWERED && !descriptors_due_a_poll(rl, m)) {
+        /* The pass runs at once, without the poll's system call. Answering a
+           conversation that much sooner often catches the other thread
+           before it goes to sleep (an actor's round trip through a dispatch
+           worker, a main loop whose main-queue descriptor is watched). */
         rl_wait_take_wake_up(rl);
         out->count = 0;
         return;
