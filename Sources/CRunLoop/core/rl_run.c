@@ -34,12 +34,9 @@ static void set_deadline(rl_run *run, RLTimeInterval seconds) {
     }
 }
 
-/* __CFRunLoopServiceMachPort: sleeps (or polls) on the loop's epoll set, with
-   the mode's version-1 sources armed, until the mode's next deadline (the
-   handshake with wakers, the spin and the sleep are rl_wait.c's). */
 /* How stale the descriptors' readiness may get while answered spins skip
    polling them (a conversation of sub-microsecond round trips would
-   otherwise make a system call each): at most this many passes, and at
+   otherwise make a system call each): at most this many answered spins, and at
    most this long, short beside one real wake-up (tens of microseconds), so
    a ready descriptor waits no longer than the sleep CF's loop would have
    made to see it. */
@@ -58,6 +55,9 @@ static bool descriptors_due_a_poll(RLRunLoopRef rl, const rl_mode *m) {
     return true;
 }
 
+/* __CFRunLoopServiceMachPort: sleeps (or polls) on the loop's epoll set, with
+   the mode's version-1 sources armed, until the mode's next deadline (the
+   handshake with wakers, the spin and the sleep are rl_wait.c's). */
 static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, wait_result *out) {
     /* A deadline that already passed (a loop behind a dense run of timers)
        needs no timer programming and no sleep: poll, and fire it next. */
