@@ -52,7 +52,7 @@ public final class RunLoopSerialExecutor: SerialExecutor, TaskExecutor, Sendable
     private let label: String
     /// The one mode jobs are queued for when it is the default or the
     /// common modes, whose C names need no lookup; nil otherwise.
-    private let constantMode: ConstantMode?
+    private let constantMode: RunLoop.ConstantMode?
 
     /// Makes an executor for `runLoop` whose jobs run when the loop runs in
     /// any of `modes` (default, or for an empty list: the common modes).
@@ -66,7 +66,7 @@ public final class RunLoopSerialExecutor: SerialExecutor, TaskExecutor, Sendable
         self.modes = valid.isEmpty ? [.common] : valid
         self.thread = thread
         self.label = thread == nil ? label : "RunLoopThread \"\(label)\""
-        self.constantMode = self.modes.count == 1 ? ConstantMode(self.modes[0]) : nil
+        self.constantMode = self.modes.count == 1 ? RunLoop.ConstantMode(self.modes[0]) : nil
     }
 
     /// Queues `job` on the run loop and wakes it.
@@ -81,14 +81,7 @@ public final class RunLoopSerialExecutor: SerialExecutor, TaskExecutor, Sendable
         }
         // The usual case, once per job: the job and this executor are the
         // queued item's payload, so queueing allocates nothing in Swift.
-        precondition(MemoryLayout<QueuedJob>.size <= 2 * MemoryLayout<UnsafeRawPointer>.size)  // folded away
-        var queued: QueuedJob? = QueuedJob(job: job, executor: self)
-        withUnsafeTemporaryAllocation(of: QueuedJob.self, capacity: 1) { slot in
-            // The item takes this value over (C copies its bytes), and
-            // queuedJobCall consumes it.
-            slot.initializeElement(at: 0, to: queued.take()!)
-            RLRunLoopPerformPayload(runLoop.ref, constantMode.name, queuedJobCall, slot.baseAddress)
-        }
+        runLoop.enqueuePayload(QueuedJob(job: job, executor: self), inMode: constantMode.name, call: queuedJobCall)
         RLRunLoopWakeUp(runLoop.ref)
     }
 
@@ -157,21 +150,6 @@ private final class JobItem: PerformItem, @unchecked Sendable {
     deinit {
         if !started { executor.jobDropped() }
     }
-}
-
-/// A mode whose C name is one of the core's constants.
-private enum ConstantMode {
-    case defaultMode, common
-
-    init?(_ mode: RunLoop.Mode) {
-        switch mode {
-        case .default: self = .defaultMode
-        case .common: self = .common
-        default: return nil
-        }
-    }
-
-    var name: RLRunLoopMode { self == .common ? kRLRunLoopCommonModes : kRLRunLoopDefaultMode }
 }
 
 /// A job queued for a single mode: held in the C item itself (its two

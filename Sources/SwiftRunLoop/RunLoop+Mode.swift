@@ -45,10 +45,28 @@ extension RunLoop {
         /// are passed as the C core's own, which it recognises by address
         /// (no name lookup by string comparison on every call).
         func withCName<R>(_ body: (RLRunLoopMode) throws -> R) rethrows -> R {
-            if rawValue == Mode.default.rawValue { return try body(kRLRunLoopDefaultMode) }
-            if rawValue == Mode.common.rawValue { return try body(kRLRunLoopCommonModes) }
+            if let constant = ConstantMode(self) { return try body(constant.name) }
             return try rawValue.withCString(body)
         }
+    }
+
+    /// A mode whose C name is one of the core's constants: known once, it
+    /// can be kept (a Sendable value, unlike the C pointer) and passed with
+    /// no string comparison at all.
+    enum ConstantMode {
+        case defaultMode, common
+
+        init?(_ mode: Mode) {
+            if mode.rawValue == Mode.default.rawValue {
+                self = .defaultMode
+            } else if mode.rawValue == Mode.common.rawValue {
+                self = .common
+            } else {
+                return nil
+            }
+        }
+
+        var name: RLRunLoopMode { self == .common ? kRLRunLoopCommonModes : kRLRunLoopDefaultMode }
     }
 
     /// The result of a CoreFoundation-level run: why

@@ -276,7 +276,7 @@ public final class RunLoop: @unchecked Sendable {
     /// loop runs blocks. Blocks still queued when the loop's thread exits are
     /// dropped without being run, and released.
     public func perform(_ block: consuming @escaping @Sendable () -> Void) {
-        enqueueBlock(QueuedBlock(body: block), inMode: kRLRunLoopDefaultMode)
+        enqueuePayload(QueuedBlock(body: block), inMode: kRLRunLoopDefaultMode, call: queuedBlockCall)
         RLRunLoopWakeUp(ref)
     }
 
@@ -291,27 +291,31 @@ public final class RunLoop: @unchecked Sendable {
         if modes.count == 1 {
             guard !modes[0].rawValue.isEmpty else { return }
             var queued: QueuedBlock? = QueuedBlock(body: block)
-            modes[0].withCName { enqueueBlock(queued.take()!, inMode: $0) }
+            modes[0].withCName { enqueuePayload(queued.take()!, inMode: $0, call: queuedBlockCall) }
             RLRunLoopWakeUp(ref)
         } else {
             enqueue(BlockItem(block), inModes: modes)
         }
     }
 
-    /// Queues `block` for one mode, held in the C item itself (its two
-    /// words are the item's payload), so the closure's context is the only
-    /// allocation; does not wake the loop. The block is moved, never copied
-    /// (`consuming` parameters and `Optional.take()` through the closures),
-    /// so queueing retains nothing and the caller releases nothing.
+    /// Queues `payload` for one mode, held in the C item itself (at most
+    /// two words), so queueing allocates nothing in Swift; does not wake the
+    /// loop. `call` gets the item's copy once, to move the payload out: with
+    /// `run` true to run it, false when the item was dropped. The payload is
+    /// moved, never copied (`consuming` parameters and `Optional.take()`
+    /// through the closures), so queueing retains nothing and the caller
+    /// releases nothing.
     @inline(__always)
-    private func enqueueBlock(_ block: consuming QueuedBlock, inMode mode: RLRunLoopMode) {
-        precondition(MemoryLayout<QueuedBlock>.size <= 2 * MemoryLayout<UnsafeRawPointer>.size)  // folded away
-        var queued: QueuedBlock? = consume block
-        withUnsafeTemporaryAllocation(of: QueuedBlock.self, capacity: 1) { slot in
-            // The item takes this value over (C copies its bytes), and
-            // queuedBlockCall consumes it.
+    func enqueuePayload<Payload>(
+        _ payload: consuming Payload, inMode mode: RLRunLoopMode,
+        call: @convention(c) (UnsafeMutableRawPointer?, Bool) -> Void
+    ) {
+        precondition(MemoryLayout<Payload>.size <= 2 * MemoryLayout<UnsafeRawPointer>.size)  // folded away
+        var queued: Payload? = consume payload
+        withUnsafeTemporaryAllocation(of: Payload.self, capacity: 1) { slot in
+            // The item takes this value over (C copies its bytes).
             slot.initializeElement(at: 0, to: queued.take()!)
-            RLRunLoopPerformPayload(ref, mode, queuedBlockCall, slot.baseAddress)
+            RLRunLoopPerformPayload(ref, mode, call, slot.baseAddress)
         }
     }
 
