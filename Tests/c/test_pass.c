@@ -1,7 +1,8 @@
 /* test_pass.c: the activities of one pass of RLRunLoopRunInMode, in order
    (__CFRunLoopRun): Entry; BeforeTimers, BeforeSources, blocks, sources0,
    blocks again if a source ran, [BeforeWaiting, sleep, AfterWaiting] unless
-   polling, timers / sources1 / wake-up, blocks; Exit. */
+   polling, one of: the due timers, one version-1 source, the wake-up;
+   blocks; Exit. */
 #include <CRunLoop.h>
 #include "rltest.h"
 
@@ -230,6 +231,109 @@ static void stop_in_a_callout_ends_the_pass_without_sleeping(void) {
     RLRelease(keep);
 }
 
+/* ---- one wake-up source per pass ---- */
+
+/* Two pipes made readable before the run: the fd sources of one wake-up. */
+enum { FD_FIRST = 4000, FD_SECOND = 4001, MORE_WORK = 5000 };
+
+typedef struct {
+    int fds[2][2];
+    RLRunLoopSourceRef sources[2];
+    RLRunLoopSourceRef work; /* a version-0 source the first fd callout signals */
+    int performed;
+} two_ready_fds;
+static two_ready_fds g_two;
+
+static int fd_of_pipe(void *info) {
+    return g_two.fds[(intptr_t)info][0];
+}
+
+static void log_more_work(void *info) {
+    (void)info;
+    rl_test_log_add(&g_log, MORE_WORK);
+}
+
+/* The first fd to perform queues a block and signals a source; the second
+   stops the run. Either pipe may be reported first. */
+static void fd_perform(void *info) {
+    char buf[8];
+    RL_ASSERT_EQ_INT(read(g_two.fds[(intptr_t)info][0], buf, sizeof buf), 1);
+    if (g_two.performed++ == 0) {
+        rl_test_log_add(&g_log, FD_FIRST);
+        RLRunLoopPerformFunction(RLRunLoopGetCurrent(), kRLRunLoopDefaultMode, log_block, NULL);
+        RLRunLoopSourceSignal(g_two.work);
+    } else {
+        rl_test_log_add(&g_log, FD_SECOND);
+        RLRunLoopStop(RLRunLoopGetCurrent());
+    }
+}
+
+static void make_two_ready_fds(RLRunLoopRef rl) {
+    g_two = (two_ready_fds){.performed = 0};
+    for (intptr_t i = 0; i < 2; i++) {
+        RL_ASSERT_EQ_INT(pipe(g_two.fds[i]), 0);
+        g_two.sources[i] = rl_test_source1(0, fd_of_pipe, fd_perform, (void *)i);
+        RLRunLoopAddSource(rl, g_two.sources[i], kRLRunLoopDefaultMode);
+    }
+    g_two.work = rl_test_source0(0, log_more_work, NULL);
+    RLRunLoopAddSource(rl, g_two.work, kRLRunLoopDefaultMode);
+    for (int i = 0; i < 2; i++) RL_ASSERT_EQ_INT(write(g_two.fds[i][1], "x", 1), 1);
+}
+
+static void free_two_ready_fds(void) {
+    for (int i = 0; i < 2; i++) {
+        RLRunLoopSourceInvalidate(g_two.sources[i]);
+        RLRelease(g_two.sources[i]);
+        close(g_two.fds[i][0]);
+        close(g_two.fds[i][1]);
+    }
+    RLRunLoopSourceInvalidate(g_two.work);
+    RLRelease(g_two.work);
+}
+
+/* As CF: each pass handles one version-1 source; the block and the source
+   its callout queued run before the next descriptor, in a pass of their own
+   that polls (a source ran) and so has no waiting activities. */
+static void ready_descriptors_are_handled_one_per_pass(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    make_two_ready_fds(rl);
+    RLRunLoopObserverRef o = observe_all();
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunStopped);
+    RL_ASSERT_LOG(&g_log, E, BT, BS, BW, AW, FD_FIRST, BLOCK, BT, BS, MORE_WORK, FD_SECOND, X);
+    RLRelease(o);
+    free_two_ready_fds();
+}
+
+/* A source that performed makes the pass poll; returning after a handled
+   source, CF still handles what that poll finds before returning. */
+static void return_after_source_handled_also_performs_a_ready_descriptor(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    make_two_ready_fds(rl);
+    RLRunLoopSourceSignal(g_two.work);
+    RLRunLoopObserverRef o = observe_all();
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_LOG(&g_log, E, BT, BS, MORE_WORK, FD_FIRST, BLOCK, X);
+    RLRelease(o);
+    free_two_ready_fds();
+}
+
+/* Due timers and a ready descriptor in one wake-up: the timers' pass, then
+   a pass of its own (with its waiting activities: firing timers handles no
+   source) for the descriptor. */
+static void due_timers_and_a_ready_descriptor_take_a_pass_each(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    make_two_ready_fds(rl);
+    RLRunLoopRemoveSource(rl, g_two.sources[1], kRLRunLoopDefaultMode);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, -1, 0, log_timer, NULL);
+    RLRunLoopObserverRef o = observe_all();
+    g_two.performed = 1; /* the one fd stops the run */
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunStopped);
+    RL_ASSERT_LOG(&g_log, E, BT, BS, BW, AW, TIMER, BT, BS, BW, AW, FD_SECOND, X);
+    RLRelease(t);
+    RLRelease(o);
+    free_two_ready_fds();
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(sleeping_pass_has_every_activity_in_order),
@@ -241,6 +345,9 @@ int main(int argc, char **argv) {
         RL_TEST(blocks_run_after_timers_before_exit),
         RL_TEST(nested_run_has_its_own_entry_and_exit),
         RL_TEST(stop_in_a_callout_ends_the_pass_without_sleeping),
+        RL_TEST(ready_descriptors_are_handled_one_per_pass),
+        RL_TEST(return_after_source_handled_also_performs_a_ready_descriptor),
+        RL_TEST(due_timers_and_a_ready_descriptor_take_a_pass_each),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }

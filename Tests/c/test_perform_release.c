@@ -31,7 +31,7 @@ static void release_follows_the_run(void) {
     for (int i = 0; i < 3; i++)
         RLRunLoopPerformFunctionWithRelease(rl, kRLRunLoopDefaultMode, note_run, &t, note_release);
     RL_ASSERT_EQ_INT(atomic_load(&t.released), 0);
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, false), kRLRunLoopRunFinished);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(atomic_load(&t.ran), 3);
     RL_ASSERT_EQ_INT(atomic_load(&t.released), 3);
     RL_ASSERT_EQ_INT(atomic_load(&t.ran_before_release), 3);
@@ -61,7 +61,7 @@ static void bad_input_releases_at_once(void) {
     RLRunLoopPerformFunctionWithRelease(rl, kRLRunLoopDefaultMode, NULL, &t, note_release);
     RLRunLoopPerformFunctionWithRelease(rl, kRLRunLoopDefaultMode, note_run, &t, NULL); /* runs, nothing to release */
     RL_ASSERT_EQ_INT(atomic_load(&t.released), 4);
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1, false), kRLRunLoopRunFinished);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(atomic_load(&t.ran), 1);
     RL_ASSERT_EQ_INT(atomic_load(&t.released), 4);
 }
@@ -102,7 +102,7 @@ static void payload_is_copied_runs_once_in_order_and_is_not_dropped(void) {
     p.tag = (void *)3;
     RLRunLoopPerformPayload(rl, kRLRunLoopCommonModes, payload_fn, &p);
     RL_ASSERT_EQ_INT(atomic_load(&t.ran), 0);
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, false), kRLRunLoopRunFinished);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(atomic_load(&payload_count), 3);
     RL_ASSERT_EQ_INT(payload_order[0], 1);
     RL_ASSERT_EQ_INT(payload_order[1], 2);
@@ -138,7 +138,7 @@ static void payload_with_bad_input_is_dropped_at_once(void) {
     RLRunLoopPerformPayload(rl, kRLRunLoopDefaultMode, payload_fn, NULL); /* no payload: ignored */
     RLRunLoopPerformPayload(rl, kRLRunLoopDefaultMode, payload_fn, &p);   /* runs */
     RL_ASSERT_EQ_INT(atomic_load(&t.released), 3);
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1, false), kRLRunLoopRunFinished);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(atomic_load(&t.ran), 1);
     RL_ASSERT_EQ_INT(atomic_load(&t.released), 3);
 }

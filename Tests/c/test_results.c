@@ -3,6 +3,8 @@
 #include <CRunLoop.h>
 #include "rltest.h"
 
+#include <pthread.h>
+
 static RLRunLoopObserverRef observe_entry_exit(RLRunLoopMode mode) {
     RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopEntry | kRLRunLoopExit, 0, &rl_test_callouts);
     RLRunLoopAddObserver(RLRunLoopGetCurrent(), o, mode);
@@ -63,9 +65,12 @@ static void pending_work_makes_a_mode_non_empty(void) {
     /* Work for another mode does not make the default non-empty. */
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1, false), kRLRunLoopRunFinished);
     RL_ASSERT_EQ_INT(rl_test_calls, 0);
-    /* It runs, then the mode is empty: Finished after one Entry/Exit. */
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode("work-mode", 5, false), kRLRunLoopRunFinished);
+    /* It runs; the pass then sleeps out its short timeout, as CF's. */
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode("work-mode", 0.01, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(rl_test_calls, 1);
+    RL_ASSERT_LOG(&rl_test_callouts, kRLRunLoopEntry, kRLRunLoopExit);
+    /* Now the mode is empty: Finished at once, without Entry or Exit. */
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode("work-mode", 5, false), kRLRunLoopRunFinished);
     RL_ASSERT_LOG(&rl_test_callouts, kRLRunLoopEntry, kRLRunLoopExit);
     RLRelease(o);
 }
@@ -315,12 +320,73 @@ static void huge_seconds_means_no_time_limit(void) {
     RLRelease(keep);
 }
 
+/* ---- a mode whose only content is queued work ---- */
+
+/* As CF, the pass that runs a mode's only blocks then sleeps like any
+   other: out to its timeout (TimedOut, checked before Finished). */
+static void blocks_only_mode_sleeps_out_its_timeout(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopObserverRef o = rl_test_log_observer(kRLRunLoopAllActivities, 0, &rl_test_callouts);
+    RLRunLoopAddObserver(rl, o, "blocks-only");
+    RLRunLoopPerformFunction(rl, "blocks-only", rl_test_count_perform, NULL);
+    double t0 = rl_test_now();
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode("blocks-only", 0.05, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_GE_DBL(rl_test_now() - t0, 0.049);
+    RL_ASSERT_EQ_INT(rl_test_calls, 1);
+    RL_ASSERT_LOG(&rl_test_callouts, kRLRunLoopEntry, kRLRunLoopBeforeTimers, kRLRunLoopBeforeSources,
+                  kRLRunLoopBeforeWaiting, kRLRunLoopAfterWaiting, kRLRunLoopExit);
+    RLRelease(o);
+}
+
+typedef struct {
+    RLRunLoopRef rl;
+    RLRunLoopTimerRef timer; /* added by the thread once the loop sleeps; NULL: wake it up instead */
+} sleeper_poke;
+
+static void *poke_once_asleep(void *arg) {
+    sleeper_poke *p = arg;
+    if (!rl_test_wait_sleeping(p->rl, 30)) return NULL;
+    if (p->timer) RLRunLoopAddTimer(p->rl, p->timer, "blocks-only");
+    else RLRunLoopWakeUp(p->rl);
+    return NULL;
+}
+
+static RLRunLoopRunResult run_blocks_only_mode_poked(RLRunLoopTimerRef timer) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopPerformFunction(rl, "blocks-only", rl_test_count_perform, NULL);
+    sleeper_poke poke = {rl, timer};
+    pthread_t th;
+    RL_ASSERT_EQ_INT(pthread_create(&th, NULL, poke_once_asleep, &poke), 0);
+    RLRunLoopRunResult result = RLRunLoopRunInMode("blocks-only", 60, false);
+    pthread_join(th, NULL);
+    return result;
+}
+
+/* The sleep ends for a timer another thread adds meanwhile, which fires;
+   the mode is then empty: Finished. */
+static void blocks_only_mode_fires_a_timer_added_while_it_sleeps(void) {
+    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent(), 0, rl_test_count_fire, NULL);
+    RL_ASSERT_EQ_INT(run_blocks_only_mode_poked(t), kRLRunLoopRunFinished);
+    RL_ASSERT_EQ_INT(rl_test_performed, 1);
+    RL_ASSERT_EQ_INT(rl_test_fired, 1);
+    RLRelease(t);
+}
+
+/* Or for a wake-up: the mode is empty by then, so Finished. */
+static void blocks_only_mode_finishes_when_woken(void) {
+    RL_ASSERT_EQ_INT(run_blocks_only_mode_poked(NULL), kRLRunLoopRunFinished);
+    RL_ASSERT_EQ_INT(rl_test_performed, 1);
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(empty_mode_finishes_at_once_without_entry_or_exit),
         RL_TEST(unknown_null_empty_and_common_mode_finish_without_entry_or_exit),
         RL_TEST(observers_do_not_make_a_mode_non_empty),
         RL_TEST(pending_work_makes_a_mode_non_empty),
+        RL_TEST(blocks_only_mode_sleeps_out_its_timeout),
+        RL_TEST(blocks_only_mode_fires_a_timer_added_while_it_sleeps),
+        RL_TEST(blocks_only_mode_finishes_when_woken),
         RL_TEST(mode_is_empty_agrees_with_finished_runs),
         RL_TEST(handled_source_after_exactly_one_of_three_signalled),
         RL_TEST(without_return_after_source_all_signalled_run_in_one_poll),

@@ -2,7 +2,7 @@
    performs, and that a pass costs what is signalled, not what is registered.
    The loop keeps its signalled sources aside; these tests pin down that it
    performs exactly what a full scan would: the current mode's signalled
-   sources, by order then the order added to that mode; other modes' sources
+   sources, by order then the time each was signalled (as CF); other modes' sources
    stay signalled; removal, invalidation, moves between loops, a signal sent
    before the source joined any loop; signals from many threads, none lost. */
 #include <CRunLoop.h>
@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
 
 #define DEF kRLRunLoopDefaultMode
 
@@ -22,22 +23,75 @@ static void release_all(RLRunLoopSourceRef *s, int n) {
 
 /* ---- order and modes ---- */
 
-/* Equal orders perform in the order each mode was given its sources: two
-   modes given the same sources in opposite orders perform them oppositely. */
-static void ties_follow_the_order_added_to_the_running_mode(void) {
+/* Signals one source after the monotonic clock has moved on since the
+   last, so that no two signals of a test share a time stamp. */
+static void signal_in_turn(RLRunLoopSourceRef s) {
+    static struct timespec last;
+    struct timespec now;
+    do clock_gettime(CLOCK_MONOTONIC, &now);
+    while (now.tv_sec == last.tv_sec && now.tv_nsec == last.tv_nsec);
+    RLRunLoopSourceSignal(s);
+    do clock_gettime(CLOCK_MONOTONIC, &last);
+    while (last.tv_sec == now.tv_sec && last.tv_nsec == now.tv_nsec);
+}
+
+/* As CF: equal orders perform earliest-signalled first, whatever order they
+   joined the mode in; a lower order goes first whenever it was signalled. */
+static void ties_go_to_the_earliest_signal(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef s[4];
     for (int i = 0; i < 4; i++) s[i] = rl_test_source0(i < 2 ? 7 : 3, rl_test_log_perform, (void *)(intptr_t)i);
     for (int i = 0; i < 4; i++) RLRunLoopAddSource(rl, s[i], "A");
     for (int i = 3; i >= 0; i--) RLRunLoopAddSource(rl, s[i], "B");
-    for (int i = 0; i < 4; i++) RLRunLoopSourceSignal(s[i]);
+    int signal_order[] = {1, 0, 3, 2};
+    for (int i = 0; i < 4; i++) signal_in_turn(s[signal_order[i]]);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("A", 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&rl_test_callouts, 2, 3, 0, 1);
-    rl_test_callouts.n = 0;
-    for (int i = 0; i < 4; i++) RLRunLoopSourceSignal(s[i]);
-    RL_ASSERT_EQ_INT(RLRunLoopRunInMode("B", 0, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_LOG(&rl_test_callouts, 3, 2, 1, 0);
+    rl_test_callouts.n = 0;
+    for (int i = 0; i < 4; i++) signal_in_turn(s[i]);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode("B", 0, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_LOG(&rl_test_callouts, 2, 3, 0, 1);
     release_all(s, 4);
+}
+
+/* Only the edge from unsignalled to signalled is stamped: signalling a
+   source again before it performs keeps its place. */
+static void signalling_again_keeps_the_first_signal_time(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef s[2];
+    for (int i = 0; i < 2; i++) s[i] = rl_test_source0(0, rl_test_log_perform, (void *)(intptr_t)i);
+    for (int i = 1; i >= 0; i--) RLRunLoopAddSource(rl, s[i], DEF);
+    signal_in_turn(s[0]);
+    signal_in_turn(s[1]);
+    signal_in_turn(s[0]);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_LOG(&rl_test_callouts, 0, 1);
+    /* Performed, it is stamped anew by its next signal. */
+    rl_test_callouts.n = 0;
+    signal_in_turn(s[1]);
+    signal_in_turn(s[0]);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_LOG(&rl_test_callouts, 1, 0);
+    release_all(s, 2);
+}
+
+/* Returning after a handled source, only the earliest-signalled of the
+   lowest order performs; the others wait for the next run. */
+static void return_after_source_handled_performs_the_earliest_signalled(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef s[3];
+    for (int i = 0; i < 3; i++) s[i] = rl_test_source0(i == 2 ? 9 : 4, rl_test_log_perform, (void *)(intptr_t)i);
+    for (int i = 0; i < 3; i++) RLRunLoopAddSource(rl, s[i], DEF);
+    signal_in_turn(s[2]);
+    signal_in_turn(s[1]);
+    signal_in_turn(s[0]);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_LOG(&rl_test_callouts, 1);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_LOG(&rl_test_callouts, 1, 0);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_LOG(&rl_test_callouts, 1, 0, 2);
+    release_all(s, 3);
 }
 
 /* A signalled source of another mode is left signalled: it performs once,
@@ -131,8 +185,9 @@ static void removed_while_signalled_performs_when_added_back(void) {
     release_all(all, 2);
 }
 
-/* A perform that removes or invalidates a later signalled source of the
-   same pass stops it from performing; one that signals a source not yet
+/* A perform that invalidates a later signalled source of the same pass
+   stops it from performing; one that only removes it from the mode does not
+   (as CF, the pass collected it first); one that signals a source not yet
    signalled leaves it for the next pass. */
 static RLRunLoopSourceRef g_s[4];
 static void first_perform(void *info) {
@@ -149,13 +204,13 @@ static void performs_change_what_the_rest_of_the_pass_performs(void) {
     for (int i = 0; i < 4; i++) RLRunLoopAddSource(rl, g_s[i], DEF);
     for (int i = 0; i < 3; i++) RLRunLoopSourceSignal(g_s[i]);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&rl_test_callouts, 0);
+    RL_ASSERT_LOG(&rl_test_callouts, 0, 1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&rl_test_callouts, 0, 3);
-    /* The removed one is still signalled: back in the mode, it performs. */
+    RL_ASSERT_LOG(&rl_test_callouts, 0, 1, 3);
+    /* The removed one performed: back in the mode, it waits for a signal. */
     RLRunLoopAddSource(rl, g_s[1], DEF);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(DEF, 0, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_LOG(&rl_test_callouts, 0, 3, 1);
+    RL_ASSERT_LOG(&rl_test_callouts, 0, 1, 3);
     release_all(g_s, 4);
 }
 
@@ -363,7 +418,9 @@ static void a_pass_costs_what_is_signalled_not_what_is_registered(void) {
 
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
-        RL_TEST(ties_follow_the_order_added_to_the_running_mode),
+        RL_TEST(ties_go_to_the_earliest_signal),
+        RL_TEST(signalling_again_keeps_the_first_signal_time),
+        RL_TEST(return_after_source_handled_performs_the_earliest_signalled),
         RL_TEST(signalled_sources_wait_for_their_mode_and_perform_once),
         RL_TEST(common_and_own_sources_perform_together_by_order),
         RL_TEST(signalled_before_joining_a_loop_performs_once_added),

@@ -250,6 +250,7 @@ struct __RLRunLoop {
     uint32_t spin_skips_left;      /* of those, still to skip */
     int64_t polled_at_ns;          /* when an answered spin last polled the descriptors */
     uint32_t unpolled_spins;       /* answered spins since then */
+    bool timers_went_last;         /* the last pass handled timers: a ready source goes first in the next */
     int64_t timer_slack_ns;        /* the loop thread's timer slack: timers that close share a wake-up; -1 unread */
     uint64_t removals;             /* bumped when any item leaves any mode */
     _Atomic(rl_signal_link *) signal_inbox; /* links pushed by signals since the last pass (a stack) */
@@ -268,6 +269,7 @@ struct __RLRunLoopSource {
     RLIndex order;
     _Atomic bool valid;
     _Atomic bool signalled;
+    _Atomic int64_t signalled_at; /* version 0: when it last went from unsignalled to signalled (rl_mono_now) */
     RLIndex version;
     _Atomic uint32_t watch_events; /* version 1: epoll events watched for (EPOLLIN unless set) */
     _Atomic bool explicit_events;  /* version 1: set them itself: poll()'s answers for bad fds */
@@ -504,6 +506,9 @@ bool rl_do_sources0(RLRunLoopRef rl, rl_mode *m, bool stop_after_one);         /
 bool rl_mode_has_signalled_source(RLRunLoopRef rl, rl_mode *m);
 bool rl_do_timers(RLRunLoopRef rl, rl_mode *m);                                   /* __CFRunLoopDoTimers */
 bool rl_do_source1(RLRunLoopRef rl, rl_mode *m, uint64_t token, uint32_t events); /* __CFRunLoopDoSource1 */
+/* Whether an event's token still names a registration armed in the mode
+   waited in, of a valid source: what rl_do_source1 would perform. */
+bool rl_source1_token_is_live(RLRunLoopRef rl, uint64_t token);
 
 /* Descriptions of the parts of a loop. */
 char *rl_source_copy_description(const rl_object *obj);

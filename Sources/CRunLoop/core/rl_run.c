@@ -3,8 +3,11 @@
  *
  * One pass, in CF's order: BeforeTimers and BeforeSources observers, blocks,
  * version-0 sources, blocks again if a source ran; then, unless the pass only
- * polls, BeforeWaiting, the sleep, AfterWaiting; then the timers, version-1
- * sources and wake-ups that ended the sleep; blocks; the exit checks.
+ * polls, BeforeWaiting, the sleep, AfterWaiting; then one thing that ended
+ * the sleep (the due timers, or one version-1 source, or the wake-up);
+ * blocks; the exit checks. Several descriptors ready at once are taken from
+ * the kernel in one epoll_wait and handed out one per pass, as CF's passes
+ * would each have received one.
  * Invariants: the loop's lock is held everywhere here except inside the wait
  * (rl_wait.c) and the callouts; `current_run` always names the innermost
  * active run.
@@ -18,10 +21,15 @@
 
 #define MAX_EVENTS 64
 
+/* What one wait took from the kernel, handed out one event per pass. Only
+   the run that took it uses it, and only while no run nested in a callout
+   has waited since (the nested run may have handled what it reports). */
 typedef struct {
     struct epoll_event events[MAX_EVENTS];
     int count;
-} wait_result;
+    int next;            /* the next event to hand out */
+    uint64_t generation; /* the loop's run_generation when taken */
+} event_batch;
 
 static void set_deadline(rl_run *run, RLTimeInterval seconds) {
     if (isnan(seconds) || seconds <= 0) {
@@ -58,11 +66,12 @@ static bool descriptors_due_a_poll(RLRunLoopRef rl, const rl_mode *m) {
 /* __CFRunLoopServiceMachPort: sleeps (or polls) on the loop's epoll set, with
    the mode's version-1 sources armed, until the mode's next deadline (the
    handshake with wakers, the spin and the sleep are rl_wait.c's). */
-static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, wait_result *out) {
+static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, event_batch *out) {
     /* A deadline that already passed (a loop behind a dense run of timers)
        needs no timer programming and no sleep: poll, and fire it next. */
     int64_t deadline = rl_mode_next_deadline(m);
     if (!poll && deadline <= rl_mono_now()) poll = true;
+    out->count = out->next = 0;
     rl_spin_result spin = poll ? RL_SPIN_SKIPPED : rl_wait_spin(rl, deadline);
     if (spin == RL_SPIN_ANSWERED && !descriptors_due_a_poll(rl, m)) {
         /* The pass runs at once, without the poll's system call. Answering a
@@ -70,7 +79,6 @@ static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, wait_result 
            before it goes to sleep (an actor's round trip through a dispatch
            worker, a main loop whose main-queue descriptor is watched). */
         rl_wait_take_wake_up(rl);
-        out->count = 0;
         return;
     }
     if (spin != RL_SPIN_SKIPPED) {
@@ -80,23 +88,35 @@ static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, wait_result 
         deadline = rl_mode_next_deadline(m);
     }
     out->count = rl_wait_sleep(rl, m, poll, deadline, out->events, MAX_EVENTS);
+    out->generation = rl->run_generation;
 }
 
-/* The version-1 sources that ended the sleep. With returnAfterSourceHandled
-   only one may run; after a callout that ran the loop re-entrantly, the rest
-   of the batch is stale (the nested run may have consumed it) and is left for
-   the next wait, which reports whatever is still readable. */
-static bool handle_source1_events(RLRunLoopRef rl, rl_mode *m, const wait_result *w, bool stop_after_one) {
-    bool handled = false;
-    uint64_t generation = rl->run_generation;
-    for (int i = 0; i < w->count; i++) {
-        uint64_t token = w->events[i].data.u64;
-        if (token == RL_EVENT_WAKE || token == RL_EVENT_TIMER || token == RL_EVENT_DISARMED) continue;
-        if (handled && stop_after_one) break;
-        if (rl->run_generation != generation) break;
-        if (rl_do_source1(rl, m, token, w->events[i].events)) handled = true;
+/* Whether the batch still holds a version-1 source to perform, skipping
+   what is not one (the wake-up, the timerfd) or no longer is: a
+   registration removed, disarmed or remade since, or a source invalidated.
+   A run nested in a callout since the batch was taken makes it all stale. */
+static bool batch_has_source(RLRunLoopRef rl, event_batch *b) {
+    if (b->next < b->count && b->generation != rl->run_generation) b->count = b->next = 0;
+    while (b->next < b->count && !rl_source1_token_is_live(rl, b->events[b->next].data.u64)) b->next++;
+    return b->next < b->count;
+}
+
+/* The one thing a pass handles after its wait, as CF's pass handles the one
+   port its wait received: the due timers, or one ready version-1 source, or
+   nothing (a wake-up). Timers go first, except right after a pass that
+   handled them (in this run or the last: a host may pump the loop one
+   polling run at a time), so neither timers due at every pass nor ready
+   descriptors can starve the other. Returns whether a source was handled. */
+static bool handle_wake_up_source(RLRunLoopRef rl, rl_mode *m, event_batch *b) {
+    bool source_waits = batch_has_source(rl, b);
+    if (!(rl->timers_went_last && source_waits) && rl_do_timers(rl, m)) {
+        rl->timers_went_last = true;
+        return false;
     }
-    return handled;
+    rl->timers_went_last = false;
+    if (!source_waits || !batch_has_source(rl, b)) return false; /* the timers' callouts may have changed it */
+    const struct epoll_event *ev = &b->events[b->next++];
+    return rl_do_source1(rl, m, ev->data.u64, ev->events);
 }
 
 static RLRunLoopRunResult exit_check(RLRunLoopRef rl, rl_mode *m, rl_run *run, bool handled, bool stop_after_one) {
@@ -132,7 +152,7 @@ static RLRunLoopRunResult run_passes(RLRunLoopRef rl, rl_mode *m, rl_run *run, b
         run->stopped = false;
         return kRLRunLoopRunStopped;
     }
-    wait_result w;
+    event_batch batch = {.count = 0};
     for (;;) {
         complete_common(rl, m);
         rl_do_observers(rl, m, kRLRunLoopBeforeTimers);
@@ -141,16 +161,15 @@ static RLRunLoopRunResult run_passes(RLRunLoopRef rl, rl_mode *m, rl_run *run, b
         bool handled = rl_do_sources0(rl, m, stop_after_one);
         if (handled) rl_do_blocks(rl, m);
 
-        /* A mode left empty by its own blocks or sources has nothing that
-           could end a sleep but the timeout: CF would sleep it out; we
-           finish now. */
-        bool poll = handled || run->polling || rl_mode_is_empty(rl, m);
+        /* As CF, a mode left empty by its blocks still sleeps: until its
+           timeout, a wake-up, or a timer another thread adds. A batch with
+           sources left stands for a wait that would end at once. */
+        bool poll = handled || run->polling;
         if (!poll) rl_do_observers(rl, m, kRLRunLoopBeforeWaiting);
-        wait_for_events(rl, m, poll, &w);
+        if (!batch_has_source(rl, &batch)) wait_for_events(rl, m, poll, &batch);
         if (!poll) rl_do_observers(rl, m, kRLRunLoopAfterWaiting);
 
-        rl_do_timers(rl, m);
-        if (!(handled && stop_after_one) && handle_source1_events(rl, m, &w, stop_after_one)) handled = true;
+        if (handle_wake_up_source(rl, m, &batch)) handled = true;
         rl_do_blocks(rl, m);
 
         RLRunLoopRunResult result = exit_check(rl, m, run, handled, stop_after_one);

@@ -30,6 +30,7 @@ RLRunLoopSourceRef RLRunLoopSourceCreate(RLIndex order, RLRunLoopSourceContext *
     else s->context.v1 = *(RLRunLoopSourceContext1 *)context;
     atomic_init(&s->valid, true);
     atomic_init(&s->signalled, false);
+    atomic_init(&s->signalled_at, 0);
     atomic_init(&s->unqueued_links, 0);
     atomic_init(&s->watch_events, EPOLLIN);
     atomic_init(&s->explicit_events, false);
@@ -181,7 +182,13 @@ void RLRunLoopSourceSignal(RLRunLoopSourceRef source) {
     if (!source || source->version != 0 || !atomic_load(&source->valid)) return;
     /* An exchange, not a test first: it orders what the caller wrote before
        the signal with the perform that clears the flag. */
-    if (atomic_exchange(&source->signalled, true) || atomic_load(&source->unqueued_links) == 0) return;
+    if (atomic_exchange(&source->signalled, true)) return;
+    /* Only the edge is stamped (signalling again keeps the first time): a
+       pass performs sources of equal order earliest-signalled first, as CF.
+       Stamped before the link is pushed, so the pass that takes the link
+       reads this time. */
+    atomic_store_explicit(&source->signalled_at, rl_mono_now(), memory_order_relaxed);
+    if (atomic_load(&source->unqueued_links) == 0) return;
     rl_item_lock_acquire(&source->lock);
     if (!atomic_load(&source->valid)) {
         atomic_store(&source->signalled, false); /* invalidated meanwhile: it never performs */
@@ -496,18 +503,18 @@ void RLRunLoopSourceSetWatchedEvents(RLRunLoopSourceRef source, RLOptionFlags ev
 
 /* ---- performing ---------------------------------------------------------- */
 
-/* Whether a source collected for this pass is still in the mode: a perform
-   earlier in the pass may have removed it. Called unlocked; cheap unless
-   something left some mode since `removals` was read. */
-static bool still_in_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, uint64_t removals) {
-    rl_loop_lock(rl);
-    bool in = rl->removals == removals || rl_item_set_contains(&m->sources0, s);
-    rl_loop_unlock(rl);
-    return in;
+static int64_t signal_time(const rl_item_node *node) {
+    const struct __RLRunLoopSource *s = node->item;
+    return atomic_load_explicit(&s->signalled_at, memory_order_relaxed);
 }
 
+/* CF's order among signalled sources: by order, then the earliest signal;
+   the order they joined the mode breaks what is left of a tie. */
 static bool node_precedes(const rl_item_node *a, const rl_item_node *b) {
-    return a->order < b->order || (a->order == b->order && a->seq < b->seq);
+    if (a->order != b->order) return a->order < b->order;
+    int64_t ta = signal_time(a), tb = signal_time(b);
+    if (ta != tb) return ta < tb;
+    return a->seq < b->seq;
 }
 
 static int compare_nodes(const void *a, const void *b) {
@@ -566,11 +573,11 @@ bool rl_do_sources0(RLRunLoopRef rl, rl_mode *m, bool stop_after_one) {
     void **items = ready->items;
     size_t count = ready->count;
     bool handled = false;
-    uint64_t removals = rl->removals;
     rl_loop_unlock(rl);
+    /* As CF: what was collected performs if still valid and signalled, even
+       if an earlier perform of this pass removed it from the mode. */
     for (size_t i = 0; i < count; i++) {
         RLRunLoopSourceRef s = items[i];
-        if (i > 0 && !still_in_mode(rl, m, s, removals)) continue;
         if (atomic_load(&s->valid) && atomic_exchange(&s->signalled, false)) {
             RL_IS_CALLING_OUT_TO_A_SOURCE0_PERFORM_FUNCTION(s->context.v0.perform, s->context.v0.info);
             handled = true;
@@ -600,15 +607,24 @@ RLOptionFlags RLRunLoopSourceGetReadyEvents(RLRunLoopSourceRef source) {
     return source && performing.source == source ? performing.ready : 0;
 }
 
+static RLRunLoopSourceRef live_source_of(RLRunLoopRef rl, uint64_t token) {
+    if (token == RL_EVENT_WAKE || token == RL_EVENT_TIMER || token == RL_EVENT_DISARMED) return NULL;
+    uint32_t index = (uint32_t)token;
+    if (index >= rl->reg_capacity) return NULL;
+    const rl_v1_reg *r = &rl->regs[index];
+    if (!r->source || !r->armed || r->generation != (uint32_t)(token >> 32)) return NULL;
+    return atomic_load(&r->source->valid) ? r->source : NULL;
+}
+
+bool rl_source1_token_is_live(RLRunLoopRef rl, uint64_t token) {
+    return live_source_of(rl, token) != NULL;
+}
+
 /* __CFRunLoopDoSource1 */
 bool rl_do_source1(RLRunLoopRef rl, rl_mode *m, uint64_t token, uint32_t events) {
     (void)m; /* armed registrations are exactly m's */
-    uint32_t index = (uint32_t)token;
-    if (index >= rl->reg_capacity) return false;
-    rl_v1_reg *r = &rl->regs[index];
-    if (!r->source || !r->armed || r->generation != (uint32_t)(token >> 32)) return false;
-    RLRunLoopSourceRef s = r->source;
-    if (!atomic_load(&s->valid)) return false;
+    RLRunLoopSourceRef s = live_source_of(rl, token);
+    if (!s) return false;
     RLRetain(s);
     rl_loop_unlock(rl);
     perform_state outer = performing; /* a nested run may perform another source */

@@ -719,7 +719,7 @@ static void sort_displaced(displaced_timer *d, size_t n) {
    checked again at its turn. Out of memory, the earliest that fit fire and
    the others stay due for a later pass. Loop locked; `p` is off the mode's
    list. */
-static bool fire_the_rest(RLRunLoopRef rl, rl_mode *m, rl_timer_pass *p) {
+static void fire_the_rest(RLRunLoopRef rl, rl_mode *m, rl_timer_pass *p) {
     rl_ptr_array *due = rl_loop_scratch(rl);
     rl_heap_key_buffer *keys = due ? rl_loop_timer_keys(rl) : &(rl_heap_key_buffer){0};
     if (due) {
@@ -746,15 +746,12 @@ static bool fire_the_rest(RLRunLoopRef rl, rl_mode *m, rl_timer_pass *p) {
     }
     for (; d < p->displaced_count; d++) rl_loop_release_locked(rl, p->displaced[d].timer);
     free(p->displaced);
-    if (!due) return false;
+    if (!due) return;
     /* Nested runs may move the per-depth table but never this depth's buffer. */
     void **items = due->items;
     size_t count = due->count;
-    bool fired = false;
-    for (size_t i = 0; i < count; i++)
-        if (fire(rl, m, items[i], p->now)) fired = true;
+    for (size_t i = 0; i < count; i++) fire(rl, m, items[i], p->now);
     for (size_t i = 0; i < count; i++) rl_loop_release_locked(rl, items[i]);
-    return fired;
 }
 
 /* __CFRunLoopDoTimers: the timers due at the start of the pass fire in
@@ -767,7 +764,8 @@ static bool fire_the_rest(RLRunLoopRef rl, rl_mode *m, rl_timer_pass *p) {
    root is not owed (added or re-dated due during the pass), or a timer is
    found not to be firable, the rest of the pass is collected in order as CF
    does (fire_the_rest): the same timers, in the same order, with the same
-   checks. */
+   checks. Returns whether any timer was due: the pass then handled the
+   timers, its one wake-up source. */
 bool rl_do_timers(RLRunLoopRef rl, rl_mode *m) {
     const rl_heap_entry *top = rl_heap_top(&m->timers);
     if (!top) return false;
@@ -775,7 +773,7 @@ bool rl_do_timers(RLRunLoopRef rl, rl_mode *m) {
     if (top->deadline_ns > now) return false;
     rl_timer_pass pass = {.now = now, .sequence = rl->timer_sequence, .outer = m->timer_passes};
     m->timer_passes = &pass;
-    bool fired = false, rest = false;
+    bool rest = false;
     while ((top = rl_heap_top(&m->timers)) && top->deadline_ns <= now) {
         if (pass.displaced_count || pass.displaced_lost ||
             rl_heap_sequence_of(&m->timers, top->handle) > pass.sequence) {
@@ -797,13 +795,9 @@ bool rl_do_timers(RLRunLoopRef rl, rl_mode *m) {
             rest = true;
             break;
         }
-        fired = true;
     }
     m->timer_passes = pass.outer;
-    if (rest || pass.displaced_count) {
-        if (fire_the_rest(rl, m, &pass)) fired = true;
-    } else {
-        free(pass.displaced);
-    }
-    return fired;
+    if (rest || pass.displaced_count) fire_the_rest(rl, m, &pass);
+    else free(pass.displaced);
+    return true;
 }
