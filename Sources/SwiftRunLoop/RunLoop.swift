@@ -169,7 +169,9 @@ public final class RunLoop: @unchecked Sendable {
     /// during the run but, as in CF, do not end it; blocks queued with
     /// ``perform(_:)`` run but do not end it either. The run also ends when
     /// the mode is left empty (say, after its last one-shot timer fired) or
-    /// ``stop()`` is called.
+    /// ``stop()`` is called. As on macOS, a mode whose only content was
+    /// queued blocks sleeps after running them, until `limitDate`, a wake-up
+    /// or a timer added meanwhile.
     ///
     /// - Returns: `false` when the run could not start because `mode` has no
     ///   timers, sources or queued blocks (or is ``Mode/common``, or this is

@@ -36,7 +36,7 @@ final class PerformCellTests: XCTestCase {
                 expected.append(i)
             }
             while order.current.count < expected.count {
-                loop.run(mode: .default, seconds: 1, returnAfterSourceHandled: false)
+                loop.run(mode: .default, seconds: 0, returnAfterSourceHandled: false)
             }
             XCTAssertEqual(order.current, expected)
         }
@@ -75,7 +75,7 @@ final class PerformCellTests: XCTestCase {
                 }
                 XCTAssertEqual(released.current, total)
                 total += burst
-                while ran.current < total { loop.run(mode: .default, seconds: 1, returnAfterSourceHandled: false) }
+                while ran.current < total { loop.run(mode: .default, seconds: 0, returnAfterSourceHandled: false) }
                 XCTAssertEqual(released.current, total)
             }
         }

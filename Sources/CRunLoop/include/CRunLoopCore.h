@@ -169,7 +169,21 @@ void RLRunLoopRun(void);
    mode, kRLRunLoopCommonModes, or an empty mode (no sources, no timers, no
    queued work for it) returns kRLRunLoopRunFinished at once with no Entry or
    Exit callout; so does a run when the calling thread has no loop, or a
-   nested run when memory for it runs out. */
+   nested run when memory for it runs out.
+   Each pass handles, after its wait, one thing that ended it, as CF's: the
+   due timers, or one ready version-1 source, or the wake-up. Descriptors
+   ready together are taken from the kernel in one epoll_wait and handed out
+   one per pass (skipping a source removed, disarmed or invalidated since,
+   and dropped once a run nested in a callout has waited), so the blocks and
+   version-0 sources a callout queues run before the next descriptor's
+   callout, and a pass that performed a source polls for the next without
+   sleeping. Timers go before a ready descriptor, except right after a pass
+   that fired timers. As CF, a pass whose mode is left with nothing but
+   observers (its only queued blocks ran) still sleeps, until the timeout,
+   a wake-up or a timer added meanwhile; the exit checks then say TimedOut,
+   Stopped or Finished, in that order. With returnAfterSourceHandled, a pass
+   that performed a version-0 source also performs a version-1 source its
+   poll finds ready, then returns kRLRunLoopRunHandledSource. */
 RLRunLoopRunResult RLRunLoopRunInMode(RLRunLoopMode mode, RLTimeInterval seconds, bool returnAfterSourceHandled);
 /* True while the loop sleeps waiting for an event. false for NULL. */
 bool RLRunLoopIsWaiting(RLRunLoopRef rl);
@@ -299,7 +313,14 @@ bool RLRunLoopSourceIsValid(RLRunLoopSourceRef source); /* false for NULL */
 /* Marks a version-0 source ready to perform; it does not wake the loop.
    Any thread; it never allocates. A pass looks at the signalled sources
    only, so its cost does not grow with the sources added (CF checks every
-   source of the mode). Ignored for NULL, invalid or version-1 sources. */
+   source of the mode). Ignored for NULL, invalid or version-1 sources.
+   As CF, a pass performs its mode's signalled sources by order, and those
+   of equal order earliest-signalled first: the time is taken when the
+   source goes from unsignalled to signalled (signalling it again before it
+   performs keeps its place); returning after a handled source, only the
+   first of them performs. The sources a pass collected perform even if an
+   earlier perform of the pass removed them from the mode (not if it
+   invalidated them). */
 void RLRunLoopSourceSignal(RLRunLoopSourceRef source);
 /* Copies the source's context (a RLRunLoopSourceContext1 for version 1; the
    caller passes storage large enough for it). NULL arguments: ignored. */
