@@ -14,10 +14,14 @@
  *    schedule has its cancel.
  *  - functions queued by K threads to one loop that runs nested runs: N sent
  *    == N run, per-sender FIFO, nothing twice, every release once.
+ *  - bytes written by a thread to many pipes, read one per callout while
+ *    callouts run nested passes and re-add sources: every byte read once,
+ *    no callout for an empty pipe.
  * Each test prints its operation counts. */
 #include <CRunLoop.h>
 #include "rltest.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -567,12 +571,105 @@ static void functions_from_k_threads_run_once_in_fifo_order(void) {
     RLRelease(t);
 }
 
+/* ---- 5. bytes on many pipes, one descriptor per pass, nested runs ---- */
+
+/* A writer thread puts one byte at a time on random pipes while the loop
+   handles the ready descriptors one per pass, some callouts running a
+   nested pass and some removing and re-adding another pipe's source. Every
+   byte written is read by exactly one callout, and no callout finds its
+   pipe empty: an event taken from the kernel is never handed out after a
+   nested run may have consumed it, nor for a source removed since. */
+enum { PIPES = 16 };
+
+typedef struct {
+    int fds[PIPES][2];
+    RLRunLoopSourceRef sources[PIPES];
+    atomic_long read;
+    long empty_reads, nested_runs;
+    atomic_bool writer_done;
+    atomic_bool loop_gone; /* the loop gave up: the writer must not wait for it */
+    long to_write;
+} pipe_stress;
+static pipe_stress g_ps;
+
+static int ps_fd_of(void *info) {
+    return g_ps.fds[(intptr_t)info][0];
+}
+
+static void ps_perform(void *info) {
+    intptr_t i = (intptr_t)info;
+    char byte;
+    ssize_t n = read(g_ps.fds[i][0], &byte, 1);
+    if (n != 1) {
+        g_ps.empty_reads++;
+        return;
+    }
+    long seen = atomic_fetch_add(&g_ps.read, 1) + 1;
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    if (seen % 7 == 0) {
+        g_ps.nested_runs++;
+        RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false);
+    }
+    if (seen % 11 == 0) {
+        intptr_t other = (i + 1 + seen % (PIPES - 1)) % PIPES;
+        RLRunLoopRemoveSource(rl, g_ps.sources[other], kRLRunLoopDefaultMode);
+        RLRunLoopAddSource(rl, g_ps.sources[other], kRLRunLoopDefaultMode);
+    }
+}
+
+/* Bursts of bytes on several pipes at once, so that one wait finds many
+   ready; the next burst waits until the loop read this one. */
+static void *ps_writer(void *arg) {
+    (void)arg;
+    unsigned seed = 12345;
+    long written = 0;
+    while (written < g_ps.to_write) {
+        int burst = 2 + (int)(rand_r(&seed) % (PIPES - 1));
+        for (int b = 0; b < burst && written < g_ps.to_write; b++, written++) {
+            int p = (int)(rand_r(&seed) % PIPES);
+            while (write(g_ps.fds[p][1], "x", 1) != 1) sched_yield();
+        }
+        while (atomic_load(&g_ps.read) < written && !atomic_load(&g_ps.loop_gone)) sched_yield();
+    }
+    atomic_store(&g_ps.writer_done, true);
+    RLRunLoopWakeUp(g_rl);
+    return NULL;
+}
+
+static void ready_descriptors_one_per_pass_lose_nothing(void) {
+    g_rl = RLRunLoopGetCurrent();
+    g_ps = (pipe_stress){.to_write = rl_test_scaled(40000)};
+    for (intptr_t i = 0; i < PIPES; i++) {
+        RL_ASSERT_EQ_INT(pipe2(g_ps.fds[i], O_NONBLOCK), 0);
+        g_ps.sources[i] = rl_test_source1(0, ps_fd_of, ps_perform, (void *)i);
+        RLRunLoopAddSource(g_rl, g_ps.sources[i], kRLRunLoopDefaultMode);
+    }
+    pthread_t th;
+    RL_ASSERT_EQ_INT(pthread_create(&th, NULL, ps_writer, NULL), 0);
+    double end = rl_test_now() + 120;
+    while ((!atomic_load(&g_ps.writer_done) || atomic_load(&g_ps.read) < g_ps.to_write) && rl_test_now() < end)
+        RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false);
+    atomic_store(&g_ps.loop_gone, true);
+    pthread_join(th, NULL);
+    long bytes = atomic_load(&g_ps.read);
+    printf("  %ld bytes read, %ld nested runs, %ld empty reads\n", bytes, g_ps.nested_runs, g_ps.empty_reads);
+    RL_ASSERT_EQ_INT(bytes, g_ps.to_write);
+    RL_ASSERT_EQ_INT(g_ps.empty_reads, 0);
+    for (int i = 0; i < PIPES; i++) {
+        RLRunLoopSourceInvalidate(g_ps.sources[i]);
+        RLRelease(g_ps.sources[i]);
+        close(g_ps.fds[i][0]);
+        close(g_ps.fds[i][1]);
+    }
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(signals_from_k_threads_survive_sleeps_and_nested_runs),
         RL_TEST(items_churned_by_k_threads_are_accounted_for),
         RL_TEST(loops_made_and_destroyed_with_their_threads),
         RL_TEST(functions_from_k_threads_run_once_in_fifo_order),
+        RL_TEST(ready_descriptors_one_per_pass_lose_nothing),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }
