@@ -211,10 +211,7 @@ static void unlock_timer_and_loop(RLRunLoopTimerRef t, RLRunLoopRef rl) {
    ahead it was scheduled, at most RL_TIMER_LEEWAY_CAP_NS. macOS's kernel
    coalesces timers without tolerance in the same proportion (capped near a
    millisecond for a foreground app); the cap here is lower, so that a timer's
-   lateness stays well under libev's millisecond. Adding a timer measures
-   `ahead_ns` on the coarse clock (a tick behind at most, 4 ms here), which
-   saves a precise clock reading per add; a timer added less than a tick
-   ahead may so get more than an eighth, never more than the cap. */
+   lateness stays well under libev's millisecond. */
 #define RL_TIMER_LEEWAY_CAP_NS 500000
 static uint32_t implicit_leeway(int64_t ahead_ns) {
     if (ahead_ns <= 0) return 0;
@@ -222,16 +219,29 @@ static uint32_t implicit_leeway(int64_t ahead_ns) {
     return leeway > RL_TIMER_LEEWAY_CAP_NS ? RL_TIMER_LEEWAY_CAP_NS : (uint32_t)leeway;
 }
 
+/* implicit_leeway for a timer added at `coarse_now` (rl_mono_coarse_now,
+   which adding reads anyway for the date's conversion). That clock may be a
+   tick behind (4 ms here), so the distance it gives may be a tick too long,
+   and an eighth of it too generous. A timer so far ahead that even two ticks
+   less earns the cap (the second for a late tick) gets the cap as it is;
+   for a nearer one the precise clock is read, so the rule holds exactly for
+   every timer, and most adds (timers more than a few ms ahead) still read
+   one clock, the cheap one. */
+static uint32_t added_timer_leeway(int64_t deadline, int64_t coarse_now) {
+    if (deadline - coarse_now >= 8 * (int64_t)RL_TIMER_LEEWAY_CAP_NS + 2 * rl_mono_coarse_tick())
+        return RL_TIMER_LEEWAY_CAP_NS;
+    return implicit_leeway(deadline - rl_mono_now());
+}
+
 /* Puts a slot into its mode's heap, after every timer already there with the
    same deadline (CF inserts a timer after its equals, whether it is new,
-   re-added, re-dated or advanced after firing), with the leeway of a timer
-   scheduled at `now`. Loop and timer locked. */
-static bool schedule_slot(RLRunLoopTimerRef t, rl_timer_slot *slot, int64_t now) {
+   re-added, re-dated or advanced after firing), with the timer's implicit
+   leeway. Loop and timer locked. */
+static bool schedule_slot(RLRunLoopTimerRef t, rl_timer_slot *slot, uint32_t leeway) {
     rl_mode *m = slot->mode;
-    int64_t deadline = t->fire_ns;
-    slot->heap_handle = rl_heap_insert(&m->timers, slot, deadline, ++m->rl->timer_sequence);
+    slot->heap_handle = rl_heap_insert(&m->timers, slot, t->fire_ns, ++m->rl->timer_sequence);
     if (slot->heap_handle == RL_HEAP_NO_HANDLE) return false;
-    rl_heap_set_leeway(&m->timers, slot->heap_handle, implicit_leeway(deadline - now));
+    rl_heap_set_leeway(&m->timers, slot->heap_handle, leeway);
     return true;
 }
 
@@ -401,7 +411,7 @@ static void add_slot(rl_mode *m, RLRunLoopTimerRef t, int64_t now) {
     rl_timer_slot *slot = new_slot(t, m);
     if (!slot) return;
     /* A firing timer is scheduled when its callout ends (end_firing). */
-    if (!t->firing && !schedule_slot(t, slot, now)) {
+    if (!t->firing && !schedule_slot(t, slot, added_timer_leeway(t->fire_ns, now))) {
         drop_slot(t, slot);
         return;
     }
@@ -582,10 +592,11 @@ static bool end_firing(RLRunLoopTimerRef t, fired_at fired) {
         t->fire_ns = fired.deadline_ns + steps * interval_ns;
         t->fire_date = next_grid_date(t, fired.date, steps, now);
     }
+    uint32_t leeway = implicit_leeway(t->fire_ns - now);
     for (size_t i = 0; i < slot_count(t); i++) {
         rl_timer_slot *slot = slot_at(t, i);
         if (slot->heap_handle != RL_HEAP_NO_HANDLE) continue;
-        schedule_slot(t, slot, now);
+        schedule_slot(t, slot, leeway);
         rl_mode_timers_changed(slot->mode);
     }
     return release_info_now;

@@ -447,7 +447,8 @@ bool RLRunLoopTimerIsValid(RLRunLoopTimerRef timer); /* false for NULL */
    read when the loop first runs; 50 us by default), the lateness the kernel
    allows itself for any sleep, and at least an implicit leeway of an eighth
    of how far ahead of its date the timer was scheduled (added, re-dated, or
-   advanced after firing), capped at 500 us: a timer scheduled 1 ms ahead may
+   advanced after firing; measured on the precise clock, so never more),
+   capped at 500 us: a timer scheduled 1 ms ahead may
    wait up to 125 us, one scheduled 4 ms or more ahead up to 500 us, for
    others to share its wake-up. macOS's kernel coalesces timers without
    tolerance in the same proportion (with a cap near a millisecond for a
