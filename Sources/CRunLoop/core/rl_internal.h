@@ -150,6 +150,9 @@ struct rl_mode {
     RLOptionFlags observer_mask;        /* union of activities ever added (CF never shrinks it) */
     rl_timer_heap timers;               /* scheduled, not currently firing */
     struct rl_timer_pass *timer_passes; /* the passes firing its timers, innermost first (rl_timer.c) */
+    struct rl_timer_slot **firing;      /* its slots out of the heap while their timer's callout runs */
+    uint32_t firing_count;              /* of those listed (rl_timer.c) */
+    uint32_t firing_capacity;           /* room in `firing` */
     size_t timer_count;                 /* memberships, including firing timers */
     size_t tolerant_timers;             /* memberships with tolerance > 0 */
     size_t pending_blocks;              /* queued blocks for exactly this mode */

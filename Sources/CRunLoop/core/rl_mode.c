@@ -63,6 +63,7 @@ void rl_mode_free(rl_mode *m) {
     rl_item_set_free(&m->sources0);
     rl_item_set_free(&m->observers);
     rl_heap_free(&m->timers);
+    free(m->firing);
     free(m->v1);
     rl_index_map_free(&m->v1_positions);
     free(m->name);

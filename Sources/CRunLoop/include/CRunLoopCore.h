@@ -152,7 +152,11 @@ char **RLRunLoopCopyAllModes(RLRunLoopRef rl);
 void RLRunLoopAddCommonMode(RLRunLoopRef rl, RLRunLoopMode mode);
 /* The earliest next fire date of the valid timers in `mode` (for
    kRLRunLoopCommonModes: in any common mode); 0 when there is none, or for a
-   NULL rl or unknown mode. */
+   NULL rl or unknown mode. As in CF, a timer whose callout is running is
+   still in its modes (also one its callout added to a mode of another loop):
+   asked from inside the callout of a mode's only timer, this answers that
+   timer's date, the one being fired for a repeating timer (it moves on after
+   the callout), or the date the callout set. */
 RLAbsoluteTime RLRunLoopGetNextTimerFireDate(RLRunLoopRef rl, RLRunLoopMode mode);
 /* True when running `mode` on `rl` now would return kRLRunLoopRunFinished at
    once: the mode is unknown, empty (no sources, no timers, no queued work for
