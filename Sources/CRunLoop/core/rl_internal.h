@@ -138,6 +138,7 @@ struct rl_signal_link {
 /* ---- modes --------------------------------------------------------------- */
 struct rl_mode {
     char *name;
+    uint64_t name_hash;
     RLRunLoopRef rl; /* owner; modes live as long as it */
     bool is_common;
     int64_t run_deadline_ns; /* innermost run of this mode; RL_NEVER = none */
@@ -231,6 +232,9 @@ struct __RLRunLoop {
     rl_mode **modes;
     size_t mode_count;
     size_t mode_capacity;
+    /* The modes by name (rl_mode.c): open addressing, at most half full, 0 or a power of two entries. */
+    rl_mode **mode_table;
+    size_t mode_table_capacity;
     rl_run *current_run; /* innermost */
     unsigned depth;
     uint64_t run_generation;      /* bumped by every run entry */
@@ -398,7 +402,8 @@ static inline bool rl_mode_name_is_default(RLRunLoopMode mode) {
 static inline rl_mode *rl_mode_default(RLRunLoopRef rl) {
     return rl->mode_count ? rl->modes[0] : rl_mode_find_or_create(rl, kRLRunLoopDefaultMode);
 }
-void rl_mode_free(rl_mode *m);
+/* Frees every mode of the loop and its table of them (the loop's finalization). */
+void rl_modes_free(RLRunLoopRef rl);
 bool rl_mode_is_empty(RLRunLoopRef rl, rl_mode *m);
 bool rl_mode_has_blocks(RLRunLoopRef rl, rl_mode *m);
 /* Arms the loop's timerfd for the mode's `deadline` (its rl_mode_next_deadline)

@@ -70,8 +70,7 @@ static void finalize_loop(rl_object *obj) {
     rl_block_queue left = rl_blocks_take_all(rl);
     rl_blocks_dispose(&left);
     rl_blocks_free(rl);
-    for (size_t i = 0; i < rl->mode_count; i++) rl_mode_free(rl->modes[i]);
-    free(rl->modes);
+    rl_modes_free(rl);
     rl_loop_free_scratch(rl);
     rl_ptr_array_free(&rl->signalled); /* its links left with their sources */
     rl_item_set_free(&rl->common_sources);
@@ -178,8 +177,14 @@ char **RLRunLoopCopyAllModes(RLRunLoopRef rl) {
     if (!rl) return NULL;
     rl_loop_lock(rl);
     char **names = calloc(rl->mode_count + 1, sizeof *names);
-    for (size_t i = 0; names && i < rl->mode_count; i++) names[i] = strdup(rl->modes[i]->name);
+    size_t copied = 0;
+    while (names && copied < rl->mode_count && (names[copied] = strdup(rl->modes[copied]->name))) copied++;
     rl_loop_unlock(rl);
+    if (names && copied < rl->mode_count) { /* out of memory: no list rather than a short one */
+        while (copied) free(names[--copied]);
+        free(names);
+        names = NULL;
+    }
     return names;
 }
 

@@ -142,7 +142,7 @@ RLRunLoopRef RLRunLoopGetMain(void);
 char *RLRunLoopCopyCurrentMode(RLRunLoopRef rl);
 /* Every mode the loop has (a mode exists once something named it), as a
    malloc'd NULL-terminated array of malloc'd names; free each, then the array.
-   NULL when rl is NULL. */
+   NULL when rl is NULL, or out of memory. */
 char **RLRunLoopCopyAllModes(RLRunLoopRef rl);
 /* Adds `mode` to the loop's set of common modes, and every item added to
    kRLRunLoopCommonModes to it. A mode never leaves the set. NULL rl, NULL or
