@@ -226,8 +226,8 @@ static uint32_t implicit_leeway(int64_t ahead_ns) {
    and an eighth of it too generous. A timer so far ahead that even two ticks
    less earns the cap (the second for a late tick) gets the cap as it is;
    for a nearer one the precise clock is read, so the rule holds exactly for
-   every timer, and most adds (timers more than a few ms ahead) still read
-   one clock, the cheap one. */
+   every timer, and most adds (of timers over 12 ms ahead, with 4 ms ticks)
+   still read one clock, the cheap one. */
 static uint32_t added_timer_leeway(int64_t deadline, int64_t coarse_now) {
     if (deadline - coarse_now >= 8 * (int64_t)RL_TIMER_LEEWAY_CAP_NS + 2 * rl_mono_coarse_tick())
         return RL_TIMER_LEEWAY_CAP_NS;
