@@ -2,7 +2,8 @@
  * test_malloc_fail.c: the malloc-failure sweep. A realistic workload (loops,
  * modes, sources, timers, observers, queued functions, perform requests,
  * descriptor objects, message ports, run-loop threads, a hang monitor, a
- * signal source, nested runs) runs once per N in a
+ * signal source, nested runs, enough modes to grow the loop's table of them)
+ * runs once per N in a
  * forked process where the N-th allocation fails ("only N"), or every
  * allocation from the N-th on fails ("from N"), for every N up to the
  * workload's allocation count; and once per number of free descriptors,
@@ -336,9 +337,51 @@ static void check_crowd(const crowd_outcome *out, bool persistent) {
     RL_ASSERT_LE_INT(idle_ran, 5);
 }
 
+/* ---- many modes: the loop's table of modes grows ------------------------- */
+
+#define MANY_MODES 40
+
+/* Makes MANY_MODES modes, each by adding a source to it, then takes the
+   sources out again. A mode that could not be made (or its table could not
+   grow) leaves no trace: each name the loop lists names one mode, and every
+   mode an add reached is listed and found again. Returns how many adds
+   reached their mode. */
+static int many_modes(RLRunLoopRef rl) {
+    RLRunLoopSourceRef sources[MANY_MODES];
+    bool in[MANY_MODES];
+    int reached = 0;
+    for (int i = 0; i < MANY_MODES; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "fail.mode.%d", i);
+        sources[i] = rl_test_source0(0, rl_test_nothing, NULL);
+        RLRunLoopAddSource(rl, sources[i], name);
+        in[i] = RLRunLoopContainsSource(rl, sources[i], name);
+        reached += in[i];
+    }
+    char **names = RLRunLoopCopyAllModes(rl);
+    for (char **n = names; n && *n; n++)
+        for (char **m = n + 1; *m; m++)
+            if (strcmp(*n, *m) == 0) RL_FAIL_("mode %s listed twice", *n);
+    for (int i = 0; i < MANY_MODES; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "fail.mode.%d", i);
+        bool listed = false;
+        for (char **n = names; n && *n; n++) listed = listed || strcmp(*n, name) == 0;
+        if (in[i] && names && !listed) RL_FAIL_("mode %s holds a source but is not listed", name);
+        if (in[i]) RL_ASSERT(!RLRunLoopModeIsEmpty(rl, name));
+        RLRunLoopRemoveSource(rl, sources[i], name);
+        RL_ASSERT(!RLRunLoopContainsSource(rl, sources[i], name));
+        RLRelease(sources[i]);
+    }
+    for (char **n = names; n && *n; n++) free(*n);
+    free(names);
+    return reached;
+}
+
 typedef struct {
     bool got_loop, source_in, timer_in, observer_in, fd_in, port_in, port_sent, thread_ok, thread_source_in;
     int blocks_queued;
+    int modes_reached;                    /* of many_modes' adds */
     RLPerformRequestStatus waited;        /* a request to a thread, waited for */
     RLPerformRequestStatus delayed_final; /* a delayed request to our own loop */
     bool delayed_made;
@@ -429,6 +472,7 @@ static void workload(outcome *out) {
     RLHangMonitorInvalidate(monitor);
     RLHangMonitorRelease(monitor);
     crowd(rl, &out->crowd);
+    out->modes_reached = many_modes(rl);
     out->delayed_final = RLPerformRequestGetStatus(delayed);
     RLPerformRequestRelease(delayed);
 
@@ -476,16 +520,17 @@ static void reset_counts(void) {
 static bool outcome_complete(const outcome *out) {
     return out->crowd.signal_in && out->crowd.timer2_in && nested_runs == 1 && out->got_loop && out->source_in &&
            out->timer_in && out->observer_in && out->fd_in && out->port_in && out->port_sent && out->thread_ok &&
-           out->thread_source_in && out->delayed_made;
+           out->thread_source_in && out->delayed_made && out->modes_reached == MANY_MODES;
 }
 
 /* What must hold after the workload, whatever failed. */
 static void check(const outcome *out, bool failures, bool persistent) {
     if (!failures && !outcome_complete(out))
         RL_FAIL_("incomplete without failures: signal %d nested %d loop %d source %d timer %d observer %d fd %d "
-                 "port %d sent %d thread %d thread source %d delayed %d",
+                 "port %d sent %d thread %d thread source %d delayed %d modes %d",
                  out->crowd.signal_in, nested_runs, out->got_loop, out->source_in, out->timer_in, out->observer_in,
-                 out->fd_in, out->port_in, out->port_sent, out->thread_ok, out->thread_source_in, out->delayed_made);
+                 out->fd_in, out->port_in, out->port_sent, out->thread_ok, out->thread_source_in, out->delayed_made,
+                 out->modes_reached);
     if (out->source_in) RL_ASSERT_EQ_INT(rl_test_performed, 1);
     if (out->timer_in) RL_ASSERT_EQ_INT(rl_test_fired, 1);
     if (out->observer_in) RL_ASSERT_GE_INT(rl_test_observed, 1);

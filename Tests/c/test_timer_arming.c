@@ -6,8 +6,9 @@
  * still hold: an earlier one is armed at once, a kept earlier expiry only
  * wakes the loop early, never late.
  *
- * timerfd_settime is replaced in this program (it counts, then makes the
- * system call itself), so every call the core makes is seen.
+ * timerfd_settime is replaced in this program (it counts, notes the
+ * expiry, then makes the system call itself), so every call the core makes
+ * is seen, and what it armed for.
  */
 #include <CRunLoop.h>
 #include <fcntl.h>
@@ -18,9 +19,11 @@
 #include "rltest.h"
 
 static atomic_long settime_calls;
+static _Atomic int64_t armed_for_ns; /* the last expiry armed (CLOCK_MONOTONIC ns); 0: disarmed */
 
 int timerfd_settime(int fd, int flags, const struct itimerspec *value, struct itimerspec *old) {
     atomic_fetch_add(&settime_calls, 1);
+    atomic_store(&armed_for_ns, (int64_t)value->it_value.tv_sec * 1000000000 + value->it_value.tv_nsec);
     return (int)syscall(SYS_timerfd_settime, fd, flags, value, old);
 }
 
@@ -132,12 +135,72 @@ static void timer_after_long_runs_fires_on_time(void) {
     remove_pipe_source(s, &p);
 }
 
+static int64_t mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* What the loop arms its timerfd for when a host is about to sleep in `mode`
+   (RLRunLoopEmbedPrepare arms it for the mode's wake-up, nothing runs). */
+static int64_t wake_up_armed(RLRunLoopRef rl, RLRunLoopMode mode) {
+    RLRunLoopEmbedPrepare(rl, mode, NULL);
+    RLRunLoopEmbedCancel(rl);
+    return atomic_load(&armed_for_ns);
+}
+
+static void never_runs(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+}
+
+static RLRunLoopTimerRef add_timer_at(RLRunLoopRef rl, RLRunLoopMode mode, RLAbsoluteTime date) {
+    RLRunLoopTimerRef t = rl_test_timer(date, 0, never_runs, NULL);
+    RLRunLoopAddTimer(rl, t, mode);
+    return t;
+}
+
+static void invalidate_and_release(RLRunLoopTimerRef t) {
+    RLRunLoopTimerInvalidate(t);
+    RLRelease(t);
+}
+
+/* A timer without tolerance may be held past its date, to share a wake-up
+   with the timers after it, by at most an eighth of how far ahead of its
+   date it was added (capped), or the thread's timer slack (50 us until the
+   loop first runs), whichever is larger. Timer A, added about 300 us ahead,
+   may so wait about 50 us; a neighbour B just past both is not worth waiting
+   for: the loop must wake for A at A's date. The bound is read from the
+   clock just before the add (the add's own "now" is no earlier), and A's
+   deadline is what the loop arms for A alone; B's date is placed 10 us past
+   the bound, so the check has no timing in it. Measured on a clock a tick
+   coarse, A's distance ahead (and so its leeway) came out up to a tick too
+   large: B's date fell inside A's window and the loop slept until B's. */
+static void timer_is_not_held_past_its_leeway_for_a_neighbour(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    const int64_t slack_ns = 50000, margin_ns = 10000;
+    for (int i = 0; i < 20; i++) {
+        char mode[32];
+        snprintf(mode, sizeof mode, "leeway.%d", i);
+        RLAbsoluteTime date_a = RLAbsoluteTimeGetCurrent() + 300e-6;
+        int64_t before_add = mono_ns();
+        RLRunLoopTimerRef a = add_timer_at(rl, mode, date_a);
+        int64_t deadline_a = wake_up_armed(rl, mode); /* a lone timer wakes the loop at its date */
+        int64_t leeway_bound = (deadline_a - before_add) / 8;
+        int64_t window = leeway_bound > slack_ns ? leeway_bound : slack_ns;
+        RLRunLoopTimerRef b = add_timer_at(rl, mode, date_a + (double)(window + margin_ns) * 1e-9);
+        RL_ASSERT_EQ_INT(wake_up_armed(rl, mode), deadline_a);
+        invalidate_and_release(a);
+        invalidate_and_release(b);
+        wake_up_armed(rl, mode); /* disarms: the next round's expiry is armed afresh */
+    }
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
-        RL_TEST(reentered_run_does_not_reprogram_the_timer_each_time),
-        RL_TEST(earlier_deadline_is_armed_at_once),
-        RL_TEST(kept_earlier_expiry_does_not_end_a_run_early),
-        RL_TEST(timer_after_long_runs_fires_on_time),
+        RL_TEST(reentered_run_does_not_reprogram_the_timer_each_time), RL_TEST(earlier_deadline_is_armed_at_once),
+        RL_TEST(kept_earlier_expiry_does_not_end_a_run_early),         RL_TEST(timer_after_long_runs_fires_on_time),
+        RL_TEST(timer_is_not_held_past_its_leeway_for_a_neighbour),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }

@@ -948,6 +948,126 @@ static void observer_context_retain_is_called_once_at_creation(void) {
     RLRelease(keep);
 }
 
+/* ---- the next fire date while a timer fires ---- */
+
+/* In CF a timer stays in its modes' sorted timer lists while its callout
+   runs (it is taken out only if invalidated or removed), so asking a mode
+   for its next fire date from inside that callout sees the firing timer: a
+   mode whose only timer is firing answers that timer's date, not 0. A
+   repeating timer moves to its next date only after the callout, so the
+   date seen is the one being fired. */
+typedef struct {
+    RLRunLoopRef ask;       /* the loop asked */
+    RLRunLoopMode mode;     /* and the mode */
+    RLRunLoopRef move_to;   /* if set, the callout first moves its timer from `ask`'s mode there */
+    RLAbsoluteTime seen[2]; /* RLRunLoopGetNextTimerFireDate inside each callout */
+    RLAbsoluteTime own[2];  /* the timer's own date then */
+    RLAbsoluteTime left;    /* RLRunLoopGetNextTimerFireDate(ask) after the move */
+    int fires;
+} next_date_seen;
+
+static void note_next_fire_date(RLRunLoopTimerRef t, void *info) {
+    next_date_seen *r = info;
+    if (r->move_to) {
+        RLRunLoopRef from = r->ask;
+        RLRunLoopRemoveTimer(from, t, r->mode);
+        RLRunLoopAddTimer(r->move_to, t, r->mode);
+        r->left = RLRunLoopGetNextTimerFireDate(from, r->mode);
+        r->ask = r->move_to;
+    }
+    r->seen[r->fires] = RLRunLoopGetNextTimerFireDate(r->ask, r->mode);
+    r->own[r->fires] = RLRunLoopTimerGetNextFireDate(t);
+    if (++r->fires == 2 || r->move_to) RLRunLoopStop(RLRunLoopGetCurrent());
+}
+
+/* A one-shot timer alone in its mode: its date inside its callout, 0 after
+   (invalidated). */
+static void next_fire_date_inside_the_only_timers_callout_is_its_date(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    next_date_seen r = {.ask = rl, .mode = "only.timer"};
+    RLAbsoluteTime date = RLAbsoluteTimeGetCurrent() - 0.001;
+    RLRunLoopTimerRef t = rl_test_timer(date, 0, note_next_fire_date, &r);
+    RLRunLoopAddTimer(rl, t, r.mode);
+    RLRunLoopRunInMode(r.mode, 5, true);
+    RL_ASSERT_EQ_INT(r.fires, 1);
+    RL_ASSERT_EQ_DBL(r.seen[0], date);
+    RL_ASSERT_EQ_DBL(RLRunLoopGetNextTimerFireDate(rl, r.mode), 0);
+    RLRelease(t);
+}
+
+/* A repeating timer: the date being fired inside each callout (the second
+   is a later point of its grid), its next date after the callouts. */
+static void next_fire_date_inside_a_repeating_timers_callout_is_the_date_being_fired(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    next_date_seen r = {.ask = rl, .mode = "only.timer"};
+    RLAbsoluteTime date = RLAbsoluteTimeGetCurrent() - 0.001;
+    RLRunLoopTimerRef t = rl_test_timer(date, 0.02, note_next_fire_date, &r);
+    RLRunLoopAddTimer(rl, t, r.mode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(r.mode, 10, false), kRLRunLoopRunStopped);
+    RL_ASSERT_EQ_INT(r.fires, 2);
+    RL_ASSERT_EQ_DBL(r.seen[0], date);
+    RL_ASSERT_EQ_DBL(r.own[0], date);
+    RL_ASSERT_EQ_DBL(r.seen[1], r.own[1]);
+    RL_ASSERT(r.seen[1] > date);
+    RLAbsoluteTime next = RLRunLoopGetNextTimerFireDate(rl, r.mode);
+    RL_ASSERT_EQ_DBL(next, RLRunLoopTimerGetNextFireDate(t));
+    RL_ASSERT(next > r.seen[1]);
+    RLRunLoopTimerInvalidate(t);
+    RLRelease(t);
+}
+
+/* The same through the common modes: the firing timer is in every common
+   mode's list, and so in the answer for kRLRunLoopCommonModes. */
+static void next_fire_date_of_the_common_modes_inside_the_only_timers_callout_is_its_date(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    next_date_seen r = {.ask = rl, .mode = kRLRunLoopCommonModes};
+    RLRunLoopAddCommonMode(rl, "also.common");
+    RLAbsoluteTime date = RLAbsoluteTimeGetCurrent() - 0.001;
+    RLRunLoopTimerRef t = rl_test_timer(date, 0, note_next_fire_date, &r);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopCommonModes);
+    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, true);
+    RL_ASSERT_EQ_INT(r.fires, 1);
+    RL_ASSERT_EQ_DBL(r.seen[0], date);
+    RL_ASSERT_EQ_DBL(RLRunLoopGetNextTimerFireDate(rl, kRLRunLoopCommonModes), 0);
+    RLRelease(t);
+}
+
+/* Moved by its own callout from this loop's mode to another loop's: there
+   it is the mode's timer at once (CF adds it to that mode's sorted list),
+   so the other loop answers its date while the callout still runs, and this
+   loop no longer does. After the callout a one-shot timer is invalidated
+   (0), a repeating one is scheduled on its grid there. */
+static void next_fire_date_after_a_move_in_the_callout(RLTimeInterval interval) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    static move_rec other;
+    start_the_other_loop(&other, rl);
+    next_date_seen r = {.ask = rl, .mode = kRLRunLoopDefaultMode, .move_to = other.to};
+    RLAbsoluteTime date = RLAbsoluteTimeGetCurrent() - 0.001;
+    RLRunLoopTimerRef t = rl_test_timer(date, interval, note_next_fire_date, &r);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, false), kRLRunLoopRunStopped);
+    RL_ASSERT_EQ_INT(r.fires, 1);
+    RL_ASSERT_EQ_DBL(r.left, 0);
+    RL_ASSERT_EQ_DBL(r.seen[0], date);
+    RLAbsoluteTime after = RLRunLoopGetNextTimerFireDate(other.to, kRLRunLoopDefaultMode);
+    if (interval > 0) RL_ASSERT_EQ_DBL(after, RLRunLoopTimerGetNextFireDate(t));
+    else RL_ASSERT_EQ_DBL(after, 0);
+    RLRunLoopTimerInvalidate(t);
+    RLThreadStop(other.thread);
+    RLThreadRelease(other.thread);
+    RLRelease(t);
+    RLRelease(keep);
+}
+
+static void next_fire_date_of_a_one_shot_moved_by_its_callout_is_its_date_there(void) {
+    next_fire_date_after_a_move_in_the_callout(0);
+}
+
+static void next_fire_date_of_a_repeating_timer_moved_by_its_callout_is_its_date_there(void) {
+    next_fire_date_after_a_move_in_the_callout(1000);
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(nested_run_from_a_timer_callout_fires_the_other_due_timers),
@@ -982,6 +1102,11 @@ int main(int argc, char **argv) {
         RL_TEST(timer_retain_callback_may_use_its_timer),
         RL_TEST(observer_context_with_release_but_no_retain_is_released_once),
         RL_TEST(observer_context_retain_is_called_once_at_creation),
+        RL_TEST(next_fire_date_inside_the_only_timers_callout_is_its_date),
+        RL_TEST(next_fire_date_inside_a_repeating_timers_callout_is_the_date_being_fired),
+        RL_TEST(next_fire_date_of_the_common_modes_inside_the_only_timers_callout_is_its_date),
+        RL_TEST(next_fire_date_of_a_one_shot_moved_by_its_callout_is_its_date_there),
+        RL_TEST(next_fire_date_of_a_repeating_timer_moved_by_its_callout_is_its_date_there),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }

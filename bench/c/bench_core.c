@@ -61,6 +61,7 @@ typedef struct {
     atomic_int ready, stop;
     long long sc;        /* system calls made by the thread while running */
     void (*setup)(void); /* optional, run on the thread before its loop */
+    RLRunLoopMode mode;  /* the mode it runs (MODE unless set before peer_start's setup returns) */
 } peer_thread;
 
 static void *peer_main(void *arg) {
@@ -70,7 +71,7 @@ static void *peer_main(void *arg) {
     if (p->setup) p->setup();
     bl_sc_span span = bl_sc_begin();
     atomic_store(&p->ready, 1);
-    while (!atomic_load(&p->stop)) RLRunLoopRunInMode(MODE, 1.0, false);
+    while (!atomic_load(&p->stop)) RLRunLoopRunInMode(p->mode, 1.0, false);
     p->sc = bl_sc_end(&span);
     keepalive_remove(ka);
     return NULL;
@@ -79,6 +80,7 @@ static void *peer_main(void *arg) {
 static void peer_start(peer_thread *p, void (*setup)(void)) {
     memset(p, 0, sizeof *p);
     p->setup = setup;
+    p->mode = MODE;
     pthread_create(&p->thread, NULL, peer_main, p);
     while (!atomic_load(&p->ready)) bl_spin_pause();
 }
@@ -97,16 +99,21 @@ static long long peer_stop(peer_thread *p) {
 static bl_w1 w1;
 static RLRunLoopRef w1_a;
 static peer_thread w1_b;
+static RLRunLoopMode w1_mode; /* both loops run it: NULL for MODE, or one of W9c's modes */
+
+static RLRunLoopMode w1_running(void) {
+    return w1_mode ? w1_mode : MODE;
+}
 
 static void w1_on_a(void *info);
 static void w1_on_b(void *info) {
     (void)info;
-    RLRunLoopPerformFunction(w1_a, MODE, w1_on_a, NULL);
+    RLRunLoopPerformFunction(w1_a, w1_running(), w1_on_a, NULL);
     RLRunLoopWakeUp(w1_a);
 }
 
 static void w1_wake_b(void) {
-    RLRunLoopPerformFunction(w1_b.rl, MODE, w1_on_b, NULL);
+    RLRunLoopPerformFunction(w1_b.rl, w1_running(), w1_on_b, NULL);
     RLRunLoopWakeUp(w1_b.rl);
 }
 
@@ -117,7 +124,7 @@ static void w1_on_a(void *info) {
 }
 
 static void w1_run(void) {
-    while (w1.i < w1.n) RLRunLoopRunInMode(MODE, 10.0, false);
+    while (w1.i < w1.n) RLRunLoopRunInMode(w1_running(), 10.0, false);
 }
 
 static long long w1_stop_b(void) {
@@ -758,13 +765,19 @@ static void run_w9b(double arg) {
 }
 
 /* (c) W1's ping-pong with N other modes in each loop (each holding a source):
-   waking a sleeping loop must not cost more with more modes. */
+   waking a sleeping loop must not cost more with more modes; and the same
+   ping-pong run in the last mode made (each loop runs it, each function is
+   queued for it): finding a mode by name must not cost more either. */
 static long w9c_modes;
+static void w9c_mode_name(char *buf, size_t size, long i) {
+    snprintf(buf, size, "bench.mode.%ld", i);
+}
+
 static RLRunLoopSourceRef *w9c_add_modes(RLRunLoopRef rl, long n) {
     RLRunLoopSourceRef *srcs = calloc((size_t)(n ? n : 1), sizeof *srcs);
     for (long i = 0; i < n; i++) {
         char name[32];
-        snprintf(name, sizeof name, "bench.mode.%ld", i);
+        w9c_mode_name(name, sizeof name, i);
         RLRunLoopSourceContext c;
         memset(&c, 0, sizeof c);
         c.perform = noop;
@@ -774,9 +787,13 @@ static RLRunLoopSourceRef *w9c_add_modes(RLRunLoopRef rl, long n) {
     return srcs;
 }
 
-static void w9c_drop_modes(RLRunLoopSourceRef *srcs, long n) {
+/* Each source leaves its own mode by name: invalidating it would visit
+   every mode of the loop. */
+static void w9c_drop_modes(RLRunLoopRef rl, RLRunLoopSourceRef *srcs, long n) {
     for (long i = 0; i < n; i++) {
-        RLRunLoopSourceInvalidate(srcs[i]);
+        char name[32];
+        w9c_mode_name(name, sizeof name, i);
+        RLRunLoopRemoveSource(rl, srcs[i], name);
         RLRelease(srcs[i]);
     }
     free(srcs);
@@ -785,15 +802,13 @@ static void w9c_drop_modes(RLRunLoopSourceRef *srcs, long n) {
 static RLRunLoopSourceRef *w9c_b_srcs;
 static void w9c_setup_b(void) {
     w9c_b_srcs = w9c_add_modes(RLRunLoopGetCurrent(), w9c_modes);
+    w1_b.mode = w1_running();
 }
 
-static void run_w9c(double arg) {
-    w9c_modes = (long)arg;
-    long n = 20000;
+/* One ping-pong of `n` round trips in w1_running(), loop b a new thread with its
+   own w9c_modes modes; reports the rate and the median under these keys. */
+static void w9c_ping_pong(long n, const char *rate_key, const char *median_key) {
     bl_w1_begin(&w1, n);
-    w1_a = RLRunLoopGetCurrent();
-    RLRunLoopSourceRef ka = keepalive_add(w1_a);
-    RLRunLoopSourceRef *a_srcs = w9c_add_modes(w1_a, w9c_modes);
     peer_start(&w1_b, w9c_setup_b);
     uint64_t t0 = bl_now_ns();
     w1.t_send = t0;
@@ -801,14 +816,30 @@ static void run_w9c(double arg) {
     w1_run();
     uint64_t t1 = bl_now_ns();
     peer_stop(&w1_b);
-    bl_result_begin("w9c");
-    bl_result("rt_per_s", (double)n / ((double)(t1 - t0) / 1e9));
-    bl_result("rtt_med_us", bl_median(w1.rtt, n));
-    bl_result_end();
-    w9c_drop_modes(a_srcs, w9c_modes);
-    w9c_drop_modes(w9c_b_srcs, w9c_modes);
-    keepalive_remove(ka);
+    bl_result(rate_key, (double)n / ((double)(t1 - t0) / 1e9));
+    bl_result(median_key, bl_median(w1.rtt, n));
+    /* Its loop took them out of its modes when its thread ended. */
+    for (long i = 0; i < w9c_modes; i++) RLRelease(w9c_b_srcs[i]);
+    free(w9c_b_srcs);
     free(w1.rtt);
+}
+
+static void run_w9c(double arg) {
+    w9c_modes = (long)arg;
+    long n = 20000;
+    w1_a = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef ka = keepalive_add(w1_a);
+    RLRunLoopSourceRef *a_srcs = w9c_add_modes(w1_a, w9c_modes);
+    char last[32];
+    w9c_mode_name(last, sizeof last, w9c_modes - 1);
+    bl_result_begin("w9c");
+    w9c_ping_pong(n, "rt_per_s", "rtt_med_us");
+    w1_mode = w9c_modes ? last : NULL; /* with no other modes, the default is the last made */
+    w9c_ping_pong(n, "rt_per_s_last_mode", "rtt_med_us_last_mode");
+    w1_mode = NULL;
+    bl_result_end();
+    w9c_drop_modes(w1_a, a_srcs, w9c_modes);
+    keepalive_remove(ka);
 }
 
 /* (d) T loops on T threads, all woken by one thread, round after round (each

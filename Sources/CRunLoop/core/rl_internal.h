@@ -138,6 +138,7 @@ struct rl_signal_link {
 /* ---- modes --------------------------------------------------------------- */
 struct rl_mode {
     char *name;
+    uint64_t name_hash;
     RLRunLoopRef rl; /* owner; modes live as long as it */
     bool is_common;
     int64_t run_deadline_ns; /* innermost run of this mode; RL_NEVER = none */
@@ -150,6 +151,9 @@ struct rl_mode {
     RLOptionFlags observer_mask;        /* union of activities ever added (CF never shrinks it) */
     rl_timer_heap timers;               /* scheduled, not currently firing */
     struct rl_timer_pass *timer_passes; /* the passes firing its timers, innermost first (rl_timer.c) */
+    struct rl_timer_slot **firing;      /* its slots out of the heap while their timer's callout runs */
+    uint32_t firing_count;              /* of those listed (rl_timer.c) */
+    uint32_t firing_capacity;           /* room in `firing` */
     size_t timer_count;                 /* memberships, including firing timers */
     size_t tolerant_timers;             /* memberships with tolerance > 0 */
     size_t pending_blocks;              /* queued blocks for exactly this mode */
@@ -228,6 +232,9 @@ struct __RLRunLoop {
     rl_mode **modes;
     size_t mode_count;
     size_t mode_capacity;
+    /* The modes by name (rl_mode.c): open addressing, at most half full, 0 or a power of two entries. */
+    rl_mode **mode_table;
+    size_t mode_table_capacity;
     rl_run *current_run; /* innermost */
     unsigned depth;
     uint64_t run_generation;      /* bumped by every run entry */
@@ -397,7 +404,8 @@ static inline bool rl_mode_name_is_default(RLRunLoopMode mode) {
 static inline rl_mode *rl_mode_default(RLRunLoopRef rl) {
     return rl->mode_count ? rl->modes[0] : rl_mode_find_or_create(rl, kRLRunLoopDefaultMode);
 }
-void rl_mode_free(rl_mode *m);
+/* Frees every mode of the loop and its table of them (the loop's finalization). */
+void rl_modes_free(RLRunLoopRef rl);
 bool rl_mode_is_empty(RLRunLoopRef rl, rl_mode *m);
 bool rl_mode_has_blocks(RLRunLoopRef rl, rl_mode *m);
 /* Arms the loop's timerfd for the mode's `deadline` (its rl_mode_next_deadline)

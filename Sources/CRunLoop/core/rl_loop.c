@@ -70,8 +70,7 @@ static void finalize_loop(rl_object *obj) {
     rl_block_queue left = rl_blocks_take_all(rl);
     rl_blocks_dispose(&left);
     rl_blocks_free(rl);
-    for (size_t i = 0; i < rl->mode_count; i++) rl_mode_free(rl->modes[i]);
-    free(rl->modes);
+    rl_modes_free(rl);
     rl_loop_free_scratch(rl);
     rl_ptr_array_free(&rl->signalled); /* its links left with their sources */
     rl_item_set_free(&rl->common_sources);
@@ -178,8 +177,14 @@ char **RLRunLoopCopyAllModes(RLRunLoopRef rl) {
     if (!rl) return NULL;
     rl_loop_lock(rl);
     char **names = calloc(rl->mode_count + 1, sizeof *names);
-    for (size_t i = 0; names && i < rl->mode_count; i++) names[i] = strdup(rl->modes[i]->name);
+    size_t copied = 0;
+    while (names && copied < rl->mode_count && (names[copied] = strdup(rl->modes[copied]->name))) copied++;
     rl_loop_unlock(rl);
+    if (names && copied < rl->mode_count) { /* out of memory: no list rather than a short one */
+        while (copied) free(names[--copied]);
+        free(names);
+        names = NULL;
+    }
     return names;
 }
 
@@ -215,23 +220,39 @@ void rl_mode_complete_common(RLRunLoopRef rl, rl_mode *m, rl_callback_list *sche
     m->common_incomplete = !complete;
 }
 
+/* The earliest of a mode's timers, as a deadline and its date: the heap's
+   top, or a timer whose callout runs (CF keeps a firing timer in its modes'
+   timer lists; its date is the one being fired, or what its callout set). */
+typedef struct {
+    int64_t deadline_ns;
+    RLAbsoluteTime date;
+} next_timer;
+
+static void earliest_timer_of(const rl_mode *m, next_timer *best) {
+    const rl_heap_entry *top = rl_heap_top(&m->timers);
+    if (top && top->deadline_ns < best->deadline_ns) {
+        best->deadline_ns = top->deadline_ns;
+        best->date = rl_timer_slot_timer(rl_heap_item(&m->timers, top->handle))->fire_date;
+    }
+    for (uint32_t i = 0; i < m->firing_count; i++) {
+        RLRunLoopTimerRef t = rl_timer_slot_timer(m->firing[i]);
+        if (atomic_load(&t->valid) && t->fire_ns < best->deadline_ns) *best = (next_timer){t->fire_ns, t->fire_date};
+    }
+}
+
 RLAbsoluteTime RLRunLoopGetNextTimerFireDate(RLRunLoopRef rl, RLRunLoopMode mode) {
     if (!rl || !rl_mode_name_is_valid(mode)) return 0;
-    bool common = rl_mode_name_is_common(mode);
-    RLAbsoluteTime best = 0;
-    int64_t best_ns = RL_NEVER;
+    next_timer best = {RL_NEVER, 0};
     rl_loop_lock(rl);
-    for (size_t i = 0; i < rl->mode_count; i++) {
-        rl_mode *m = rl->modes[i];
-        if (common ? !m->is_common : strcmp(m->name, mode) != 0) continue;
-        const rl_heap_entry *top = rl_heap_top(&m->timers);
-        if (top && top->deadline_ns < best_ns) {
-            best_ns = top->deadline_ns;
-            best = rl_timer_slot_timer(rl_heap_item(&m->timers, top->handle))->fire_date;
-        }
+    if (rl_mode_name_is_common(mode)) {
+        for (size_t i = 0; i < rl->mode_count; i++)
+            if (rl->modes[i]->is_common) earliest_timer_of(rl->modes[i], &best);
+    } else {
+        rl_mode *m = rl_mode_find(rl, mode);
+        if (m) earliest_timer_of(m, &best);
     }
     rl_loop_unlock(rl);
-    return best;
+    return best.date;
 }
 
 void rl_loop_remove_all_items(RLRunLoopRef rl, rl_callback_list *cancelled) {

@@ -1,5 +1,6 @@
 /*
- * rl_mode.c: modes by name, their wait set, emptiness and timer arming.
+ * rl_mode.c: modes by name (a hash table per loop), their wait set,
+ * emptiness and timer arming.
  *
  * A mode holds no descriptor: the loop's one wait set arms the version-1
  * sources of the mode being waited in, and its one timerfd is armed for that
@@ -32,20 +33,65 @@ bool rl_mode_name_is_common(RLRunLoopMode mode) {
     return mode == kRLRunLoopCommonModes || same_name(mode, kRLRunLoopCommonModes);
 }
 
-rl_mode *rl_mode_find(RLRunLoopRef rl, RLRunLoopMode name) {
-    /* The default mode is made first, with the loop. */
-    if (name == kRLRunLoopDefaultMode && rl->mode_count) return rl->modes[0];
-    for (size_t i = 0; i < rl->mode_count; i++) {
-        rl_mode *m = rl->modes[i];
-        if (m->name == name || same_name(m->name, name)) return m;
+/* ---- modes by name ------------------------------------------------------
+   CF finds a mode in a set hashed by name; so does this table: open
+   addressing with linear probing, at most half full, each mode keeping its
+   name's hash so probes compare names only when hashes agree. Modes are never
+   removed (they live as long as their loop), so there are no tombstones. The
+   default mode, made first, is also modes[0]: named by its constant, it is
+   found without hashing. */
+
+/* FNV-1a, 64 bits. */
+static uint64_t hash_name(const char *name) {
+    uint64_t h = 0xcbf29ce484222325u;
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++) h = (h ^ *c) * 0x100000001b3u;
+    return h;
+}
+
+static rl_mode *lookup(RLRunLoopRef rl, RLRunLoopMode name, uint64_t hash) {
+    if (!rl->mode_table_capacity) return NULL;
+    size_t mask = rl->mode_table_capacity - 1;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+        rl_mode *m = rl->mode_table[i];
+        if (!m) return NULL; /* the table is never full */
+        if (m->name_hash == hash && same_name(m->name, name)) return m;
     }
-    return NULL;
+}
+
+static void place_in_table(rl_mode **table, size_t capacity, rl_mode *m) {
+    size_t i = m->name_hash & (capacity - 1);
+    while (table[i]) i = (i + 1) & (capacity - 1);
+    table[i] = m;
+}
+
+/* Room in the table for `count` modes; false (the table untouched) when out
+   of memory. */
+static bool reserve_table(RLRunLoopRef rl, size_t count) {
+    if (count * 2 <= rl->mode_table_capacity) return true;
+    size_t capacity = rl->mode_table_capacity ? rl->mode_table_capacity : 8;
+    while (capacity < count * 2) capacity *= 2;
+    rl_mode **table = calloc(capacity, sizeof *table);
+    if (!table) return false;
+    for (size_t i = 0; i < rl->mode_count; i++) place_in_table(table, capacity, rl->modes[i]);
+    free(rl->mode_table);
+    rl->mode_table = table;
+    rl->mode_table_capacity = capacity;
+    return true;
+}
+
+rl_mode *rl_mode_find(RLRunLoopRef rl, RLRunLoopMode name) {
+    if (name == kRLRunLoopDefaultMode && rl->mode_count) return rl->modes[0];
+    return lookup(rl, name, hash_name(name));
 }
 
 rl_mode *rl_mode_find_or_create(RLRunLoopRef rl, RLRunLoopMode name) {
-    rl_mode *m = rl_mode_find(rl, name);
+    if (name == kRLRunLoopDefaultMode && rl->mode_count) return rl->modes[0];
+    uint64_t hash = hash_name(name);
+    rl_mode *m = lookup(rl, name, hash);
     if (m) return m;
-    if (!rl_array_reserve(&rl->modes, sizeof *rl->modes, &rl->mode_capacity, rl->mode_count + 1, 4)) return NULL;
+    if (!rl_array_reserve(&rl->modes, sizeof *rl->modes, &rl->mode_capacity, rl->mode_count + 1, 4) ||
+        !reserve_table(rl, rl->mode_count + 1))
+        return NULL;
     m = calloc(1, sizeof *m);
     if (!m) return NULL;
     m->name = strdup(name);
@@ -53,20 +99,31 @@ rl_mode *rl_mode_find_or_create(RLRunLoopRef rl, RLRunLoopMode name) {
         free(m);
         return NULL;
     }
+    m->name_hash = hash;
     m->rl = rl;
     m->run_deadline_ns = RL_NEVER;
+    place_in_table(rl->mode_table, rl->mode_table_capacity, m);
     rl->modes[rl->mode_count++] = m;
     return m;
 }
 
-void rl_mode_free(rl_mode *m) {
+static void free_mode(rl_mode *m) {
     rl_item_set_free(&m->sources0);
     rl_item_set_free(&m->observers);
     rl_heap_free(&m->timers);
+    free(m->firing);
     free(m->v1);
     rl_index_map_free(&m->v1_positions);
     free(m->name);
     free(m);
+}
+
+void rl_modes_free(RLRunLoopRef rl) {
+    for (size_t i = 0; i < rl->mode_count; i++) free_mode(rl->modes[i]);
+    free(rl->modes);
+    free(rl->mode_table);
+    rl->modes = rl->mode_table = NULL;
+    rl->mode_count = rl->mode_capacity = rl->mode_table_capacity = 0;
 }
 
 bool rl_mode_has_blocks(RLRunLoopRef rl, rl_mode *m) {

@@ -36,6 +36,22 @@ int64_t rl_mono_coarse_now(void) {
     return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
 }
 
+/* Read once: a property of the kernel's clock, the same for every thread. */
+static _Atomic int64_t coarse_tick;
+/* Without a resolution to read, the longest tick Linux has (HZ=100). */
+#define LONGEST_TICK_NS 10000000
+
+int64_t rl_mono_coarse_tick(void) {
+    int64_t tick = atomic_load_explicit(&coarse_tick, memory_order_relaxed);
+    if (tick) return tick;
+    struct timespec res;
+    tick = clock_getres(CLOCK_MONOTONIC_COARSE, &res) == 0 ? (int64_t)res.tv_sec * NS_PER_S + res.tv_nsec
+                                                           : LONGEST_TICK_NS;
+    if (tick <= 0) tick = 1;
+    atomic_store_explicit(&coarse_tick, tick, memory_order_relaxed);
+    return tick;
+}
+
 static int64_t real_now_2001_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);

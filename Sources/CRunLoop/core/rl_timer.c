@@ -6,7 +6,8 @@
  * unless the timer is firing (no heap handle). While a timer's callout runs it
  * is out of every heap, so nested runs in any mode cannot fire it again, and
  * only it: the other due timers stay scheduled, as in CF, where a timer is
- * marked firing only when its own callout starts. Fields that scheduling
+ * marked firing only when its own callout starts (its modes list it
+ * meanwhile, for the next fire date). Fields that scheduling
  * reads are written with both the loop's and the timer's lock held when the
  * timer is in a loop, so either lock suffices to read them; `firing` is read
  * and written under the timer's lock, because the callout may end with the
@@ -211,10 +212,7 @@ static void unlock_timer_and_loop(RLRunLoopTimerRef t, RLRunLoopRef rl) {
    ahead it was scheduled, at most RL_TIMER_LEEWAY_CAP_NS. macOS's kernel
    coalesces timers without tolerance in the same proportion (capped near a
    millisecond for a foreground app); the cap here is lower, so that a timer's
-   lateness stays well under libev's millisecond. Adding a timer measures
-   `ahead_ns` on the coarse clock (a tick behind at most, 4 ms here), which
-   saves a precise clock reading per add; a timer added less than a tick
-   ahead may so get more than an eighth, never more than the cap. */
+   lateness stays well under libev's millisecond. */
 #define RL_TIMER_LEEWAY_CAP_NS 500000
 static uint32_t implicit_leeway(int64_t ahead_ns) {
     if (ahead_ns <= 0) return 0;
@@ -222,17 +220,69 @@ static uint32_t implicit_leeway(int64_t ahead_ns) {
     return leeway > RL_TIMER_LEEWAY_CAP_NS ? RL_TIMER_LEEWAY_CAP_NS : (uint32_t)leeway;
 }
 
+/* implicit_leeway for a timer added at `coarse_now` (rl_mono_coarse_now,
+   which adding reads anyway for the date's conversion). That clock may be a
+   tick behind (4 ms here), so the distance it gives may be a tick too long,
+   and an eighth of it too generous. A timer so far ahead that even two ticks
+   less earns the cap (the second for a late tick) gets the cap as it is;
+   for a nearer one the precise clock is read, so the rule holds exactly for
+   every timer, and most adds (of timers over 12 ms ahead, with 4 ms ticks)
+   still read one clock, the cheap one. */
+static uint32_t added_timer_leeway(int64_t deadline, int64_t coarse_now) {
+    if (deadline - coarse_now >= 8 * (int64_t)RL_TIMER_LEEWAY_CAP_NS + 2 * rl_mono_coarse_tick())
+        return RL_TIMER_LEEWAY_CAP_NS;
+    return implicit_leeway(deadline - rl_mono_now());
+}
+
 /* Puts a slot into its mode's heap, after every timer already there with the
    same deadline (CF inserts a timer after its equals, whether it is new,
-   re-added, re-dated or advanced after firing), with the leeway of a timer
-   scheduled at `now`. Loop and timer locked. */
-static bool schedule_slot(RLRunLoopTimerRef t, rl_timer_slot *slot, int64_t now) {
+   re-added, re-dated or advanced after firing), with the timer's implicit
+   leeway. Loop and timer locked. */
+static bool schedule_slot(RLRunLoopTimerRef t, rl_timer_slot *slot, uint32_t leeway) {
     rl_mode *m = slot->mode;
-    int64_t deadline = t->fire_ns;
-    slot->heap_handle = rl_heap_insert(&m->timers, slot, deadline, ++m->rl->timer_sequence);
+    slot->heap_handle = rl_heap_insert(&m->timers, slot, t->fire_ns, ++m->rl->timer_sequence);
     if (slot->heap_handle == RL_HEAP_NO_HANDLE) return false;
-    rl_heap_set_leeway(&m->timers, slot->heap_handle, implicit_leeway(deadline - now));
+    rl_heap_set_leeway(&m->timers, slot->heap_handle, leeway);
     return true;
+}
+
+/* ---- the firing slots of a mode ---------------------------------------
+   In CF a timer stays in its modes' sorted timer lists while its callout
+   runs, so RLRunLoopGetNextTimerFireDate must still see it then; here its
+   slots leave the heaps for the callout (nested runs must not fire it), so
+   each mode lists the slots it holds of timers whose callout runs (`firing`,
+   a few at a time: one per nested firing, plus any a callout moved in). A
+   slot is listed from begin_firing, or from its add while its timer fires,
+   until it is scheduled again or removed. Room for a few is made with the
+   mode's first timer, so firing does not allocate; out of memory beyond
+   that room, a slot goes unlisted (only the next fire date misses it). */
+#define FIRING_ROOM 4
+
+static bool firing_room(rl_mode *m, uint32_t count) {
+    if (count <= m->firing_capacity) return true;
+    uint32_t cap = m->firing_capacity ? m->firing_capacity * 2 : FIRING_ROOM;
+    rl_timer_slot **grown = realloc(m->firing, cap * sizeof *grown);
+    if (!grown) return false;
+    m->firing = grown;
+    m->firing_capacity = cap;
+    return true;
+}
+
+static inline void list_firing(rl_timer_slot *slot) {
+    rl_mode *m = slot->mode;
+    if (m->firing_count < m->firing_capacity || firing_room(m, m->firing_count + 1))
+        m->firing[m->firing_count++] = slot;
+}
+
+/* Takes the slot off its mode's list if it is there: usually the last, as
+   nested firings end innermost first. */
+static inline void unlist_firing(rl_timer_slot *slot) {
+    rl_mode *m = slot->mode;
+    for (uint32_t i = m->firing_count; i-- > 0;)
+        if (m->firing[i] == slot) {
+            m->firing[i] = m->firing[--m->firing_count];
+            return;
+        }
 }
 
 /* A timer a pass owes a firing to, with the key it had when the pass began. */
@@ -397,11 +447,13 @@ static void drop_slot(RLRunLoopTimerRef t, rl_timer_slot *slot) {
 }
 
 static void add_slot(rl_mode *m, RLRunLoopTimerRef t, int64_t now) {
-    if (rl_timer_slot_for_mode(t, m)) return;
+    if (rl_timer_slot_for_mode(t, m) || !firing_room(m, FIRING_ROOM)) return;
     rl_timer_slot *slot = new_slot(t, m);
     if (!slot) return;
     /* A firing timer is scheduled when its callout ends (end_firing). */
-    if (!t->firing && !schedule_slot(t, slot, now)) {
+    if (t->firing) {
+        list_firing(slot);
+    } else if (!schedule_slot(t, slot, added_timer_leeway(t->fire_ns, now))) {
         drop_slot(t, slot);
         return;
     }
@@ -427,6 +479,7 @@ static bool remove_slot(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
         rl_timer_slot *slot = slot_at(t, i);
         if (slot->mode != m) continue;
         unschedule_slot(slot);
+        if (m->firing_count) unlist_firing(slot);
         drop_slot(t, slot);
         rl->removals++;
         m->timer_count--;
@@ -542,7 +595,11 @@ void RLRunLoopTimerInvalidate(RLRunLoopTimerRef timer) {
 /* Takes a timer out of every heap for its own callout; loop and timer locked. */
 static void begin_firing(RLRunLoopTimerRef t) {
     t->firing = true;
-    for (size_t i = 0; i < slot_count(t); i++) unschedule_slot(slot_at(t, i));
+    for (size_t i = 0; i < slot_count(t); i++) {
+        rl_timer_slot *slot = slot_at(t, i);
+        unschedule_slot(slot);
+        list_firing(slot);
+    }
 }
 
 /* The date `steps` intervals after `date`: exact on the date's own grid,
@@ -582,10 +639,12 @@ static bool end_firing(RLRunLoopTimerRef t, fired_at fired) {
         t->fire_ns = fired.deadline_ns + steps * interval_ns;
         t->fire_date = next_grid_date(t, fired.date, steps, now);
     }
+    uint32_t leeway = implicit_leeway(t->fire_ns - now);
     for (size_t i = 0; i < slot_count(t); i++) {
         rl_timer_slot *slot = slot_at(t, i);
         if (slot->heap_handle != RL_HEAP_NO_HANDLE) continue;
-        schedule_slot(t, slot, now);
+        unlist_firing(slot);
+        schedule_slot(t, slot, leeway);
         rl_mode_timers_changed(slot->mode);
     }
     return release_info_now;

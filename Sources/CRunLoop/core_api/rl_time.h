@@ -19,6 +19,9 @@ int64_t rl_mono_now(void);
 /* The monotonic clock to the last clock tick: never ahead of rl_mono_now, a
    tick behind at most, and cheaper to read. */
 int64_t rl_mono_coarse_now(void);
+/* The coarse clock's tick (clock_getres), how far behind rl_mono_now it may
+   be; read once. */
+int64_t rl_mono_coarse_tick(void);
 /* The deadline for `date`: equal dates give equal deadlines. */
 int64_t rl_deadline_for_date(RLAbsoluteTime date);
 /* The same, converted at `coarse_now`, a reading of rl_mono_coarse_now the

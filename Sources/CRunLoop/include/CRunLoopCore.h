@@ -142,7 +142,7 @@ RLRunLoopRef RLRunLoopGetMain(void);
 char *RLRunLoopCopyCurrentMode(RLRunLoopRef rl);
 /* Every mode the loop has (a mode exists once something named it), as a
    malloc'd NULL-terminated array of malloc'd names; free each, then the array.
-   NULL when rl is NULL. */
+   NULL when rl is NULL, or out of memory. */
 char **RLRunLoopCopyAllModes(RLRunLoopRef rl);
 /* Adds `mode` to the loop's set of common modes, and every item added to
    kRLRunLoopCommonModes to it. A mode never leaves the set. NULL rl, NULL or
@@ -152,7 +152,11 @@ char **RLRunLoopCopyAllModes(RLRunLoopRef rl);
 void RLRunLoopAddCommonMode(RLRunLoopRef rl, RLRunLoopMode mode);
 /* The earliest next fire date of the valid timers in `mode` (for
    kRLRunLoopCommonModes: in any common mode); 0 when there is none, or for a
-   NULL rl or unknown mode. */
+   NULL rl or unknown mode. As in CF, a timer whose callout is running is
+   still in its modes (also one its callout added to a mode of another loop):
+   asked from inside the callout of a mode's only timer, this answers that
+   timer's date, the one being fired for a repeating timer (it moves on after
+   the callout), or the date the callout set. */
 RLAbsoluteTime RLRunLoopGetNextTimerFireDate(RLRunLoopRef rl, RLRunLoopMode mode);
 /* True when running `mode` on `rl` now would return kRLRunLoopRunFinished at
    once: the mode is unknown, empty (no sources, no timers, no queued work for
@@ -468,7 +472,8 @@ bool RLRunLoopTimerIsValid(RLRunLoopTimerRef timer); /* false for NULL */
    read when the loop first runs; 50 us by default), the lateness the kernel
    allows itself for any sleep, and at least an implicit leeway of an eighth
    of how far ahead of its date the timer was scheduled (added, re-dated, or
-   advanced after firing), capped at 500 us: a timer scheduled 1 ms ahead may
+   advanced after firing; measured on the precise clock, so never more),
+   capped at 500 us: a timer scheduled 1 ms ahead may
    wait up to 125 us, one scheduled 4 ms or more ahead up to 500 us, for
    others to share its wake-up. macOS's kernel coalesces timers without
    tolerance in the same proportion (with a cap near a millisecond for a
