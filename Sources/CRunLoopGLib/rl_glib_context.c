@@ -147,7 +147,9 @@ static void rlg_sync_watches(struct __RLGLibContext *g) {
     }
     for (gint i = 0; i < g->nfds; i++) {
         int fd = g->fds[i].fd;
-        if (fd < 0) continue;
+        /* A descriptor listed with no events is not polled (a source that
+           stands aside, such as our own loop's hosting source). */
+        if (fd < 0 || rlg_events_from_glib(g->fds[i].events) == 0) continue;
         rlg_watch *w = NULL;
         size_t at = 0;
         for (size_t j = 0; j < g->nwatches && !w; j++)
