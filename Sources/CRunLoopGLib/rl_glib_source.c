@@ -6,8 +6,14 @@
 #include "CRunLoopGLib.h"
 #include <CRunLoopEmbed.h>
 
+#include "rl_glib_both_ways.h"
+
 #include <stdlib.h>
 #include <string.h>
+
+_Thread_local const rlg_glib_pass *rlg_current_glib_pass;
+_Thread_local GMainContext *rlg_context_polled_by_attachment;
+static _Thread_local unsigned long rlg_passes_begun;
 
 typedef struct {
     GSource base;
@@ -17,15 +23,23 @@ typedef struct {
     bool polled;  /* tag asks for G_IO_IN (modifying it wakes GLib: only on change) */
 } rlg_source;
 
+/* Whether this thread may run the loop from here: it is the loop's thread,
+   and this is not an iteration of the context made by an attachment to the
+   same loop (the loop is running there already, and its descriptor cannot
+   be in its own wait). */
+static bool rlg_source_may_run_loop(rlg_source *s) {
+    return RLRunLoopGetCurrent() == s->rl && rlg_context_polled_by_attachment != g_source_get_context(&s->base);
+}
+
 /* GLib asks before it sleeps: aim the descriptor at our mode, and sleep no
    longer than our next timer (the descriptor would wake GLib anyway; the
    timeout also covers a loop that could make no timerfd). */
 static gboolean rlg_source_prepare(GSource *base, gint *timeout) {
     rlg_source *s = (rlg_source *)base;
     int ms = -1;
-    if (RLRunLoopGetCurrent() != s->rl) {
-        /* Iterated on a thread that is not the loop's: the loop cannot run
-           here, so stop polling its descriptor (it would keep GLib awake). */
+    if (!rlg_source_may_run_loop(s)) {
+        /* Stop polling the descriptor: nothing would run it here, and on
+           another thread it would keep GLib awake. */
         if (s->polled) g_source_modify_unix_fd(base, s->tag, 0);
         s->polled = false;
         *timeout = -1;
@@ -40,7 +54,7 @@ static gboolean rlg_source_prepare(GSource *base, gint *timeout) {
 
 static gboolean rlg_source_check(GSource *base) {
     rlg_source *s = (rlg_source *)base;
-    return RLRunLoopGetCurrent() == s->rl && (g_source_query_unix_fd(base, s->tag) & G_IO_IN) != 0;
+    return rlg_source_may_run_loop(s) && (g_source_query_unix_fd(base, s->tag) & G_IO_IN) != 0;
 }
 
 /* One pass that never blocks: everything due in the mode runs. */
@@ -48,7 +62,13 @@ static gboolean rlg_source_dispatch(GSource *base, GSourceFunc callback, gpointe
     (void)callback;
     (void)data;
     rlg_source *s = (rlg_source *)base;
+    /* An attachment of this context to the loop leaves the context to GLib
+       in this pass (GLib is dispatching it): say which pass it is. */
+    rlg_glib_pass pass = {g_source_get_context(base), s->rl, s->mode, ++rlg_passes_begun};
+    const rlg_glib_pass *outer = rlg_current_glib_pass;
+    rlg_current_glib_pass = &pass;
     RLRunLoopRunInMode(s->mode, 0, false);
+    rlg_current_glib_pass = outer;
     return G_SOURCE_CONTINUE;
 }
 

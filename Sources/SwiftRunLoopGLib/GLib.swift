@@ -11,7 +11,9 @@ import SwiftRunLoop
 /// The calling thread's ``RunLoop`` run by a GLib main context: while the
 /// thread runs `g_main_loop_run` (or `gtk_main`), the loop's timers, sources
 /// and queued blocks in `mode` run, with no polling. Made on the thread that
-/// iterates the context; ``invalidate()`` (or deinit) stops it.
+/// iterates the context; ``invalidate()`` (or deinit) stops it. The same
+/// context may also be attached to the loop (``GLibContextAttachment``):
+/// whichever loop the thread runs then drives the other.
 ///
 /// ```swift
 /// let hosted = GLibHostedRunLoop()          // the thread-default GLib context
@@ -48,7 +50,8 @@ public final class GLibHostedRunLoop {
 /// sources (timeouts, idles, GIO and GDBus async calls) run inside
 /// `RunLoop.current.run()` in `mode`. Made on the loop's thread, which
 /// becomes the context's owner; ``detach()`` (or deinit, on that thread)
-/// gives it back.
+/// gives it back. The context may also host the same loop
+/// (``GLibHostedRunLoop``): whichever loop the thread runs drives the other.
 public final class GLibContextAttachment {
     private var ref: RLGLibContextRef?
 

@@ -30,6 +30,11 @@ private func onOwnThread(_ body: @escaping @Sendable () -> Void) {
     pthread_join(thread, nil)
 }
 
+/// A count a GLib callback reaches through its user data.
+private final class Counter: @unchecked Sendable {
+    var value = 0
+}
+
 @Suite struct GLibTests {
     @Test func timerFiresInsideAGLibMainLoop() {
         onOwnThread {
@@ -70,6 +75,50 @@ private func onOwnThread(_ body: @escaping @Sendable () -> Void) {
             let result = RunLoop.current.run(mode: .default, seconds: 10, returnAfterSourceHandled: false)
             #expect(result == .stopped)
             attachment?.detach()
+            g_main_context_unref(context)
+        }
+    }
+    /// One context both ways on one thread: GLib's loop runs our Timer, then
+    /// our loop runs GLib's timeout, each through the other's bridge.
+    @Test func bothWaysOnOneContext() {
+        onOwnThread {
+            let context = g_main_context_new()
+            g_main_context_push_thread_default(context)
+            nonisolated(unsafe) let mainLoop = g_main_loop_new(context, 0)
+            let hosted = GLibHostedRunLoop()
+            let attachment = GLibContextAttachment(context: context)
+            #expect(hosted != nil)
+            #expect(attachment != nil)
+            let glibTicks = Counter()
+            let tick = g_timeout_source_new(5)
+            g_source_set_callback(
+                tick,
+                { data in
+                    Unmanaged<Counter>.fromOpaque(data!).takeUnretainedValue().value += 1
+                    return 1  // G_SOURCE_CONTINUE
+                }, Unmanaged.passUnretained(glibTicks).toOpaque(), nil)
+            g_source_attach(tick, context)
+            nonisolated(unsafe) var ourTicks = 0
+            let timer = Timer(timeInterval: 0.05, repeats: true) { _ in
+                ourTicks += 1
+                if ourTicks == 3 { g_main_loop_quit(mainLoop) }
+            }
+            RunLoop.current.add(timer, forMode: .default)
+            g_main_loop_run(mainLoop)
+            #expect(ourTicks == 3)
+            #expect(glibTicks.value >= 3)
+            let before = glibTicks.value
+            for _ in 0..<1000 where glibTicks.value < before + 3 {
+                _ = RunLoop.current.run(mode: .default, seconds: 1, returnAfterSourceHandled: true)
+            }
+            #expect(glibTicks.value >= before + 3)
+            timer.invalidate()
+            g_source_destroy(tick)
+            g_source_unref(tick)
+            attachment?.detach()
+            hosted?.invalidate()
+            g_main_loop_unref(mainLoop)
+            g_main_context_pop_thread_default(context)
             g_main_context_unref(context)
         }
     }

@@ -10,6 +10,7 @@
 #include <gio/gunixoutputstream.h>
 #include <glib-unix.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 
 #include "rltest.h"
@@ -339,6 +340,111 @@ static void idle_context_costs_no_wakeups(void) {
     RLGLibContextDetach(g);
 }
 
+/* Runs that never sleep (a host pumping the loop once per frame): GLib
+   sources ready when the run starts are dispatched in that run, and those
+   attached by a callout of ours in the next one, also once GLib has
+   dispatched through the attachment before. */
+static int zero_second_runs_until_fired(int limit) {
+    int runs = 0;
+    while (fired == 0 && runs < limit) {
+        RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false);
+        runs++;
+    }
+    return runs;
+}
+static void *invoke_now(void *arg) {
+    (void)arg;
+    g_main_context_invoke(NULL, just_count, NULL);
+    return NULL;
+}
+static void glib_source_ready_at_the_start_runs_in_one_zero_second_run(void) {
+    RLGLibContextRef g = RLGLibContextAttach(NULL, RLRunLoopGetCurrent(), kRLRunLoopDefaultMode);
+    g_idle_add(just_count, NULL); /* before GLib ever ran through the attachment */
+    RL_ASSERT_EQ_INT(zero_second_runs_until_fired(100), 1);
+    fired = 0;
+    g_idle_add(just_count, NULL); /* between two runs, after it did */
+    RL_ASSERT_EQ_INT(zero_second_runs_until_fired(100), 1);
+    fired = 0;
+    g_timeout_add(0, just_count, NULL); /* a ready time already past */
+    RL_ASSERT_EQ_INT(zero_second_runs_until_fired(100), 1);
+    fired = 0;
+    pthread_t th;
+    pthread_create(&th, NULL, invoke_now, NULL); /* another thread's invoke */
+    pthread_join(th, NULL);
+    RL_ASSERT_EQ_INT(zero_second_runs_until_fired(100), 1);
+    RLGLibContextDetach(g);
+}
+
+static void idle_from_our_timer(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+    g_idle_add(just_count, NULL);
+}
+static void timeout_0_from_our_timer(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+    g_timeout_add(0, just_count, NULL);
+}
+/* Our timer (due now) attaches a GLib source in the first run; how many more
+   zero-second runs dispatch it. */
+static int runs_after_our_callout(RLRunLoopTimerCallBack callout) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0, 0, callout, NULL);
+    while (RLRunLoopTimerIsValid(t)) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false);
+    RLRelease(t);
+    return zero_second_runs_until_fired(100);
+}
+static void glib_source_added_by_our_callout_runs_in_the_next_zero_second_run(void) {
+    RLGLibContextRef g = RLGLibContextAttach(NULL, RLRunLoopGetCurrent(), kRLRunLoopDefaultMode);
+    g_idle_add(just_count, NULL);
+    zero_second_runs_until_fired(100); /* GLib dispatched through the attachment */
+    RL_ASSERT_EQ_INT(fired, 1);
+    fired = 0;
+    RL_ASSERT_EQ_INT(runs_after_our_callout(idle_from_our_timer), 1);
+    RL_ASSERT_EQ_INT(fired, 1);
+    fired = 0;
+    RL_ASSERT_EQ_INT(runs_after_our_callout(timeout_0_from_our_timer), 1);
+    RL_ASSERT_EQ_INT(fired, 1);
+    RLGLibContextDetach(g);
+}
+
+/* The same inside a poll() host (the embedding API): a GLib timeout attached
+   by our timer's callout wakes the host's sleep when it falls due. */
+static double glib_fired_at, glib_added_at;
+static gboolean note_when_fired(gpointer data) {
+    (void)data;
+    fired++;
+    glib_fired_at = rl_test_now();
+    return G_SOURCE_REMOVE;
+}
+static void add_20ms_glib_timeout(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+    glib_added_at = rl_test_now();
+    g_timeout_add(20, note_when_fired, NULL);
+}
+static void glib_timeout_added_by_our_callout_wakes_a_poll_host(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLGLibContextRef g = RLGLibContextAttach(NULL, rl, kRLRunLoopDefaultMode);
+    g_idle_add(just_count, NULL);
+    zero_second_runs_until_fired(100); /* GLib dispatched through the attachment */
+    RL_ASSERT_EQ_INT(fired, 1);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.01, 0, add_20ms_glib_timeout, NULL);
+    struct pollfd p = {.fd = RLRunLoopEmbedGetFD(rl), .events = POLLIN};
+    double give_up = rl_test_now() + 10;
+    while (fired < 2 && rl_test_now() < give_up) {
+        int timeout_ms;
+        RLRunLoopEmbedPrepare(rl, kRLRunLoopDefaultMode, &timeout_ms);
+        poll(&p, 1, timeout_ms < 0 || timeout_ms > 5000 ? 5000 : timeout_ms);
+        RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false);
+    }
+    RL_ASSERT_EQ_INT(fired, 2);
+    RL_ASSERT_GE_DBL(glib_fired_at - glib_added_at, 0.019); /* never early */
+    RL_ASSERT_LE_DBL(glib_fired_at - glib_added_at, 1.0);   /* 20 ms when healthy */
+    RLRelease(t);
+    RLGLibContextDetach(g);
+}
+
 /* Bad input. */
 static void *attach_elsewhere(void *arg) {
     return RLGLibContextAttach(NULL, arg, kRLRunLoopDefaultMode);
@@ -387,6 +493,9 @@ int main(int argc, char **argv) {
         RL_TEST(descriptor_number_reused_between_iterations),
         RL_TEST(only_in_the_attached_mode),
         RL_TEST(idle_context_costs_no_wakeups),
+        RL_TEST(glib_source_ready_at_the_start_runs_in_one_zero_second_run),
+        RL_TEST(glib_source_added_by_our_callout_runs_in_the_next_zero_second_run),
+        RL_TEST(glib_timeout_added_by_our_callout_wakes_a_poll_host),
         RL_TEST(bad_input_is_refused),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));

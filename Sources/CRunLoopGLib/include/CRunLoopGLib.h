@@ -11,7 +11,9 @@
  *     g_main_loop_run / gtk_main.
  *
  * Neither direction polls or adds a thread: each loop sleeps in its own wait
- * on what the other is waiting for.
+ * on what the other is waiting for. Both directions may be used at once,
+ * also on one context (section 3): whichever loop the thread runs drives the
+ * other.
  */
 #ifndef CRUNLOOP_GLIB_H
 #define CRUNLOOP_GLIB_H
@@ -33,30 +35,36 @@ extern "C" {
  *   RLGLibContextDetach(g);
  *
  * How: GLib lets another loop do the poll() of g_main_context_iteration;
- * here it is the loop's own wait. Before the loop sleeps, an observer
- * (BeforeWaiting, and BeforeSources for runs that never sleep) prepares and
- * queries the context: each descriptor GLib wants polled becomes a version-1
- * source of the loop watching it for reading (G_IO_IN, G_IO_PRI) and/or
- * writing (G_IO_OUT) in the loop's wait set, and GLib's timeout becomes one
- * timer of the loop, so the loop sleeps exactly until GLib or our own items
- * have work. When one of those sources fires, its perform polls GLib's
- * descriptors once without waiting, checks and dispatches what is ready, and
- * prepares again; when the timer fires (a GLib timeout, or a source GLib
- * found ready while preparing, such as an idle), it signals a version-0
- * source of the attachment that does the same. So GLib's callbacks always
- * run inside a source's perform: a run with returnAfterSourceHandled returns
- * after them, and a run nested in them services GLib as well. GLib callbacks
- * run only while the loop runs in `mode`; a loop whose GLib context has
- * nothing due sleeps without wake-ups. A descriptor number that GLib closes
- * and reuses between two iterations is noticed (its file changed) and
- * watched afresh.
+ * here it is the loop's own wait. Wherever a pass of the loop in `mode` may
+ * go on to sleep or end (its BeforeSources and BeforeWaiting observers, and
+ * when the run exits), an observer prepares and queries the context afresh:
+ * each descriptor GLib wants polled becomes a version-1 source of the loop
+ * watching it for reading (G_IO_IN, G_IO_PRI) and/or writing (G_IO_OUT) in
+ * the loop's wait set, and GLib's timeout becomes one timer of the loop, so
+ * the loop (or a host sleeping on it, CRunLoopEmbed.h) sleeps exactly until
+ * GLib or our own items have work. A GLib source ready right then (an idle, a
+ * ready time already past, g_main_context_invoke) signals a version-0 source
+ * of the attachment, which dispatches it in the same pass when found at
+ * BeforeSources. So sources attached or changed by our callouts are in the
+ * next wait, also in runs that never sleep: a run RLRunLoopRunInMode(mode, 0,
+ * false) dispatches the GLib sources ready when it starts, and those that
+ * its callouts made ready are dispatched by the next such run. When one of
+ * the watches or the timer fires, one iteration that does not wait runs, as
+ * g_main_context_iteration(context, FALSE) would: prepare, query, poll
+ * without waiting, check and dispatch (a check always follows its own query).
+ * So GLib's callbacks always run inside a source's perform: a run with
+ * returnAfterSourceHandled returns after them, and a run nested in them
+ * services GLib as well. GLib callbacks run only while the loop runs in
+ * `mode`; a loop whose GLib context has nothing due sleeps without wake-ups.
+ * A descriptor number that GLib closes and reuses between two iterations is
+ * noticed (its file changed) and watched afresh.
  *
  * GLib's callbacks may run the loop again (a nested RLRunLoopRunInMode) or a
  * nested g_main_context_iteration, attach and remove GLib sources, and
  * detach the context (RLGLibContextDetach), as GLib allows in its own loop.
  * While a GLib callback iterates the context itself (g_main_loop_run for a
  * modal dialog), GLib's poll is the thread's wait: our loop's own items wait
- * until it returns.
+ * until it returns (unless that context also hosts the loop: section 3).
  * ======================================================================== */
 
 typedef struct __RLGLibContext *RLGLibContextRef;
@@ -113,7 +121,9 @@ GMainContext *RLGLibContextGetContext(RLGLibContextRef attachment);
    mode name; the common-modes marker is refused) whenever the loop has work.
    Attach it to the GLib context that rl's own thread iterates: iterated on
    any other thread it does nothing (the loop only runs on its thread) and
-   leaves the loop's descriptor out of that thread's poll.
+   leaves the loop's descriptor out of that thread's poll. In iterations of
+   its context that an attachment to rl makes (section 3) it does nothing
+   either: the loop is running there already.
    Its priority is G_PRIORITY_DEFAULT (g_source_set_priority changes it).
    Destroying it stops the embedding (RLRunLoopEmbedCancel, when finalized on
    rl's thread); the loop can then run by itself again. It holds a reference
@@ -121,6 +131,51 @@ GMainContext *RLGLibContextGetContext(RLGLibContextRef attachment);
    kRLRunLoopCommonModes, or the loop has no embedding descriptor (its
    thread exited, or out of descriptors). */
 GSource *RLGLibSourceCreate(RLRunLoopRef rl, RLRunLoopMode mode);
+
+/* ===========================================================================
+ * 3. Both ways on one context
+ *
+ * One thread may have both directions on the same GLib context: the context
+ * attached to its loop (RLGLibContextAttach) and the loop hosted by that
+ * context (RLGLibSourceCreate, attached to it). Whichever loop the thread
+ * runs drives the other, at every depth of nesting:
+ *  - While the thread runs our loop (RLRunLoopRun, RLRunLoopRunInMode,
+ *    RunLoop.run()), the attachment iterates the context, and the hosting
+ *    source keeps out of those iterations: it neither polls the loop's
+ *    descriptor nor runs the loop (the loop is running already, and its
+ *    descriptor cannot be in its own wait).
+ *  - While the thread runs GLib's loop on the context (g_main_loop_run,
+ *    gtk_main, g_main_context_iteration), GLib runs our passes through the
+ *    source. During such a pass the attachment leaves the context to GLib,
+ *    which is dispatching it: it does not prepare, check or dispatch the
+ *    context from inside GLib's dispatch, and it disarms its watches and
+ *    timer (they would wake GLib for what GLib polls itself) until our loop
+ *    runs by itself again.
+ *  - A nested run of either loop, from a callout of the other, drives both
+ *    like an outermost one: g_main_loop_run in a GLib callback that our loop
+ *    dispatched runs our loop through the source; RLRunLoopRunInMode in one
+ *    of our callouts that GLib ran iterates the context through the
+ *    attachment, inside GLib's dispatch, as a g_main_context_iteration from
+ *    a GLib callback would (GLib allows that nesting).
+ * The thread may switch from one loop to the other at any time. Modes keep
+ * their meaning: the attachment iterates the context only in runs of its
+ * mode, and the source runs our loop in its own. (The attachment tells the pass GLib runs
+ * from a run nested in its callouts by which enters first; an Entry observer
+ * of the application that runs the loop again before the attachment's own,
+ * ordered LONG_MIN, has seen the pass enter blurs the two, at worst letting
+ * the attachment iterate the context inside that pass, as nesting does.)
+ * Different contexts each way (one attached, another hosting) need none of
+ * this: each is one direction on its own.
+ *
+ * Why both ways work rather than the cycle being refused: a thread that has
+ * both runs code of both worlds (a GTK main loop calling into code that runs
+ * RunLoop modally, or the reverse), and refusing could only be done where
+ * the second half is made, so which call fails would depend on their order
+ * (RLGLibSourceCreate does not know its context before g_source_attach).
+ * Standing aside loses nothing: a loop that is running needs no one to poll
+ * it, so each iteration of the context is still one prepare, query, poll,
+ * check and dispatch, made by one loop, and neither loop wakes for the other.
+ * ======================================================================== */
 
 #ifdef __cplusplus
 }
