@@ -20,9 +20,18 @@
  * Callouts (perform, observer and timer callbacks, queued functions, schedule
  * and cancel) run with no lock held and may do anything: run the loop again,
  * add, remove or invalidate any item, including the one being called out.
- * The small context callbacks (retain, release, copyDescription, equal, hash,
+ * The small context callbacks (retain, release, equal, hash,
  * getFileDescriptor) may run while the loop's lock is held: they must only do
  * their one job and must not call this library for the same loop.
+ * copyDescription always runs with no lock held, and may call this library
+ * (a loop's description copies what it prints under the lock and formats it
+ * afterwards; CF calls it under its own locks).
+ *
+ * Fairness: API callers never keep a loop's own thread from its lock for
+ * long (it waits for at most the callers already queued, one short critical
+ * section each), and a busy loop lets queued callers in once per pass, so
+ * RLRunLoopRunInMode returns close to its timeout however hard other threads
+ * use the API on its loop.
  * A callout that unwinds with longjmp or a C++ exception leaves the loop
  * corrupted; that is not supported.
  *
@@ -98,7 +107,9 @@ void        RLRelease(const void *obj);
  * A malloc'd, human-readable description of any object (caller frees).
  * For a run loop it lists every mode with its sources0, sources1, observers
  * and timers (with their next fire dates), like CF's dump of
- * `po [NSRunLoop currentRunLoop]`. RLCopyDescription(NULL) returns "(null)".
+ * `po [NSRunLoop currentRunLoop]`: a snapshot taken under the loop's lock,
+ * formatted (items' copyDescription callbacks included) after it is dropped.
+ * RLCopyDescription(NULL) returns "(null)"; NULL when out of memory.
  */
 char *RLCopyDescription(const void *obj);
 
