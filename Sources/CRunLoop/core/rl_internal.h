@@ -590,6 +590,9 @@ void rl_embed_close(RLRunLoopRef rl);
 void rl_embed_detach(RLRunLoopRef rl);
 void rl_embed_attach(RLRunLoopRef rl);
 void rl_embed_after_fork(RLRunLoopRef rl);
+/* Before a host sleeps on the embedding descriptor: aborts (rl_fatal_errno)
+   if its number no longer names the loop's embedding set. */
+void rl_embed_check(RLRunLoopRef rl);
 /* A host sleeps on the embedding descriptor for mode m (timer changes made
    by other threads must re-arm the timerfd, as for a loop asleep in m). */
 bool rl_embed_waits_in(RLRunLoopRef rl, rl_mode *m);

@@ -26,14 +26,14 @@
  * copyDescription always runs with no lock held, and may call this library
  * (a loop's description copies what it prints under the lock and formats it
  * afterwards; CF calls it under its own locks).
+ * A callout that unwinds with longjmp or a C++ exception leaves the loop
+ * corrupted; that is not supported.
  *
  * Fairness: API callers never keep a loop's own thread from its lock for
  * long (it waits for at most the callers already queued, one short critical
  * section each), and a busy loop lets queued callers in once per pass, so
  * RLRunLoopRunInMode returns close to its timeout however hard other threads
  * use the API on its loop.
- * A callout that unwinds with longjmp or a C++ exception leaves the loop
- * corrupted; that is not supported.
  *
  * Signals: a signal handled on a loop's thread does not end its sleep (as
  * with CF's Mach wait): the wait resumes for the time left.
