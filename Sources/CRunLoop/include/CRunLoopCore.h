@@ -96,9 +96,18 @@ typedef struct __RLRunLoopTimer    *RLRunLoopTimerRef;
  * release are thread-safe. Create functions return an object the caller owns
  * (one reference). A type's own retain/release names (RLThreadRelease, ...)
  * act on the same count, so they mix freely with these. RLRetain(NULL) returns
- * NULL; RLRelease(NULL) does nothing. Releasing an object with no references
- * left aborts with a message when it can be detected; passing anything that
- * is not one of this library's objects is undefined.
+ * NULL; RLRelease(NULL) does nothing. Passing anything that is not one of
+ * this library's objects is undefined.
+ * A retain or release of a dead object (its last reference already dropped)
+ * whose memory malloc has not handed out again aborts, printing one line:
+ * "CRunLoop: RLRelease of an object with no references (0x...)" (RLRetain,
+ * or the type's own name, such as RLThreadRelease, in place of RLRelease).
+ * It costs one compare on the count the call changes anyway. The window that
+ * remains: once malloc reuses the memory, the call acts on whatever lives
+ * there now (undefined, as in CF); and a chunk freed into the low heap of a
+ * program not built position-independent may keep a value that looks like a
+ * count. AddressSanitizer and valgrind report every such call as a
+ * use-after-free.
  */
 const void *RLRetain(const void *obj);
 void        RLRelease(const void *obj);
