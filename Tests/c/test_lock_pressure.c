@@ -120,8 +120,8 @@ static void a_short_run_returns_on_time_under_api_pressure(void) {
 
 /* ---- a description's user code runs unlocked ------------------------------- */
 
-static atomic_int g_describing;    /* the slow copyDescription has started */
-static atomic_int g_may_finish;    /* the loop's run has returned */
+static atomic_int g_describing; /* the slow copyDescription has started */
+static atomic_int g_may_finish; /* the loop's run has returned */
 static char *slow_description(const void *info) {
     (void)info;
     atomic_store(&g_describing, 1);

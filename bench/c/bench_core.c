@@ -940,7 +940,8 @@ static const bl_workload workloads[] = {
     {"w1", run_w1, 100000},  {"w2", run_w2, 1000000},    {"w3", run_w3, 2.0},    {"w4", run_w4, 1000000},
     {"w5", run_w5, 100000},  {"w5fd", run_w5fd, 100000}, {"w6", run_w6, 2.0},    {"w7", run_w7, 20000},
     {"e3", run_e3, 2.0},     {"e6", run_e6, 2.0},        {"w8", run_w8, 100000}, {"w9a", run_w9a, 10000},
-    {"w9b", run_w9b, 10000}, {"w9c", run_w9c, 1000},     {"w9d", run_w9d, 8},    {"scale", run_scale, 40000}, {"w11", run_w11, 200},
+    {"w9b", run_w9b, 10000}, {"w9c", run_w9c, 1000},     {"w9d", run_w9d, 8},    {"scale", run_scale, 40000},
+    {"w11", run_w11, 200},
 };
 
 int main(int argc, char **argv) {

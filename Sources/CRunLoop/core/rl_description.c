@@ -232,8 +232,8 @@ static void print_items(FILE *out, const loop_copy *c, size_t *at, size_t count,
 }
 
 static void print_mode(FILE *out, const loop_copy *c, const mode_copy *m, size_t *at) {
-    fprintf(out, "\t<RLRunLoopMode %p>{name = %s, common = %s, armed = %s, queued blocks = %zu,\n", (const void *)m->mode,
-            m->name, yes_no(m->is_common), yes_no(m->armed), m->queued_blocks);
+    fprintf(out, "\t<RLRunLoopMode %p>{name = %s, common = %s, armed = %s, queued blocks = %zu,\n",
+            (const void *)m->mode, m->name, yes_no(m->is_common), yes_no(m->armed), m->queued_blocks);
     fprintf(out, "\tsources0 = %s{\n", m->sources0 ? "" : "(null) ");
     print_items(out, c, at, m->sources0, print_source_item, "\t\t", true);
     fprintf(out, "\t},\n\tsources1 = %s{\n", m->sources1 ? "" : "(null) ");

@@ -244,7 +244,7 @@ struct __RLRunLoop {
     size_t scratch_depths;
     rl_object *graveyard;          /* released under the lock, finalized after */
     _Atomic unsigned lock_waiters; /* API callers waiting for `lock` */
-    _Atomic unsigned owner_waiting; /* the loop's thread waits for `lock` (rl_lock.c): callers hold back */
+    _Atomic unsigned owner_waits;  /* the loop's thread waits for `lock` (rl_lock.c): callers hold back */
     bool multiprocessor;           /* spinning can help: another CPU may answer */
     int64_t last_sleep_ns;         /* how long the last sleep lasted, if a wake-up ended it */
     uint32_t spin_backoff;         /* short sleeps to skip spinning after the last failed spin */

@@ -13,7 +13,7 @@
  * lock for seconds (it takes the lock back after every callout), and a busy
  * loop could keep callers out. So:
  * - The loop's own thread waits a bounded time for its lock. When it finds
- *   the lock taken it raises `owner_waiting`; callers arriving while it is up
+ *   the lock taken it raises `owner_waits`; callers arriving while it is up
  *   wait (spinning briefly, then on a futex) until the loop's thread has had
  *   the lock. Only the callers already queued go first, one critical section
  *   each, and every caller's critical section is short (no user code, no
@@ -42,14 +42,14 @@ static inline void checked(const char *call, int rc) {
 }
 
 /* ---- the loop's thread first ---------------------------------------------- */
-/* owner_waiting: 0, or 1 while the loop's thread waits for its lock, or 2 if
+/* owner_waits: 0, or 1 while the loop's thread waits for its lock, or 2 if
    also a caller sleeps on the futex until that wait is over. */
 #define OWNER_WAITS          1
 #define OWNER_WAITS_SLEEPERS 2
 
 static void owner_stops_waiting(RLRunLoopRef rl) {
-    if (atomic_exchange_explicit(&rl->owner_waiting, 0, memory_order_release) == OWNER_WAITS_SLEEPERS)
-        syscall(SYS_futex, (void *)&rl->owner_waiting, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+    if (atomic_exchange_explicit(&rl->owner_waits, 0, memory_order_release) == OWNER_WAITS_SLEEPERS)
+        syscall(SYS_futex, (void *)&rl->owner_waits, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
 /* The loop's thread takes its lock: if it is taken, the callers already
@@ -58,7 +58,7 @@ static void owner_lock(RLRunLoopRef rl) {
     int rc = pthread_mutex_trylock(&rl->lock);
     if (rc == 0) return;
     if (rc != EBUSY) rl_fatal_lock("pthread_mutex_trylock", rc);
-    atomic_store_explicit(&rl->owner_waiting, OWNER_WAITS, memory_order_relaxed);
+    atomic_store_explicit(&rl->owner_waits, OWNER_WAITS, memory_order_relaxed);
     checked("pthread_mutex_lock", pthread_mutex_lock(&rl->lock));
     owner_stops_waiting(rl);
 }
@@ -68,21 +68,21 @@ static void owner_lock(RLRunLoopRef rl) {
    thread one critical section, no more. */
 static void wait_while_the_owner_waits(RLRunLoopRef rl) {
     for (int spin = 0; spin < 64; spin++) {
-        if (!atomic_load_explicit(&rl->owner_waiting, memory_order_acquire)) return;
+        if (!atomic_load_explicit(&rl->owner_waits, memory_order_acquire)) return;
         rl_cpu_relax();
     }
     unsigned state;
-    while ((state = atomic_load_explicit(&rl->owner_waiting, memory_order_acquire)) != 0) {
+    while ((state = atomic_load_explicit(&rl->owner_waits, memory_order_acquire)) != 0) {
         if (state == OWNER_WAITS &&
-            !atomic_compare_exchange_weak_explicit(&rl->owner_waiting, &state, OWNER_WAITS_SLEEPERS,
-                                                   memory_order_acquire, memory_order_acquire))
+            !atomic_compare_exchange_weak_explicit(&rl->owner_waits, &state, OWNER_WAITS_SLEEPERS, memory_order_acquire,
+                                                   memory_order_acquire))
             continue;
-        syscall(SYS_futex, (void *)&rl->owner_waiting, FUTEX_WAIT_PRIVATE, OWNER_WAITS_SLEEPERS, NULL, NULL, 0);
+        syscall(SYS_futex, (void *)&rl->owner_waits, FUTEX_WAIT_PRIVATE, OWNER_WAITS_SLEEPERS, NULL, NULL, 0);
     }
 }
 
 static void caller_lock(RLRunLoopRef rl) {
-    if (atomic_load_explicit(&rl->owner_waiting, memory_order_relaxed)) wait_while_the_owner_waits(rl);
+    if (atomic_load_explicit(&rl->owner_waits, memory_order_relaxed)) wait_while_the_owner_waits(rl);
     int rc = pthread_mutex_trylock(&rl->lock);
     if (rc == 0) return;
     if (rc != EBUSY) rl_fatal_lock("pthread_mutex_trylock", rc);
@@ -103,7 +103,7 @@ void rl_loop_relock(RLRunLoopRef rl) {
 void rl_loop_let_callers_in(RLRunLoopRef rl) {
     if (!atomic_load_explicit(&rl->lock_waiters, memory_order_relaxed)) return;
     /* The graveyard stays parked: whoever unlocks next finalizes it. */
-    atomic_store_explicit(&rl->owner_waiting, OWNER_WAITS, memory_order_relaxed);
+    atomic_store_explicit(&rl->owner_waits, OWNER_WAITS, memory_order_relaxed);
     checked("pthread_mutex_unlock", pthread_mutex_unlock(&rl->lock));
     /* Bounded: a queued caller that does not get a CPU within ~50 us does
        not stall the loop (it still goes before the loop's thread if it was
