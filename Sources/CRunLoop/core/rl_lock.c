@@ -100,17 +100,27 @@ void rl_loop_relock(RLRunLoopRef rl) {
     owner_lock(rl);
 }
 
+/* How long the loop's thread waits, once per pass, for the callers queued
+   for its lock to have it. Bounded by time, not by a number of yields: on a
+   loaded machine one sched_yield may hand the CPU to another process for a
+   whole time slice, and a hundred of them made a pass last a second. */
+#define LET_CALLERS_IN_NS 50000
+
 void rl_loop_let_callers_in(RLRunLoopRef rl) {
     if (!atomic_load_explicit(&rl->lock_waiters, memory_order_relaxed)) return;
     /* The graveyard stays parked: whoever unlocks next finalizes it. */
     atomic_store_explicit(&rl->owner_waits, OWNER_WAITS, memory_order_relaxed);
     checked("pthread_mutex_unlock", pthread_mutex_unlock(&rl->lock));
-    /* Bounded: a queued caller that does not get a CPU within ~50 us does
-       not stall the loop (it still goes before the loop's thread if it was
-       ahead in the mutex's queue). */
-    for (int spin = 0; spin < 100 && atomic_load_explicit(&rl->lock_waiters, memory_order_relaxed); spin++) {
-        if (spin < 20) rl_cpu_relax();
-        else sched_yield();
+    /* A queued caller that does not get a CPU in time does not stall the
+       loop (it still goes first if it was ahead in the mutex's queue). */
+    int64_t until = rl_mono_now() + LET_CALLERS_IN_NS;
+    for (unsigned spin = 0; atomic_load_explicit(&rl->lock_waiters, memory_order_relaxed); spin++) {
+        if (spin < 64) {
+            rl_cpu_relax();
+            continue;
+        }
+        if (rl_mono_now() >= until) break;
+        sched_yield();
     }
     checked("pthread_mutex_lock", pthread_mutex_lock(&rl->lock));
     owner_stops_waiting(rl);
