@@ -121,6 +121,48 @@ static void a_short_run_returns_on_time_under_api_pressure(void) {
     drop_source(keep);
 }
 
+/* ---- a busy loop lets callers in ------------------------------------------------ */
+
+/* The loop's thread runs pass after pass (a source that signals itself), and
+   holds its lock for most of each: callers still get their turn every pass.
+   Healthy: the 1000 rounds of calls take a millisecond or a few. */
+static RLRunLoopSourceRef g_busy;
+static atomic_int g_calls_done;
+static void busy_perform(void *info) {
+    (void)info;
+    if (!atomic_load(&g_calls_done)) RLRunLoopSourceSignal(g_busy);
+}
+
+static void *call_the_api(void *arg) {
+    double *took = arg;
+    double t0 = rl_test_now();
+    for (int i = 0; i < 1000; i++) {
+        RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + 60, 0, 0, 0, timer_nothing, NULL);
+        RLRunLoopAddTimer(g_loop, t, kRLRunLoopDefaultMode);
+        RLRunLoopTimerInvalidate(t);
+        RLRelease(t);
+    }
+    *took = rl_test_now() - t0;
+    atomic_store(&g_calls_done, 1);
+    RLRunLoopWakeUp(g_loop);
+    return NULL;
+}
+
+static void a_busy_loop_lets_callers_in(void) {
+    g_loop = RLRunLoopGetCurrent();
+    g_busy = rl_test_source0(0, busy_perform, NULL);
+    RLRunLoopAddSource(g_loop, g_busy, kRLRunLoopDefaultMode);
+    RLRunLoopSourceSignal(g_busy);
+    double took = 0;
+    pthread_t th;
+    RL_ASSERT_EQ_INT(pthread_create(&th, NULL, call_the_api, &took), 0);
+    while (!atomic_load(&g_calls_done)) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false);
+    pthread_join(th, NULL);
+    printf("  1000 rounds of calls beside a busy loop: %.1f ms\n", took * 1e3);
+    RL_ASSERT_LE_DBL(took, 5.0 * slow_factor());
+    drop_source(g_busy);
+}
+
 /* ---- a description's user code runs unlocked ------------------------------- */
 
 static atomic_int g_describing; /* the slow copyDescription has started */
@@ -210,6 +252,7 @@ static void a_copy_description_may_call_into_the_loop(void) {
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(a_short_run_returns_on_time_under_api_pressure),
+        RL_TEST(a_busy_loop_lets_callers_in),
         RL_TEST(a_slow_copy_description_does_not_hold_up_the_loop),
         RL_TEST(a_copy_description_may_call_into_the_loop),
     };
