@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs the workloads W1-W10 on every peer, interleaved, and reports medians.
+"""Runs the workloads W1-W11 on every peer, interleaved, and reports medians.
 
     python3 run.py --full     # what `make bench` runs: 3 runs, writes results.md/.csv and w2.svg here
     python3 run.py --quick    # 1 run of a reduced set (under a minute), writes to build/quick-*
@@ -52,12 +52,13 @@ WORKLOADS = {
     "w9c": "W9c scale: ping-pong round trip with N other modes in each loop (in the default mode, and in the last made)",
     "w9d": "W9d scale: T loops on T threads, all woken by one thread",
     "w10": "W10 Swift concurrency: awaited calls into an actor",
+    "w11": "W11 a 10 ms run under API pressure: 2 threads churning items, 1 describing the loop",
 }
 # Workloads only some peers have (the others are not run for them). W5 through
 # RLFileDescriptor is compared with the peers' own W5 (their fd watchers).
 ONLY_PEERS = {"w5fd": ["core"], "w8": ["core", "libuv", "libev"], "w9a": ["core", "libuv", "libev"],
               "w9b": ["core"], "w9c": ["core"], "w9d": ["core", "libuv", "libev"],
-              "w10": ["swift", "foundation"]}
+              "w10": ["swift", "foundation"], "w11": ["core"]}
 # The row label of each size, for the workloads run at several sizes.
 SIZE_LABEL = {"w2": "N=%s", "w9a": "N=%s fds", "w9b": "N=%s sources", "w9c": "N=%s modes", "w9d": "T=%s threads"}
 
@@ -112,6 +113,11 @@ METRICS = {
     "cpu_us_per_rt_default": ("default executor: CPU/round trip (us)", "lo"),
     "runloop_vs_queue": ("RunLoopThread/DispatchQueue round trips", "hi"),
     "runloop_vs_default": ("RunLoopThread/default round trips", "hi"),
+    "over_med_ms": ("overshoot past 10 ms, median (ms)", "lo"),
+    "over_p99_ms": ("overshoot past 10 ms, p99 (ms)", "lo"),
+    "over_max_ms": ("overshoot past 10 ms, max (ms)", "lo"),
+    "items_per_s": ("items churned by the callers/s", "hi"),
+    "descriptions_per_s": ("descriptions/s", "hi"),
 }
 
 # Which metrics each workload table shows, in order.
@@ -132,6 +138,7 @@ TABLE_KEYS = {
     "w9d": ["wakeups_per_s", "cpu_us_per_wakeup"],
     "w10": ["rt_per_s_runloop", "rt_per_s_queue", "rt_per_s_default", "runloop_vs_queue", "runloop_vs_default",
             "cpu_us_per_rt_runloop", "cpu_us_per_rt_queue", "cpu_us_per_rt_default"],
+    "w11": ["over_med_ms", "over_p99_ms", "over_max_ms", "items_per_s", "descriptions_per_s"],
 }
 W9_SIZES = {"w9a": [1, 100, 10000], "w9b": [1, 100, 10000], "w9c": [0, 100, 10000], "w9d": [1, 2, 8, 64]}
 
@@ -139,7 +146,7 @@ FULL = {
     "runs": 3,
     "items": [("w1", 100000), ("w2", 10000), ("w2", 100000), ("w2", 1000000), ("w3", 2.0),
               ("w4", 1000000), ("w5", 50000), ("w6", 2.0), ("w7", 20000), ("w5fd", 50000), ("w8", 50000)] +
-             [(w, n) for w in ("w9a", "w9b", "w9c", "w9d") for n in W9_SIZES[w]] + [("w10", 20000)],
+             [(w, n) for w in ("w9a", "w9b", "w9c", "w9d") for n in W9_SIZES[w]] + [("w10", 20000), ("w11", 200)],
     "malloc_items": [("w1", 20000), ("w2", 100000), ("w4", 1000000)],
     "timeout": 120,
     "strace_rt": 5000,
@@ -149,7 +156,7 @@ QUICK = {
     "runs": 1,
     "items": [("w1", 5000), ("w2", 10000), ("w2", 100000), ("w3", 0.5), ("w4", 100000),
               ("w5", 5000), ("w6", 0.5), ("w7", 1000), ("w5fd", 5000), ("w8", 5000),
-              ("w9a", 1), ("w9a", 1000), ("w9b", 1), ("w9b", 1000), ("w9c", 0), ("w9c", 1000), ("w9d", 1), ("w9d", 8), ("w10", 2000)],
+              ("w9a", 1), ("w9a", 1000), ("w9b", 1), ("w9b", 1000), ("w9c", 0), ("w9c", 1000), ("w9d", 1), ("w9d", 8), ("w10", 2000), ("w11", 50)],
     "malloc_items": [("w1", 2000), ("w2", 10000), ("w4", 100000)],
     "timeout": 30,
     "strace_rt": 0,
@@ -574,7 +581,7 @@ def main():
     csv_rows = []
     term = []
     items = list(cfg["items"])
-    for wl in ["w1", "w2", "w3", "w4", "w5", "w5fd", "w6", "w7", "w8", "w9a", "w9b", "w9c", "w9d", "w10"]:
+    for wl in ["w1", "w2", "w3", "w4", "w5", "w5fd", "w6", "w7", "w8", "w9a", "w9b", "w9c", "w9d", "w10", "w11"]:
         args_for = [a for w, a in items if w == wl]
         if wl == "w7":
             args_for = args_for[:1] + [0]
@@ -730,6 +737,10 @@ def main():
         most = v("core", "w9d", sz[-1], "wakeups_per_s")
         check("W9D wake-ups/s, most loops >= T=%g" % sz[0], None if one is None or most is None else most >= one,
               "C %s at T=%g vs %s at T=%g" % (fmt(most), sz[-1], fmt(one), sz[0]))
+    a11 = arg_of("w11")
+    o11 = v("core", "w11", a11, "over_max_ms")
+    check("W11 a 10 ms run under API pressure returns within 100 ms of its timeout", None if o11 is None else o11 <= 100,
+          "C slowest overshoot %s ms" % fmt(o11))
     md.append("\n## Targets on this run\n")
     md.append("| target | result | numbers |")
     md.append("|---|---|---|")

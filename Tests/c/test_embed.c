@@ -599,6 +599,83 @@ static void forked_childs_descriptor_never_shows_the_parents_readiness(void) {
     RLRelease(s);
 }
 
+/* ---- the host breaks the descriptor ------------------------------------------ */
+/* The descriptor is the loop's: a host that closes it, and lets another file
+   take its number, would sleep on that file (/dev/null: always readable, a
+   spin) or on a dead number (poll's POLLNVAL: a spin too). Prepare notices
+   before the host sleeps and aborts, naming the embedding set, as for the
+   loop's other own descriptors. Each breaks it in a child process. */
+
+/* A loop with something in its mode, embedded once: the descriptor works. */
+static int embedded_loop(RLRunLoopRef *out) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    rl_test_keep_mode(rl, MODE);
+    int fd = RLRunLoopEmbedGetFD(rl);
+    RL_ASSERT(fd >= 0);
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, MODE, NULL));
+    *out = rl;
+    return fd;
+}
+
+static void prepare_after_dev_null_took_the_number(void) {
+    RLRunLoopRef rl;
+    int fd = embedded_loop(&rl);
+    close(fd);
+    int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC); /* the lowest free number: fd's */
+    RL_ASSERT_EQ_INT(null_fd, fd);
+    RLRunLoopEmbedPrepare(rl, MODE, NULL);
+}
+
+/* Before: Prepare went on handing the host /dev/null's number to sleep on. */
+static void descriptor_closed_and_reused_by_another_file_aborts_in_prepare(void) {
+    RL_EXPECT_ABORT(prepare_after_dev_null_took_the_number, "epoll_ctl", "the loop's embedding set", strerror(EINVAL));
+}
+
+static void prepare_after_close(void) {
+    RLRunLoopRef rl;
+    int fd = embedded_loop(&rl);
+    close(fd);
+    RLRunLoopEmbedPrepare(rl, MODE, NULL);
+}
+
+static void closed_descriptor_aborts_in_prepare(void) {
+    RL_EXPECT_ABORT(prepare_after_close, "epoll_ctl", "the loop's embedding set", strerror(EBADF));
+}
+
+static void prepare_after_another_epoll_set_took_the_number(void) {
+    RLRunLoopRef rl;
+    int fd = embedded_loop(&rl);
+    int other = epoll_create1(EPOLL_CLOEXEC);
+    RL_ASSERT(other >= 0);
+    RL_ASSERT_EQ_INT(dup2(other, fd), fd); /* closes the loop's set */
+    close(other);
+    RLRunLoopEmbedPrepare(rl, MODE, NULL);
+}
+
+/* Another epoll set under the number (the host made one) does not hold the
+   loop's wait set. */
+static void descriptor_replaced_by_another_epoll_set_aborts_in_prepare(void) {
+    RL_EXPECT_ABORT(prepare_after_another_epoll_set_took_the_number, "epoll_ctl", "the loop's embedding set",
+                    strerror(ENOENT));
+}
+
+/* A working descriptor passes the check every time, whatever Prepare finds. */
+static void intact_descriptor_passes_every_prepare(void) {
+    RLRunLoopRef rl;
+    int fd = embedded_loop(&rl);
+    _Atomic int performed = 0;
+    RLRunLoopSourceRef s = add_counting_source(rl, &performed);
+    for (int i = 0; i < 100; i++) {
+        RLRunLoopSourceSignal(s);
+        expect_work_now(rl, MODE, fd);
+        RLRunLoopRunInMode(MODE, 0, false);
+        expect_quiet(rl, MODE, fd, 0);
+    }
+    RL_ASSERT_EQ_INT(performed, 100);
+    RLRunLoopSourceInvalidate(s);
+    RLRelease(s);
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(descriptor_is_stable),
@@ -624,6 +701,10 @@ int main(int argc, char **argv) {
         RL_TEST(dead_loop_has_no_descriptor),
         RL_TEST(forked_child_gets_its_own_descriptor),
         RL_TEST(forked_childs_descriptor_never_shows_the_parents_readiness),
+        RL_TEST(descriptor_closed_and_reused_by_another_file_aborts_in_prepare),
+        RL_TEST(closed_descriptor_aborts_in_prepare),
+        RL_TEST(descriptor_replaced_by_another_epoll_set_aborts_in_prepare),
+        RL_TEST(intact_descriptor_passes_every_prepare),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }

@@ -14,6 +14,8 @@
  * W7 system calls per pass: a sleeping loop woken by another thread; an awake
  *    (busy) loop being woken; mallocs per hot-path operation come from W1/W2/W4
  *    when malloc_count.so is preloaded.
+ * W11 how late 10 ms runs return while other threads churn items in the loop
+ *    and describe it.
  */
 #define _GNU_SOURCE
 #include "benchlib.h"
@@ -867,11 +869,110 @@ static void run_w9d(double arg) {
     bl_run_w9d(arg, W9D_MAX, w9d_start, w9d_wake, w9d_stop);
 }
 
+/* ---- W11: a short run under API pressure ---------------------------------- */
+/* Two threads add batches of W11_BATCH timers (due now), sources and
+   observers (of every activity) to the loop's mode, then invalidate and
+   release them, as fast as they can, and a third describes the loop over and
+   over (RLCopyDescription), while the loop's own thread runs `arg` runs of
+   10 ms each: how much later than its 10 ms each run returns (p50, p99,
+   max), and how much work the callers got done meanwhile. A run must return
+   close to its timeout whatever the callers do. */
+#define W11_RUN_S    0.010
+#define W11_CHURNERS 2
+#define W11_BATCH    100
+static struct {
+    RLRunLoopRef rl;
+    atomic_int stop;
+    atomic_long churned, described;
+} w11;
+
+static void w11_fired(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+}
+static void w11_observed(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o;
+    (void)a;
+    (void)info;
+}
+
+static void *w11_churn(void *arg) {
+    (void)arg;
+    RLRunLoopSourceContext c;
+    memset(&c, 0, sizeof c);
+    c.perform = noop;
+    RLRunLoopTimerRef t[W11_BATCH];
+    RLRunLoopSourceRef s[W11_BATCH];
+    RLRunLoopObserverRef o[W11_BATCH];
+    while (!atomic_load_explicit(&w11.stop, memory_order_relaxed)) {
+        for (int i = 0; i < W11_BATCH; i++) {
+            t[i] = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 0, 0, 0, w11_fired, NULL);
+            RLRunLoopAddTimer(w11.rl, t[i], MODE);
+            s[i] = RLRunLoopSourceCreate(0, &c);
+            RLRunLoopAddSource(w11.rl, s[i], MODE);
+            o[i] = RLRunLoopObserverCreate(kRLRunLoopAllActivities, true, 0, w11_observed, NULL);
+            RLRunLoopAddObserver(w11.rl, o[i], MODE);
+        }
+        for (int i = 0; i < W11_BATCH; i++) {
+            RLRunLoopTimerInvalidate(t[i]);
+            RLRelease(t[i]);
+            RLRunLoopSourceInvalidate(s[i]);
+            RLRelease(s[i]);
+            RLRunLoopObserverInvalidate(o[i]);
+            RLRelease(o[i]);
+        }
+        atomic_fetch_add_explicit(&w11.churned, W11_BATCH, memory_order_relaxed);
+    }
+    return NULL;
+}
+
+static void *w11_describe(void *arg) {
+    (void)arg;
+    while (!atomic_load_explicit(&w11.stop, memory_order_relaxed)) {
+        free(RLCopyDescription(w11.rl));
+        atomic_fetch_add_explicit(&w11.described, 1, memory_order_relaxed);
+    }
+    return NULL;
+}
+
+static void run_w11(double arg) {
+    long runs = arg < 1 ? 1 : (long)arg;
+    w11.rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef ka = keepalive_add(w11.rl);
+    double *over = calloc((size_t)runs, sizeof *over);
+    pthread_t threads[W11_CHURNERS + 1];
+    for (int i = 0; i < W11_CHURNERS; i++) pthread_create(&threads[i], NULL, w11_churn, NULL);
+    pthread_create(&threads[W11_CHURNERS], NULL, w11_describe, NULL);
+    /* The pressure is on before the first run. */
+    while (atomic_load(&w11.churned) < 2 * W11_BATCH || atomic_load(&w11.described) < 2) bl_spin_pause();
+    long churned0 = atomic_load(&w11.churned), described0 = atomic_load(&w11.described);
+    uint64_t start = bl_now_ns();
+    for (long i = 0; i < runs; i++) {
+        uint64_t t0 = bl_now_ns();
+        RLRunLoopRunInMode(MODE, W11_RUN_S, false);
+        over[i] = (double)(bl_now_ns() - t0) / 1e6 - W11_RUN_S * 1e3;
+    }
+    double secs = (double)(bl_now_ns() - start) / 1e9;
+    long churned = atomic_load(&w11.churned) - churned0, described = atomic_load(&w11.described) - described0;
+    atomic_store(&w11.stop, 1);
+    for (int i = 0; i <= W11_CHURNERS; i++) pthread_join(threads[i], NULL);
+    bl_result_begin("w11");
+    bl_result("over_med_ms", bl_percentile(over, runs, 50));
+    bl_result("over_p99_ms", bl_percentile(over, runs, 99));
+    bl_result("over_max_ms", bl_percentile(over, runs, 100));
+    bl_result("items_per_s", 3.0 * (double)churned / secs);
+    bl_result("descriptions_per_s", (double)described / secs);
+    bl_result_end();
+    free(over);
+    keepalive_remove(ka);
+}
+
 static const bl_workload workloads[] = {
     {"w1", run_w1, 100000},  {"w2", run_w2, 1000000},    {"w3", run_w3, 2.0},    {"w4", run_w4, 1000000},
     {"w5", run_w5, 100000},  {"w5fd", run_w5fd, 100000}, {"w6", run_w6, 2.0},    {"w7", run_w7, 20000},
     {"e3", run_e3, 2.0},     {"e6", run_e6, 2.0},        {"w8", run_w8, 100000}, {"w9a", run_w9a, 10000},
     {"w9b", run_w9b, 10000}, {"w9c", run_w9c, 1000},     {"w9d", run_w9d, 8},    {"scale", run_scale, 40000},
+    {"w11", run_w11, 200},
 };
 
 int main(int argc, char **argv) {

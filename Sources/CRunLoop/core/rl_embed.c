@@ -129,6 +129,9 @@ bool RLRunLoopEmbedPrepare(RLRunLoopRef rl, RLRunLoopMode mode, int *timeout_ms)
         }
     }
     int timeout = work ? 0 : timeout_ms_until(deadline, now);
+    /* The host is about to sleep on the descriptor: it must still be ours
+       (one epoll_ctl; with work now the host only polls, and comes back). */
+    if (timeout != 0) rl_embed_check(rl);
     /* No set to sleep on, none in the host's descriptor, or no wake
        eventfd to end the sleep: poll. */
     bool in_host_fd = rl->embed_fd < 0 || rl->embed_attached;

@@ -49,6 +49,23 @@ void rl_embed_attach(RLRunLoopRef rl) {
     rl_fatal_errno("epoll_ctl(ADD)", "the loop's epoll set", rl->epoll_fd, error);
 }
 
+/* The host may have closed the descriptor, and another file may have its
+   number now: the host would sleep on that file (/dev/null: readable at once,
+   every time) or on a dead number, and spin. Only the loop's embedding set
+   holds the loop's wait set, so re-setting the wait set's entry through the
+   number succeeds exactly when the number is still that set: EBADF (closed),
+   EINVAL (no epoll set now; or the wait set itself took the number) and
+   ENOENT (another epoll set) all mean the descriptor was closed or replaced
+   behind the loop's back: fatal, as for the loop's other own descriptors. */
+void rl_embed_check(RLRunLoopRef rl) {
+    if (rl->embed_fd < 0 || rl->epoll_fd < 0 || !rl->embed_attached) return;
+    struct epoll_event ev = {.events = EPOLLIN, .data.fd = rl->epoll_fd};
+    if (epoll_ctl(rl->embed_fd, EPOLL_CTL_MOD, rl->epoll_fd, &ev) == 0) return;
+    int error = errno;
+    if (error == ENOMEM || error == ENOSPC) return; /* cannot tell; the next Prepare asks again */
+    rl_fatal_errno("epoll_ctl(MOD)", "the loop's embedding set", rl->embed_fd, error);
+}
+
 /* In a forked child, before the wait set is remade: a new embedding set,
    moved to the inherited number (dup3 closes the child's reference to the
    parent's set without touching it). */

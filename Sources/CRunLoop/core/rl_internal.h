@@ -251,6 +251,7 @@ struct __RLRunLoop {
     size_t scratch_depths;
     rl_object *graveyard;          /* released under the lock, finalized after */
     _Atomic unsigned lock_waiters; /* API callers waiting for `lock` */
+    _Atomic unsigned owner_waits;  /* the loop's thread waits for `lock` (rl_lock.c): callers hold back */
     bool multiprocessor;           /* spinning can help: another CPU may answer */
     int64_t last_sleep_ns;         /* how long the last sleep lasted, if a wake-up ended it */
     uint32_t spin_backoff;         /* short sleeps to skip spinning after the last failed spin */
@@ -427,12 +428,17 @@ static inline void rl_loop_set_main_queue_inert(RLRunLoopRef rl, RLRunLoopSource
 /* A pthread_mutex_* call on a loop's lock failed with `error`: prints the
    call and errno, the way rl_fatal_errno does, and aborts (rl_fatal.c). */
 _Noreturn void rl_fatal_lock(const char *call, int error);
-/* The loop's lock and which thread asks (rl_lock.c). */
+/* The loop's lock and which thread asks (rl_lock.c). Taken by the loop's own
+   thread, it is rl_loop_relock. */
 void rl_loop_lock(RLRunLoopRef rl);
-/* The loop's own thread taking its lock back after a callout or the wait:
-   first lets any other thread waiting for the lock have it, so a busy loop
-   cannot starve callers of the API (glibc mutexes are not fair). */
+/* The loop's own thread taking its lock back after a callout or the wait.
+   Its wait is bounded: only the callers already queued for the lock go
+   first (glibc mutexes are not fair; see rl_lock.c). */
 void rl_loop_relock(RLRunLoopRef rl);
+/* Once per pass, the loop's thread (holding its lock): callers queued for
+   the lock have it first, then the loop's thread takes it back, so a busy
+   loop cannot starve callers of the API. Nothing when none is queued. */
+void rl_loop_let_callers_in(RLRunLoopRef rl);
 /* A pause instruction for spin-waits. */
 static inline void rl_cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -597,6 +603,9 @@ void rl_embed_close(RLRunLoopRef rl);
 void rl_embed_detach(RLRunLoopRef rl);
 void rl_embed_attach(RLRunLoopRef rl);
 void rl_embed_after_fork(RLRunLoopRef rl);
+/* Before a host sleeps on the embedding descriptor: aborts (rl_fatal_errno)
+   if its number no longer names the loop's embedding set. */
+void rl_embed_check(RLRunLoopRef rl);
 /* A host sleeps on the embedding descriptor for mode m (timer changes made
    by other threads must re-arm the timerfd, as for a loop asleep in m). */
 bool rl_embed_waits_in(RLRunLoopRef rl, rl_mode *m);

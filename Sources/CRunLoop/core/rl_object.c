@@ -1,7 +1,8 @@
 /*
  * rl_object.c: reference counting and descriptions for every object type.
  * Retain/release are lock-free atomics; finalization runs the class's finalizer
- * exactly once, on the thread that dropped the last reference.
+ * exactly once, on the thread that dropped the last reference. A retain or
+ * release of a dead object whose memory was not reused aborts (rl_object.h).
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -16,8 +17,9 @@ void rl_object_init(rl_object *obj, const rl_class *cls) {
     obj->cls = cls;
 }
 
-void rl_object_released_too_often(rl_object *obj) {
-    fprintf(stderr, "CRunLoop: RLRelease of an object with no references (%p)\n", (void *)obj);
+void rl_object_dead(rl_object *obj, const char *function, long change) {
+    if (change) atomic_fetch_sub_explicit(&obj->refcount, change, memory_order_relaxed);
+    fprintf(stderr, "CRunLoop: %s of an object with no references (%p)\n", function, (void *)obj);
     abort();
 }
 
@@ -41,6 +43,10 @@ void rl_object_unhold(rl_held_object *obj) {
 
 void rl_object_check(const void *obj, const rl_class *cls, const char *function) {
     if (obj && !rl_object_is(obj, cls)) {
+        /* A dead object's class word may be malloc's by now: say it is dead. */
+        rl_object *o = (rl_object *)obj;
+        if (!rl_refcount_is_live(atomic_load_explicit(&o->refcount, memory_order_relaxed)))
+            rl_object_dead(o, function, 0);
         fprintf(stderr, "CRunLoop: %s called with an object that is not a %s (%p)\n", function, cls->name, obj);
         abort();
     }

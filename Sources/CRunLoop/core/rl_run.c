@@ -154,6 +154,7 @@ static RLRunLoopRunResult run_passes(RLRunLoopRef rl, rl_mode *m, rl_run *run, b
     }
     event_batch batch = {.count = 0};
     for (;;) {
+        rl_loop_let_callers_in(rl);
         complete_common(rl, m);
         rl_do_observers(rl, m, kRLRunLoopBeforeTimers);
         rl_do_observers(rl, m, kRLRunLoopBeforeSources);

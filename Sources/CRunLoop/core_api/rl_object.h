@@ -47,21 +47,42 @@ struct rl_object {
 /* Sets up a new object with one reference. */
 void rl_object_init(rl_object *obj, const rl_class *cls);
 
-/* Aborts: `obj` was released with no references left (a caller bug that
-   would corrupt memory). */
-void rl_object_released_too_often(rl_object *obj) __attribute__((noreturn, cold));
+/* A live object's count is between 1 and RL_REFCOUNT_LIVE_MAX. A dead one's
+   count word holds 0 (finalized, or its memory kept for a hold), a
+   graveyard link (a pointer), or, once its memory is freed, whatever malloc
+   keeps there: a free-list pointer, or (glibc 2.32 and later) one XORed
+   with the chunk's address shifted right by 12, which for the heap of a
+   64-bit position-independent program or a thread's arena is far above
+   2^32. So a retain or release that finds any other count met a dead object
+   whose memory was not reused, and aborts (rl_object_dead) instead of
+   scribbling on malloc's free list. The test is the one compare a release
+   always made, and one more for a retain. Not caught: memory malloc has
+   handed out again (it is someone else's object then), and a chunk freed
+   into a low, non-PIE heap (its mangled link can look like a count). */
+#define RL_REFCOUNT_LIVE_MAX (sizeof(long) > 4 ? 1UL << 32 : 1UL << 24)
+static inline bool rl_refcount_is_live(long count) {
+    return (unsigned long)count - 1UL < RL_REFCOUNT_LIVE_MAX;
+}
+
+/* Aborts, printing "CRunLoop: <function> of an object with no references
+   (<obj>)": `function` (RLRetain, RLRelease, a type's own name) met a dead
+   object, whose count it had just changed by `change`; that change is undone
+   first (it may have been a word of malloc's). A caller bug that would
+   corrupt memory. */
+void rl_object_dead(rl_object *obj, const char *function, long change) __attribute__((noreturn, cold));
 
 /* Drops one reference; returns true when it was the last one (the caller then
    owns finalization). Inline: requests and items are released per pass. */
 static inline bool rl_object_release_is_last(rl_object *obj) {
     long before = atomic_fetch_sub_explicit(&obj->refcount, 1, memory_order_acq_rel);
-    if (before <= 0) rl_object_released_too_often(obj);
+    if (__builtin_expect(!rl_refcount_is_live(before), 0)) rl_object_dead(obj, "RLRelease", -1);
     return before == 1;
 }
 
 /* RLRetain and RLRelease of an object known not to be NULL, inline. */
 static inline void rl_object_retain(rl_object *obj) {
-    atomic_fetch_add_explicit(&obj->refcount, 1, memory_order_relaxed);
+    long before = atomic_fetch_add_explicit(&obj->refcount, 1, memory_order_relaxed);
+    if (__builtin_expect(!rl_refcount_is_live(before), 0)) rl_object_dead(obj, "RLRetain", 1);
 }
 static inline void rl_object_release(rl_object *obj) {
     if (rl_object_release_is_last(obj)) obj->cls->finalize(obj);
@@ -92,7 +113,8 @@ static inline bool rl_object_is(const void *obj, const rl_class *cls) {
     return ((const rl_object *)obj)->cls == cls;
 }
 /* Aborts with a message naming `function` when `obj` is not NULL and not of
-   class `cls`: such a call would corrupt memory. */
+   class `cls` (or dead: then with rl_object_dead's message): such a call
+   would corrupt memory. */
 void rl_object_check(const void *obj, const rl_class *cls, const char *function);
 
 /* Internal classes, for type checks. */

@@ -20,11 +20,20 @@
  * Callouts (perform, observer and timer callbacks, queued functions, schedule
  * and cancel) run with no lock held and may do anything: run the loop again,
  * add, remove or invalidate any item, including the one being called out.
- * The small context callbacks (retain, release, copyDescription, equal, hash,
+ * The small context callbacks (retain, release, equal, hash,
  * getFileDescriptor) may run while the loop's lock is held: they must only do
  * their one job and must not call this library for the same loop.
+ * copyDescription always runs with no lock held, and may call this library
+ * (a loop's description copies what it prints under the lock and formats it
+ * afterwards; CF calls it under its own locks).
  * A callout that unwinds with longjmp or a C++ exception leaves the loop
  * corrupted; that is not supported.
+ *
+ * Fairness: API callers never keep a loop's own thread from its lock for
+ * long (it waits for at most the callers already queued, one short critical
+ * section each), and a busy loop lets queued callers in once per pass, so
+ * RLRunLoopRunInMode returns close to its timeout however hard other threads
+ * use the API on its loop.
  *
  * Signals: a signal handled on a loop's thread does not end its sleep (as
  * with CF's Mach wait): the wait resumes for the time left.
@@ -87,9 +96,18 @@ typedef struct __RLRunLoopTimer    *RLRunLoopTimerRef;
  * release are thread-safe. Create functions return an object the caller owns
  * (one reference). A type's own retain/release names (RLThreadRelease, ...)
  * act on the same count, so they mix freely with these. RLRetain(NULL) returns
- * NULL; RLRelease(NULL) does nothing. Releasing an object with no references
- * left aborts with a message when it can be detected; passing anything that
- * is not one of this library's objects is undefined.
+ * NULL; RLRelease(NULL) does nothing. Passing anything that is not one of
+ * this library's objects is undefined.
+ * A retain or release of a dead object (its last reference already dropped)
+ * whose memory malloc has not handed out again aborts, printing one line:
+ * "CRunLoop: RLRelease of an object with no references (0x...)" (RLRetain,
+ * or the type's own name, such as RLThreadRelease, in place of RLRelease).
+ * It costs one compare on the count the call changes anyway. The window that
+ * remains: once malloc reuses the memory, the call acts on whatever lives
+ * there now (undefined, as in CF); and a chunk freed into the low heap of a
+ * program not built position-independent may keep a value that looks like a
+ * count. AddressSanitizer and valgrind report every such call as a
+ * use-after-free.
  */
 const void *RLRetain(const void *obj);
 void        RLRelease(const void *obj);
@@ -98,7 +116,9 @@ void        RLRelease(const void *obj);
  * A malloc'd, human-readable description of any object (caller frees).
  * For a run loop it lists every mode with its sources0, sources1, observers
  * and timers (with their next fire dates), like CF's dump of
- * `po [NSRunLoop currentRunLoop]`. RLCopyDescription(NULL) returns "(null)".
+ * `po [NSRunLoop currentRunLoop]`: a snapshot taken under the loop's lock,
+ * formatted (items' copyDescription callbacks included) after it is dropped.
+ * RLCopyDescription(NULL) returns "(null)"; NULL when out of memory.
  */
 char *RLCopyDescription(const void *obj);
 

@@ -29,7 +29,9 @@
  * one write, as when the loop sleeps by itself. Prepare is a few atomic
  * operations and, when the mode's next timer changed, one timerfd_settime;
  * for a mode with nothing in it, one epoll_wait that takes leftover edges
- * off (its pass returns before it would).
+ * off (its pass returns before it would); and, when the host is about to
+ * sleep (no work now), one epoll_ctl that checks the descriptor is still the
+ * loop's (well under a microsecond, beside the sleep it guards).
  *
  * Where this differs from CF (which has no such API):
  * - A pass that polls skips the BeforeWaiting and AfterWaiting observers (as
@@ -52,6 +54,14 @@ extern "C" {
    write or close it. Made on the first call, then the same number for the
    loop's whole life (a forked child that uses the loop gets its own
    descriptor under the same number). Any thread.
+   Closing it, or putting another file under its number (dup2, a routine
+   that closes every descriptor), is a program error, as for the loop's
+   other own descriptors (CRunLoopCore.h): the host would sleep on that file
+   (/dev/null is always readable) or on a dead number, and spin. The next
+   RLRunLoopEmbedPrepare that would let the host sleep notices it and aborts
+   with one line naming the call, "the loop's embedding set", its number and
+   errno. It never hands out a new descriptor: the host holds the number it
+   was given, and a quiet replacement would hide the bug.
    -1: rl NULL, the loop's thread has exited, or out of descriptors (call
    again later). */
 int RLRunLoopEmbedGetFD(RLRunLoopRef rl);
