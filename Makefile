@@ -272,7 +272,7 @@ test-clang:
 	  $(CLANG) -std=c11 -pthread -fsyntax-only $(WARN) -ISources/CRunLoop/include -ISources/CRunLoopGLib/include \
 	    $(GLIB_CFLAGS) $$f || exit 1; done
 
-## test-make: the build's own checks (Tests/make: install prefix, clean, help, format-check, line length)
+## test-make: the build's own checks (Tests/make: install, pkg-config and CMake use, version, clean, help, format...)
 test-make:
 	@sh Tests/make/run.sh
 

@@ -10,7 +10,8 @@
 # Skipped (77) without cmake.
 set -u
 MAKE=${MAKE:-make}
-command -v cmake >/dev/null 2>&1 || { echo "SKIPPED: cmake not found (sudo make deps installs it):" \
+CMAKE=${CMAKE:-cmake}
+command -v "$CMAKE" >/dev/null 2>&1 || { echo "SKIPPED: $CMAKE not found (sudo make deps installs it):" \
     "the installed CMake package is not checked"; exit 77; }
 . Tests/make/readme_c_programs.sh
 tmp=$(mktemp -d)
@@ -29,13 +30,13 @@ glib_source=""
 [ -e "$P/lib/libcrunloop-glib.so" ] && glib_source=$tmp/src/glib_host.c
 B=$tmp/build
 configure() { # version wanted; output in $tmp/configure.log
-    cmake -S Tests/make/cmake-consumer -B "$B" -DCMAKE_PREFIX_PATH="$P" -DCRUNLOOP_VERSION="$1" \
+    "$CMAKE" -S Tests/make/cmake-consumer -B "$B" -DCMAKE_PREFIX_PATH="$P" -DCRUNLOOP_VERSION="$1" \
         -DHELLO_SOURCE="$tmp/src/hello.c" -DGLIB_HOST_SOURCE="$glib_source" >"$tmp/configure.log" 2>&1
 }
 if ! configure "$minor"; then
     echo "FAIL: find_package(CRunLoop $minor) with CMAKE_PREFIX_PATH=$P:"; tail -30 "$tmp/configure.log"; exit 1
 fi
-if ! cmake --build "$B" >"$tmp/build.log" 2>&1; then
+if ! "$CMAKE" --build "$B" >"$tmp/build.log" 2>&1; then
     echo "FAIL: building the consumer:"; tail -30 "$tmp/build.log"; exit 1
 fi
 programs="hello hello_static"
