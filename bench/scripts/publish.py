@@ -196,7 +196,7 @@ def main():
     if not os.path.exists(os.path.join(source, "results.csv")) or not os.path.exists(
             os.path.join(source, "results.md")):
         sys.exit("publish: no full run in %s (results.md, results.csv): run `make bench` first" %
-                 os.path.relpath(source))
+                 os.path.relpath(source, ROOT))
     new_readme = replace_block(readme, render(source))
     copied = []
     if source != HERE:
