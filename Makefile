@@ -6,7 +6,16 @@
 CC      ?= cc
 PREFIX  ?= /usr/local
 BUILD   ?= build
-VERSION := 0.1.0
+# The one version: the shared libraries' file names and sonames, the
+# pkg-config and CMake packages, and CHANGELOG.md's newest entry agree with it
+# (Tests/make/test_version.sh). A release is a git tag of the same name, which
+# is what SwiftPM's `from:` resolves. Before 1.0 a minor release may break the
+# ABI, so the soname carries major.minor (libcrunloop.so.0.2); from 1.0 on,
+# the major only.
+VERSION := 0.2.0
+VERSION_MAJOR := $(word 1,$(subst ., ,$(VERSION)))
+VERSION_MINOR := $(word 2,$(subst ., ,$(VERSION)))
+SOVERSION := $(if $(filter 0,$(VERSION_MAJOR)),0.$(VERSION_MINOR),$(VERSION_MAJOR))
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS  ?= -O2 -g
@@ -42,7 +51,8 @@ GLIB_TEST_BINS := $(patsubst Tests/c-glib/%.c,$(BUILD)/tests/%,$(sort $(wildcard
 endif
 
 .PHONY: all lib install test check-layers layers-graph test-c test-sanitize test-asan test-tsan test-valgrind test-swift \
-        test-swift-tsan test-clang test-make soak bench bench-quick examples demo fuzz format format-check help clean
+        test-swift-tsan test-clang test-make soak bench bench-quick bench-publish examples demo fuzz format format-check \
+        help clean deps
 
 ## all: the libraries (same as lib)
 all: lib
@@ -57,8 +67,14 @@ $(BUILD)/libcrunloop.a: $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/libcrunloop.so: $(LIB_OBJS) Sources/CRunLoop/exports.map
-	$(CC) -shared -Wl,-soname,libcrunloop.so.0 -Wl,--version-script=Sources/CRunLoop/exports.map \
+# The shared libraries carry the version in their soname, so they are relinked
+# when it changes.
+$(BUILD)/version.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@[ "$$(cat $@ 2>/dev/null)" = "$(VERSION)" ] || echo "$(VERSION)" > $@
+
+$(BUILD)/libcrunloop.so: $(LIB_OBJS) Sources/CRunLoop/exports.map $(BUILD)/version.stamp
+	$(CC) -shared -Wl,-soname,libcrunloop.so.$(SOVERSION) -Wl,--version-script=Sources/CRunLoop/exports.map \
 	  -o $@ $(LIB_OBJS) $(LDLIBS)
 
 $(BUILD)/obj-glib/%.o: Sources/CRunLoopGLib/%.c $(GLIB_HDRS) $(LIB_HDRS)
@@ -69,8 +85,8 @@ $(BUILD)/libcrunloop-glib.a: $(GLIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/libcrunloop-glib.so: $(GLIB_OBJS) $(BUILD)/libcrunloop.so
-	$(CC) -shared -Wl,-soname,libcrunloop-glib.so.0 -o $@ $(GLIB_OBJS) -L$(BUILD) -lcrunloop $(GLIB_LDLIBS) $(LDLIBS)
+$(BUILD)/libcrunloop-glib.so: $(GLIB_OBJS) $(BUILD)/libcrunloop.so $(BUILD)/version.stamp
+	$(CC) -shared -Wl,-soname,libcrunloop-glib.so.$(SOVERSION) -o $@ $(GLIB_OBJS) -L$(BUILD) -lcrunloop $(GLIB_LDLIBS) $(LDLIBS)
 
 # The .pc files name PREFIX, so they are remade when it changes: the stamp
 # holds the prefix and version they were last made with.
@@ -85,7 +101,7 @@ $(BUILD)/crunloop-glib.pc: Makefile $(BUILD)/pc-prefix.stamp
 	@mkdir -p $(dir $@)
 	printf '$(PC_PATHS)Name: crunloop-glib\nDescription: CoreFoundation run loop for Linux, with GLib main contexts\n' \
 	  '$(PREFIX)' > $@
-	printf 'Version: %s\nRequires: crunloop glib-2.0\nLibs: -L$${libdir} -lcrunloop-glib\nCflags: -I$${includedir}\n' \
+	printf 'Version: %s\nRequires: crunloop = $(VERSION), glib-2.0\nLibs: -L$${libdir} -lcrunloop-glib\nCflags: -I$${includedir}\n' \
 	  '$(VERSION)' >> $@
 
 $(BUILD)/crunloop.pc: Makefile $(BUILD)/pc-prefix.stamp
@@ -94,25 +110,57 @@ $(BUILD)/crunloop.pc: Makefile $(BUILD)/pc-prefix.stamp
 	  '$(PREFIX)' '$(VERSION)' > $@
 	printf 'Libs: -L$${libdir} -lcrunloop\nLibs.private: -pthread -ldl -lm\nCflags: -I$${includedir}\n' >> $@
 
-## install: headers, libraries and crunloop.pc (and crunloop-glib.pc) under PREFIX (default /usr/local)
-install: lib $(BUILD)/crunloop.pc $(if $(HAVE_GLIB),install-glib)
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+# The CMake package (packaging/*.cmake.in): find_package(CRunLoop) with imported
+# targets, found relative to its own folder, so it names no prefix.
+CMAKE_PKG := $(BUILD)/cmake/CRunLoopConfig.cmake $(BUILD)/cmake/CRunLoopConfigVersion.cmake
+$(BUILD)/cmake/%.cmake: packaging/%.cmake.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's/@VERSION@/$(VERSION)/g' -e 's/@SOVERSION@/$(SOVERSION)/g' $< > $@
+
+# lib/LIB.so.VERSION, and the names the dynamic linker (LIB.so.SOVERSION) and
+# the link editor (LIB.so) look for.
+install_shared = install -m 755 $(BUILD)/$(1).so $(DESTDIR)$(PREFIX)/lib/$(1).so.$(VERSION) && \
+  ln -sf $(1).so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(1).so.$(SOVERSION) && \
+  ln -sf $(1).so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/$(1).so
+
+## install: headers, libraries, pkg-config and CMake packages under PREFIX (default /usr/local); runs ldconfig
+install: lib $(BUILD)/crunloop.pc $(if $(HAVE_GLIB),$(BUILD)/crunloop-glib.pc) $(CMAKE_PKG)
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/cmake/CRunLoop
 	install -m 644 Sources/CRunLoop/include/*.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(BUILD)/libcrunloop.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(BUILD)/libcrunloop.so $(DESTDIR)$(PREFIX)/lib/libcrunloop.so.$(VERSION)
-	ln -sf libcrunloop.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libcrunloop.so.0
-	ln -sf libcrunloop.so.0 $(DESTDIR)$(PREFIX)/lib/libcrunloop.so
+	$(call install_shared,libcrunloop)
 	install -m 644 $(BUILD)/crunloop.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 644 $(CMAKE_PKG) $(DESTDIR)$(PREFIX)/lib/cmake/CRunLoop/
 ifeq ($(HAVE_GLIB),yes)
-install-glib: lib $(BUILD)/crunloop-glib.pc
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 Sources/CRunLoopGLib/include/*.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(BUILD)/libcrunloop-glib.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(BUILD)/libcrunloop-glib.so $(DESTDIR)$(PREFIX)/lib/libcrunloop-glib.so.$(VERSION)
-	ln -sf libcrunloop-glib.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libcrunloop-glib.so.0
-	ln -sf libcrunloop-glib.so.0 $(DESTDIR)$(PREFIX)/lib/libcrunloop-glib.so
+	$(call install_shared,libcrunloop-glib)
 	install -m 644 $(BUILD)/crunloop-glib.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 endif
+	@LDCONFIG="$(LDCONFIG)" sh packaging/after-install.sh "$(DESTDIR)" "$(PREFIX)" libcrunloop.so.$(SOVERSION)
+
+# Where ldconfig is (root's PATH has /sbin, a user's may not).
+LDCONFIG ?= $(firstword $(shell command -v ldconfig 2>/dev/null) /sbin/ldconfig)
+
+# ---- what the build needs ---------------------------------------------------
+# The Debian packages every target uses besides the Swift toolchain: compilers,
+# pkg-config and GLib's development files (the GLib bridge), python3
+# (check-layers, the bench driver), valgrind, clang-format (format-check),
+# cmake (the installed CMake package's test), git (the line-length check).
+# .ci/run installs them through this target too. It is the only target that
+# installs anything (`make bench` installs its peers through bench/'s own).
+DEPS_DEBIAN := gcc g++ make pkg-config libglib2.0-dev python3 valgrind clang-format cmake git
+APT_GET ?= apt-get
+## deps: installs the Debian packages the build and the tests need (as root: sudo make deps)
+deps:
+	@command -v dpkg-query >/dev/null || { echo "make deps: no dpkg-query: not Debian; install these (or your" \
+	  "system's names for them) by hand: $(DEPS_DEBIAN)" >&2; exit 1; }; \
+	missing=""; for p in $(DEPS_DEBIAN); do \
+	  dpkg-query -W -f='$${Status}\n' "$$p" 2>/dev/null | grep -q ' installed$$' || missing="$$missing $$p"; done; \
+	if [ -z "$$missing" ]; then echo "make deps: installed already: $(DEPS_DEBIAN)"; exit 0; fi; \
+	[ "$$(id -u)" = 0 ] || { echo "make deps: run it as root (sudo make deps) to install:$$missing" >&2; exit 1; }; \
+	echo "make deps: installing$$missing"; \
+	export DEBIAN_FRONTEND=noninteractive; $(APT_GET) update -qq && $(APT_GET) install -y -qq $$missing
 
 # ---- tests ------------------------------------------------------------------
 # Each Tests/c/test_*.c is one program linked with the static library.
@@ -224,7 +272,7 @@ test-clang:
 	  $(CLANG) -std=c11 -pthread -fsyntax-only $(WARN) -ISources/CRunLoop/include -ISources/CRunLoopGLib/include \
 	    $(GLIB_CFLAGS) $$f || exit 1; done
 
-## test-make: the build's own checks (Tests/make: install prefix, clean, help, format-check, line length)
+## test-make: the build's own checks (Tests/make: install, pkg-config and CMake use, version, clean, help, format...)
 test-make:
 	@sh Tests/make/run.sh
 
@@ -250,12 +298,17 @@ demo: lib
 	$(MAKE) --no-print-directory -C Examples demo
 
 # ---- benchmarks -------------------------------------------------------------
-## bench: the full benchmarks against Foundation, libuv, libev, GLib (writes bench/results.md)
+# Both write to bench/build/ only, so a checkout stays clean; bench-publish
+# copies the last full run into the committed files.
+## bench: the full benchmarks against Foundation, libuv, libev, GLib (results in bench/build/)
 bench: lib
 	$(MAKE) --no-print-directory -C bench run
-## bench-quick: a reduced benchmark set, under a minute (results in bench/build)
+## bench-quick: a reduced benchmark set, under a minute (results in bench/build/quick-*)
 bench-quick: lib
 	$(MAKE) --no-print-directory -C bench quick
+## bench-publish: the last make bench's results into bench/results.md, .csv, the charts and README's table
+bench-publish:
+	$(MAKE) --no-print-directory -C bench publish
 
 # ---- formatting ---------------------------------------------------------------
 # Layout is clang-format's (.clang-format; Debian 12's clang-format 14) for C

@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """Runs the workloads W1-W11 on every peer, interleaved, and reports medians.
 
-    python3 run.py --full     # what `make bench` runs: 3 runs, writes results.md/.csv and w2.svg here
+    python3 run.py --full     # what `make bench` runs: 3 runs, writes build/results.md/.csv, build/w2.svg, w9.svg
     python3 run.py --quick    # 1 run of a reduced set (under a minute), writes to build/quick-*
+
+Both write under build/ only, so a checkout stays clean; `make bench-publish`
+(scripts/publish.py) copies the last full run into the committed results.md,
+results.csv, charts and the README's table.
 
 Each peer is a program in build/ that runs one workload per process and prints
 "RESULT wN key=value ...". A program that is not there is reported as missing,
@@ -463,8 +467,8 @@ def main():
         out_md, out_csv, out_svg = (os.path.join(BUILD, "quick-results.md"), os.path.join(BUILD, "quick-results.csv"),
                                     os.path.join(BUILD, "quick-w2.svg"))
     else:
-        out_md, out_csv, out_svg = (os.path.join(HERE, "results.md"), os.path.join(HERE, "results.csv"),
-                                    os.path.join(HERE, "w2.svg"))
+        out_md, out_csv, out_svg = (os.path.join(BUILD, "results.md"), os.path.join(BUILD, "results.csv"),
+                                    os.path.join(BUILD, "w2.svg"))
     labels = {k: l for k, l, _ in PEERS}
     all_peers = [k for k, _, _ in PEERS]
     if args.only:
@@ -638,7 +642,7 @@ def main():
     checks = []
 
     def check(name, ok, detail):
-        checks.append((name, "n/a" if ok is None else ("met" if ok else "**missed**"), detail))
+        checks.append((name, "n/a" if ok is None else ("met" if ok else "**below target**"), detail))
 
     def ge(a, b, f=1.0):
         return None if a is None or b is None else a >= f * b
@@ -742,13 +746,15 @@ def main():
     check("W11 a 10 ms run under API pressure returns within 100 ms of its timeout", None if o11 is None else o11 <= 100,
           "C slowest overshoot %s ms" % fmt(o11))
     md.append("\n## Targets on this run\n")
+    md.append("Information, not failures: the project's goals, checked against this run's numbers (which drift on a "
+              "shared machine, and a quick run's sizes are smaller). Nothing here fails the run.\n")
     md.append("| target | result | numbers |")
     md.append("|---|---|---|")
     for name, res, detail in checks:
         md.append("| %s | %s | %s |" % (name, res, detail))
-    term.append("\n== Targets")
+    term.append("\n== Targets (information, not failures: goals checked against this run's numbers)")
     for name, res, detail in checks:
-        term.append("  %-48s %-11s %s" % (name, res.strip("*"), detail))
+        term.append("  %-48s %-12s %s" % (name, res.strip("*"), detail))
 
     md.append("\n## How each peer does it\n")
     md.append("- **C core**: W1/W7 `RLRunLoopPerformFunction` + `RLRunLoopWakeUp`; W2 `RLRunLoopTimerCreate` + "
@@ -797,6 +803,8 @@ def main():
     print("\nwrote %s, %s, %s, %s (%.0f s)" % (os.path.relpath(out_md), os.path.relpath(out_csv), os.path.relpath(out_svg),
                                           os.path.relpath(out_svg9),
                                           time.time() - t_start))
+    if not args.quick and not args.render:
+        print("make bench-publish copies them into bench/ and the README's table")
     return 0
 
 
