@@ -4,12 +4,21 @@
  * Written the macOS way: only CF names, CF's positional context initializers
  * and CF's numeric values, so a mapping onto the wrong function, a context
  * field out of CF's order or a constant with another value fails here.
+ * test_cf_types.c covers the strings, arrays, data and allocators.
  */
 #include <CRunLoopCFNames.h>
 #include "rltest.h"
 
 #include <fcntl.h>
 #include <pthread.h>
+
+/* CF programs name their modes in file-scope constants. */
+static CFStringRef kTrackingMode = CFSTR("Tracking");
+static const CFRunLoopMode kWatchedModes[] = {CFSTR("SourceMode"), kCFRunLoopDefaultMode};
+
+static const char *text(CFStringRef string) {
+    return CFStringGetCStringPtr(string, kCFStringEncodingUTF8);
+}
 
 /* ---- names and values ------------------------------------------------------ */
 
@@ -27,8 +36,10 @@ static void constants_have_cf_values(void) {
     RL_ASSERT_EQ_INT(kCFRunLoopAllActivities, 0x0FFFFFFF);
     RL_ASSERT_EQ_INT(kCFFileDescriptorReadCallBack, 1);
     RL_ASSERT_EQ_INT(kCFFileDescriptorWriteCallBack, 2);
-    RL_ASSERT_STR_EQ(kCFRunLoopDefaultMode, "kCFRunLoopDefaultMode");
-    RL_ASSERT_STR_EQ(kCFRunLoopCommonModes, "kCFRunLoopCommonModes");
+    RL_ASSERT_STR_EQ(text(kCFRunLoopDefaultMode), "kCFRunLoopDefaultMode");
+    RL_ASSERT_STR_EQ(text(kCFRunLoopCommonModes), "kCFRunLoopCommonModes");
+    RL_ASSERT_STR_EQ(text(kTrackingMode), "Tracking");
+    RL_ASSERT(kWatchedModes[1] == kCFRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(sizeof(Boolean), 1);
     RL_ASSERT_EQ_INT(sizeof(CFIndex), sizeof(long));
     RL_ASSERT_EQ_INT(sizeof(CFOptionFlags), sizeof(unsigned long));
@@ -128,7 +139,7 @@ static void cf_object_as_context_info(void) {
     CFRunLoopTimerRef timer = CFRunLoopTimerCreate(NULL, CFAbsoluteTimeGetCurrent(), 0, 0, 0, object_timer, &context);
     CFRelease(object); /* the timer keeps it alive */
     CFStringRef description = CFCopyDescription(timer);
-    RL_ASSERT(description != NULL && strstr(description, "RunLoopSource") != NULL);
+    RL_ASSERT(description != NULL && strstr(text(description), "RunLoopSource") != NULL);
     CFRelease(description);
     CFRunLoopAddTimer(CFRunLoopGetCurrent(), timer, kCFRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(CFRunLoopRunInMode(kCFRunLoopDefaultMode, 30.0, false), kCFRunLoopRunStopped);
@@ -163,7 +174,7 @@ static void source_schedule(void *info, CFRunLoopRef rl, CFRunLoopMode mode) {
     source_state *state = info;
     state->scheduled++;
     state->scheduled_in = rl;
-    snprintf(state->mode, sizeof state->mode, "%s", mode);
+    if (!CFStringGetCString(mode, state->mode, sizeof state->mode, kCFStringEncodingUTF8)) state->mode[0] = '\0';
 }
 static void source_cancel(void *info, CFRunLoopRef rl, CFRunLoopMode mode) {
     (void)rl;
@@ -182,7 +193,7 @@ static void source0_in_cf_field_order(void) {
     RL_ASSERT(source != NULL);
     RL_ASSERT_EQ_INT(CFRunLoopSourceGetOrder(source), 3);
     CFRunLoopRef rl = CFRunLoopGetCurrent();
-    CFRunLoopMode mode = CFSTR("SourceMode");
+    CFRunLoopMode mode = kWatchedModes[0];
     CFRunLoopAddSource(rl, source, mode);
     RL_ASSERT(CFRunLoopContainsSource(rl, source, mode));
     RL_ASSERT_EQ_INT(state.scheduled, 1);
@@ -331,21 +342,19 @@ static int modes_contain(CFArrayRef modes, CFRunLoopMode name) {
 static void custom_and_common_modes(void) {
     CFRunLoopRef rl = CFRunLoopGetCurrent();
     RL_ASSERT(CFRunLoopCopyCurrentMode(rl) == NULL);
-    mode_check check = {CFSTR("Tracking"), 0};
+    mode_check check = {kTrackingMode, 0};
     CFRunLoopTimerContext context = {0, &check, NULL, NULL, NULL};
     CFRunLoopTimerRef timer =
         CFRunLoopTimerCreate(NULL, CFAbsoluteTimeGetCurrent(), 0.001, 0, 0, check_current_mode, &context);
-    CFRunLoopAddCommonMode(rl, CFSTR("Tracking"));
+    CFRunLoopAddCommonMode(rl, kTrackingMode);
     CFRunLoopAddTimer(rl, timer, kCFRunLoopCommonModes);
     RL_ASSERT(CFRunLoopContainsTimer(rl, timer, kCFRunLoopCommonModes));
 
     /* A mode name built at run time is the same mode (equal by content). */
-    char name[16];
-    snprintf(name, sizeof name, "%s",
-             "Track"
-             "ing");
+    CFStringRef name = CFStringCreateWithFormat(NULL, NULL, CFSTR("%s%s"), "Track", "ing");
     RL_ASSERT_EQ_INT(CFRunLoopRunInMode(name, 30.0, false), kCFRunLoopRunStopped);
     RL_ASSERT_EQ_INT(check.matched, 1);
+    CFRelease(name);
 
     check.expected = kCFRunLoopDefaultMode;
     RL_ASSERT_EQ_INT(CFRunLoopRunInMode(kCFRunLoopDefaultMode, 30.0, false), kCFRunLoopRunStopped);
@@ -354,6 +363,8 @@ static void custom_and_common_modes(void) {
     CFArrayRef modes = CFRunLoopCopyAllModes(rl);
     RL_ASSERT(CFArrayGetCount(modes) >= 2);
     RL_ASSERT(modes_contain(modes, CFSTR("Tracking")));
+    for (CFIndex i = 0; i < CFArrayGetCount(modes); i++)
+        RL_ASSERT(CFGetTypeID(CFArrayGetValueAtIndex(modes, i)) == CFStringGetTypeID());
     RL_ASSERT(modes_contain(modes, kCFRunLoopDefaultMode));
     RL_ASSERT(!modes_contain(modes, CFSTR("Nowhere")));
     RL_ASSERT(CFArrayGetValueAtIndex(modes, CFArrayGetCount(modes)) == NULL);
@@ -373,8 +384,8 @@ typedef struct {
     int released;
 } fd_state;
 
-static void fd_release(const void *info) {
-    ((fd_state *)(uintptr_t)info)->released++;
+static void fd_release(void *info) {
+    ((fd_state *)info)->released++;
 }
 
 static void fd_readable(CFFileDescriptorRef f, CFOptionFlags callBackTypes, void *info) {
@@ -465,13 +476,13 @@ static void retain_release_and_describe(void) {
     CFRelease(source);
     RL_ASSERT(CFRunLoopSourceIsValid(source)); /* one reference left */
     RL_ASSERT(CFEqual(source, source));
-    RL_ASSERT(CFEqual(CFSTR("a"), "a"));
+    RL_ASSERT(CFEqual(CFSTR("a"), CFSTR("a")));
     RL_ASSERT(!CFEqual(CFSTR("a"), CFSTR("b")));
     CFRelease(kCFRunLoopDefaultMode); /* CF's constants tolerate a release */
     CFRelease(kCFRunLoopCommonModes);
-    RL_ASSERT_STR_EQ(kCFRunLoopDefaultMode, "kCFRunLoopDefaultMode");
+    RL_ASSERT_STR_EQ(text(kCFRunLoopDefaultMode), "kCFRunLoopDefaultMode");
     CFStringRef description = CFCopyDescription(CFRunLoopGetCurrent());
-    RL_ASSERT(description != NULL && strstr(description, "kCFRunLoopDefaultMode") != NULL);
+    RL_ASSERT(description != NULL && strstr(text(description), "kCFRunLoopDefaultMode") != NULL);
     CFRelease(description);
     CFRelease(source);
 }
