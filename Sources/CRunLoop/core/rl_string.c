@@ -177,7 +177,7 @@ RLCFStringRef RLCFStringCreateWithBytes(RLCFAllocatorRef alloc, const uint8_t *b
 }
 
 RLCFStringRef RLCFStringCreateWithCString(RLCFAllocatorRef alloc, const char *cStr, RLCFStringEncoding encoding) {
-    if (!cStr) return NULL;
+    if (!cStr || !rl_cf_allocator_accepted(alloc, "CFStringCreateWithCString")) return NULL;
     return RLCFStringCreateWithBytes(alloc, (const uint8_t *)cStr, (RLIndex)strlen(cStr), encoding, false);
 }
 
