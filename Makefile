@@ -146,7 +146,8 @@ $(BUILD)/tests/cf_names_compile.ok: Tests/c/cf_names_compile.c Tests/c/cf_names_
 	$(BUILD)/tests/cf_names_cpp
 	@CC="$(CC)" CXX="$(CXX)" sh Tests/c/cf_names_errors.sh Sources/CRunLoop/include
 	@if command -v clang >/dev/null 2>&1; then \
-	  dispatch=""; [ -e "$(SWIFT_INCLUDE)/dispatch/dispatch.h" ] && dispatch="-isystem $(SWIFT_INCLUDE) -DRLCF_EXPECT_DISPATCH"; \
+	  dispatch=""; [ -e "$(SWIFT_INCLUDE)/dispatch/dispatch.h" ] && \
+	    dispatch="-isystem $(SWIFT_INCLUDE) -DRLCF_EXPECT_DISPATCH"; \
 	  echo "clang -fblocks -fsyntax-only $< $$dispatch"; \
 	  clang -std=c11 -fblocks $(WARN) -ISources/CRunLoop/include $$dispatch -fsyntax-only $< || exit 1; \
 	  if [ -z "$(findstring sanitize,$(CFLAGS))" ] && [ -e "$(BLOCKS_RT)/libBlocksRuntime.so" ]; then \
