@@ -19,15 +19,21 @@ typedef RLCFStringRef (*cf_copy_description)(const void *info);
 typedef void (*rl_mode_callback)(void *info, RLRunLoopRef rl, RLRunLoopMode mode);
 typedef void (*cf_mode_callback)(void *info, RLRunLoopRef rl, RLCFStringRef mode);
 
+/* A context's version as stored: flagged when it has a callback whose CF
+   type differs from the RL one (without, the RL context is the same, and a
+   timer needs no room for its context's functions). */
+static RLIndex stored_version(RLIndex version, bool has_cf_callbacks) {
+    return has_cf_callbacks ? version | RL_CONTEXT_CF_TYPED : version;
+}
+
 /* ---- sources ------------------------------------------------------------------ */
 
 RLRunLoopSourceRef RLCFRunLoopSourceCreate(RLCFAllocatorRef allocator, RLIndex order,
                                            RLCFRunLoopSourceContext *context) {
     if (!rl_cf_can_allocate(allocator, "CFRunLoopSourceCreate") || !context) return NULL;
-    RLIndex version = context->version | RL_CONTEXT_CF_TYPED;
     if (context->version == 1) {
         const RLCFRunLoopSourceContext1 *c = (const RLCFRunLoopSourceContext1 *)context;
-        RLRunLoopSourceContext1 rl_context = {version,
+        RLRunLoopSourceContext1 rl_context = {stored_version(1, c->copyDescription != NULL),
                                               c->info,
                                               c->retain,
                                               c->release,
@@ -38,7 +44,8 @@ RLRunLoopSourceRef RLCFRunLoopSourceCreate(RLCFAllocatorRef allocator, RLIndex o
                                               c->perform};
         return RLRunLoopSourceCreate(order, (RLRunLoopSourceContext *)&rl_context);
     }
-    RLRunLoopSourceContext rl_context = {version,
+    bool cf_callbacks = context->copyDescription || context->schedule || context->cancel;
+    RLRunLoopSourceContext rl_context = {stored_version(context->version, cf_callbacks),
                                          context->info,
                                          context->retain,
                                          context->release,
@@ -91,8 +98,9 @@ RLRunLoopObserverRef RLCFRunLoopObserverCreate(RLCFAllocatorRef allocator, RLOpt
                                                RLCFRunLoopObserverContext *context) {
     if (!rl_cf_can_allocate(allocator, "CFRunLoopObserverCreate")) return NULL;
     if (!context) return RLRunLoopObserverCreate(activities, repeats, order, callout, NULL);
-    RLRunLoopObserverContext rl_context = {context->version | RL_CONTEXT_CF_TYPED, context->info, context->retain,
-                                           context->release, AS(rl_copy_description, context->copyDescription)};
+    RLRunLoopObserverContext rl_context = {stored_version(context->version, context->copyDescription != NULL),
+                                           context->info, context->retain, context->release,
+                                           AS(rl_copy_description, context->copyDescription)};
     return RLRunLoopObserverCreate(activities, repeats, order, callout, &rl_context);
 }
 
@@ -109,8 +117,9 @@ RLRunLoopTimerRef RLCFRunLoopTimerCreate(RLCFAllocatorRef allocator, RLAbsoluteT
                                          RLCFRunLoopTimerContext *context) {
     if (!rl_cf_can_allocate(allocator, "CFRunLoopTimerCreate")) return NULL;
     if (!context) return RLRunLoopTimerCreate(fireDate, interval, flags, order, callout, NULL);
-    RLRunLoopTimerContext rl_context = {context->version | RL_CONTEXT_CF_TYPED, context->info, context->retain,
-                                        context->release, AS(rl_copy_description, context->copyDescription)};
+    RLRunLoopTimerContext rl_context = {stored_version(context->version, context->copyDescription != NULL),
+                                        context->info, context->retain, context->release,
+                                        AS(rl_copy_description, context->copyDescription)};
     return RLRunLoopTimerCreate(fireDate, interval, flags, order, callout, &rl_context);
 }
 

@@ -276,9 +276,9 @@ void RLCFDataDeleteBytes(RLCFMutableDataRef theData, RLCFRange range);
  * a string (which the library releases), a version-0 source's schedule and
  * cancel get the mode as a string (valid during the call; RLCFRetain it to
  * keep it; NULL if it could not be made, out of memory). Items made from
- * these are ordinary RL items; their RL GetContext functions report the
- * version with a private flag set (use the RLCF ones), and their functions
- * fields as the RL types, with the CF-typed functions in them. */
+ * these are ordinary RL items. The RL GetContext functions give their
+ * callbacks under the RL types, and the version with a private flag set when
+ * one of them is typed differently: use the RLCF ones. */
 typedef struct {
     RLIndex version; /* 0 */
     void   *info;

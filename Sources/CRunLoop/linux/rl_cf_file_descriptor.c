@@ -24,8 +24,9 @@ RLFileDescriptorRef RLCFFileDescriptorCreate(RLCFAllocatorRef allocator, RLFileD
                                              const RLCFFileDescriptorContext *context) {
     if (!rl_cf_allocator_accepted(allocator, "CFFileDescriptorCreate") || allocator == kRLCFAllocatorNull) return NULL;
     if (!context) return RLFileDescriptorCreate(fd, closeOnInvalidate, callout, NULL);
-    RLFileDescriptorContext rl_context = {context->version | RL_CONTEXT_CF_TYPED, context->info,
-                                          AS(rl_retain, context->retain), AS(rl_release, context->release),
+    RLIndex version = context->copyDescription ? context->version | RL_CONTEXT_CF_TYPED : context->version;
+    RLFileDescriptorContext rl_context = {version, context->info, AS(rl_retain, context->retain),
+                                          AS(rl_release, context->release),
                                           AS(rl_copy_description, context->copyDescription)};
     return RLFileDescriptorCreate(fd, closeOnInvalidate, callout, &rl_context);
 }
