@@ -540,6 +540,11 @@ static CFStringRef describe_number(const void *info) {
     return CFStringCreateWithFormat(NULL, NULL, CFSTR("<number %d>"), *(const int *)info);
 }
 
+static CFStringRef describe_pipe(const void *info) {
+    (void)info;
+    return CFSTR("<number 42>"); /* a constant: the library's release of it does nothing */
+}
+
 static void observe_nothing(CFRunLoopObserverRef observer, CFRunLoopActivity activity, void *info) {
     (void)observer;
     (void)activity;
@@ -556,8 +561,13 @@ static void contexts_describe_with_cf_strings(void) {
     CFRunLoopObserverContext observer_context = {0, &number, NULL, NULL, describe_number};
     CFRunLoopObserverRef observer =
         CFRunLoopObserverCreate(NULL, kCFRunLoopEntry, true, 0, observe_nothing, &observer_context);
-    CFTypeRef items[] = {source, timer, observer};
-    for (size_t i = 0; i < 3; i++) {
+    int fds[2];
+    RL_ASSERT(pipe(fds) == 0);
+    pipe_state pipe_info = {fds[0], 0};
+    CFRunLoopSourceContext1 context1 = {1, &pipe_info, NULL, NULL, describe_pipe, NULL, NULL, pipe_fd, pipe_drain};
+    CFRunLoopSourceRef source1 = CFRunLoopSourceCreate(NULL, 0, (CFRunLoopSourceContext *)&context1);
+    CFTypeRef items[] = {source, timer, observer, source1};
+    for (size_t i = 0; i < 4; i++) {
         CFStringRef description = CFCopyDescription(items[i]);
         RL_ASSERT(strstr(text(description), "<number 42>") != NULL);
         CFRelease(description);
@@ -579,6 +589,13 @@ static void contexts_describe_with_cf_strings(void) {
     CFRunLoopObserverContext observer_copy;
     CFRunLoopObserverGetContext(observer, &observer_copy);
     RL_ASSERT(observer_copy.version == 0 && observer_copy.copyDescription == describe_number);
+    CFRunLoopSourceContext1 copy1;
+    CFRunLoopSourceGetContext(source1, (CFRunLoopSourceContext *)&copy1);
+    RL_ASSERT(copy1.version == 1 && copy1.copyDescription == describe_pipe && copy1.getFileDescriptor == pipe_fd);
+
+    CFRelease(source1);
+    close(fds[0]);
+    close(fds[1]);
 
     CFRunLoopTimerInvalidate(timer);
     CFRelease(observer);

@@ -154,6 +154,15 @@ static void compare_and_find(void) {
     RL_ASSERT(!CFStringHasSuffix(path, CFSTR("a")));
 }
 
+/* A program's own printf-like function over CF's format. */
+static CFStringRef format_line(CFStringRef format, ...) {
+    va_list ap;
+    va_start(ap, format);
+    CFStringRef line = CFStringCreateWithFormatAndArguments(kCFAllocatorDefault, NULL, format, ap);
+    va_end(ap);
+    return line;
+}
+
 static void formats(void) {
     CFStringRef name = CFStringCreateWithCString(NULL, "Tracking", kCFStringEncodingUTF8);
     CFStringRef s = CFStringCreateWithFormat(NULL, NULL, CFSTR("%@ mode, %d sources, %s, %5.2f|%-4@|%%|%lu|%c"), name,
@@ -178,6 +187,9 @@ static void formats(void) {
     RL_ASSERT_STR_EQ(text(s), "%1$d and 5");
     CFRelease(s);
     RL_ASSERT(CFStringCreateWithFormat(NULL, NULL, NULL) == NULL);
+    s = format_line(CFSTR("%@=%g"), CFSTR("x"), 0.5);
+    RL_ASSERT_STR_EQ(text(s), "x=0.5");
+    CFRelease(s);
     CFRelease(name);
 }
 
@@ -329,6 +341,9 @@ static void allocators(void) {
     CFRelease(kCFAllocatorMalloc);
     CFRelease(kCFAllocatorMalloc); /* immortal */
     RL_ASSERT(CFGetAllocator(kGreeting) == kCFAllocatorSystemDefault);
+    RL_ASSERT_EQ_INT(CFAllocatorGetPreferredSizeForSize(NULL, 100, 0), 100);
+    CFAllocatorSetDefault(kCFAllocatorMalloc); /* all of them are malloc: nothing changes */
+    RL_ASSERT(CFAllocatorGetDefault() == kCFAllocatorSystemDefault);
 }
 
 static void custom_allocators_are_refused(void) {
