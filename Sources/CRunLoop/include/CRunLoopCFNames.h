@@ -133,7 +133,8 @@
  *     CFEqual.
  *   - Mode arguments also take a plain C string (as earlier versions of this
  *     header did, when CFStringRef was `const char *`); the other functions
- *     on objects refuse one at compile time.
+ *     on objects refuse one at compile time (in C++, so a literal NULL or
+ *     nullptr given to CFRelease and the like is ambiguous: CF crashes on it).
  *   - Boolean is C's bool (CF's is unsigned char): the same size, and `true`
  *     and `false` work alike.
  *   - NULL objects, modes and contexts are ignored instead of crashing, and
