@@ -174,23 +174,39 @@ $(BUILD)/tests/%: Tests/c-glib/%.c $(TEST_HDRS) $(GLIB_HDRS) $(BUILD)/libcrunloo
 	$(CC) $(ALL_CFLAGS) -include Tests/c/rltest_prelude.h -ITests/c -ISources/CRunLoopGLib/include $(GIO_CFLAGS) $< -o $@ \
 	  $(BUILD)/libcrunloop-glib.a $(BUILD)/libcrunloop.a $(GIO_LDLIBS) $(LDLIBS)
 
-# CRunLoopCFNames.h must also compile as C++, and with blocks under clang; its
-# block variants run when clang finds the Swift toolchain's blocks runtime
-# (not in sanitized builds: the library's sanitizer runtime is gcc's).
+# CRunLoopCFNames.h must also compile as C++, and with blocks under clang; a
+# C++ program written for macOS (Tests/c/cf_names_cpp.cpp) runs, built with
+# $(CXX); programs it must refuse fail saying why (cf_names_errors.sh). Where
+# clang finds the Swift toolchain's blocks runtime, the block variants run, in
+# C and in C++ (not in sanitized builds: the library's sanitizer runtime is
+# gcc's), and the header brings the toolchain's <dispatch/dispatch.h> along.
 BLOCKS_RT = $(abspath $(dir $(shell command -v clang 2>/dev/null))../lib/swift/linux)
-$(BUILD)/tests/cf_names_compile.ok: Tests/c/cf_names_compile.c Tests/c/cf_names_blocks.c $(LIB_HDRS) $(TEST_HDRS) \
+SWIFT_INCLUDE = $(abspath $(dir $(shell command -v clang 2>/dev/null))../lib/swift)
+CF_NAMES_CXXFLAGS = -std=c++11 -Wall -Wextra -Werror -Wshadow -ISources/CRunLoop/include
+CF_NAMES_BLOCKS = -fblocks -ISources/CRunLoop/include -L$(BLOCKS_RT) -lBlocksRuntime -Wl,-rpath,$(BLOCKS_RT)
+$(BUILD)/tests/cf_names_compile.ok: Tests/c/cf_names_compile.c Tests/c/cf_names_blocks.c Tests/c/cf_names_cpp.cpp \
+                                    Tests/c/cf_names_errors.c Tests/c/cf_names_errors.sh $(LIB_HDRS) $(TEST_HDRS) \
                                     $(BUILD)/libcrunloop.a
 	@mkdir -p $(dir $@)
-	$(CXX) -x c++ -std=c++11 -Wall -Wextra -Werror -Wshadow -ISources/CRunLoop/include -fsyntax-only $<
+	$(CXX) -x c++ $(CF_NAMES_CXXFLAGS) -fsyntax-only $<
+	$(CXX) $(CF_NAMES_CXXFLAGS) $(CFLAGS) Tests/c/cf_names_cpp.cpp -o $(BUILD)/tests/cf_names_cpp \
+	  $(BUILD)/libcrunloop.a $(LDLIBS)
+	$(BUILD)/tests/cf_names_cpp
+	@CC="$(CC)" CXX="$(CXX)" sh Tests/c/cf_names_errors.sh Sources/CRunLoop/include
 	@if command -v clang >/dev/null 2>&1; then \
-	  echo "clang -fblocks -fsyntax-only $<"; \
-	  clang -std=c11 -fblocks $(WARN) -ISources/CRunLoop/include -fsyntax-only $< || exit 1; \
+	  dispatch=""; [ -e "$(SWIFT_INCLUDE)/dispatch/dispatch.h" ] && \
+	    dispatch="-isystem $(SWIFT_INCLUDE) -DRLCF_EXPECT_DISPATCH"; \
+	  echo "clang -fblocks -fsyntax-only $< $$dispatch"; \
+	  clang -std=c11 -fblocks $(WARN) -ISources/CRunLoop/include $$dispatch -fsyntax-only $< || exit 1; \
 	  if [ -z "$(findstring sanitize,$(CFLAGS))" ] && [ -e "$(BLOCKS_RT)/libBlocksRuntime.so" ]; then \
 	    echo "clang -fblocks Tests/c/cf_names_blocks.c && run it"; \
-	    clang -std=c11 -fblocks $(WARN) -ISources/CRunLoop/include -include Tests/c/rltest_prelude.h -ITests/c \
-	      Tests/c/cf_names_blocks.c -o $(BUILD)/tests/cf_names_blocks $(BUILD)/libcrunloop.a \
-	      -L$(BLOCKS_RT) -lBlocksRuntime -Wl,-rpath,$(BLOCKS_RT) $(LDLIBS) && \
-	    $(BUILD)/tests/cf_names_blocks || exit 1; fi; fi
+	    clang -std=c11 $(WARN) $(CF_NAMES_BLOCKS) -include Tests/c/rltest_prelude.h -ITests/c \
+	      Tests/c/cf_names_blocks.c -o $(BUILD)/tests/cf_names_blocks $(BUILD)/libcrunloop.a $(LDLIBS) && \
+	    $(BUILD)/tests/cf_names_blocks || exit 1; \
+	    echo "clang++ -fblocks Tests/c/cf_names_cpp.cpp && run it"; \
+	    clang++ $(CF_NAMES_CXXFLAGS) $(CF_NAMES_BLOCKS) Tests/c/cf_names_cpp.cpp -o $(BUILD)/tests/cf_names_cpp_blocks \
+	      $(BUILD)/libcrunloop.a $(LDLIBS) && \
+	    $(BUILD)/tests/cf_names_cpp_blocks || exit 1; fi; fi
 	@touch $@
 
 # Every ```c block of README.md must build.

@@ -1,8 +1,9 @@
 /*
  * cf_names_blocks.c: CF's block variants through CRunLoopCFNames.h
  * (CFRunLoopTimerCreateWithHandler, CFRunLoopObserverCreateWithHandler,
- * CFRunLoopPerformBlock). Needs clang -fblocks and a blocks runtime: `make
- * test-c` builds and runs it when both are there (the Swift toolchain's).
+ * CFRunLoopPerformBlock, in a mode or an array of modes). Needs clang -fblocks
+ * and a blocks runtime: `make test-c` builds and runs it when both are there
+ * (the Swift toolchain's).
  */
 #include <CRunLoopCFNames.h>
 #include "rltest.h"
@@ -33,9 +34,37 @@ static void handlers_and_blocks_run(void) {
     CFRelease(timer);
 }
 
+/* As CF documents: the modes may be one mode or an array of them; a block
+   queued for several modes runs once, in the first of them to run. */
+static void a_block_for_several_modes_runs_once(void) {
+    __block int once = 0, single = 0;
+    CFRunLoopRef rl = CFRunLoopGetCurrent();
+    CFStringRef tracking = CFStringCreateWithCString(NULL, "Tracking", kCFStringEncodingUTF8);
+    const void *modes[] = {tracking, kCFRunLoopDefaultMode};
+    CFArrayRef array = CFArrayCreate(NULL, modes, 2, &kCFTypeArrayCallBacks);
+    CFRunLoopPerformBlock(rl, array, ^{
+      CFStringRef mode = CFRunLoopCopyCurrentMode(CFRunLoopGetCurrent());
+      RL_ASSERT(CFEqual(mode, CFSTR("Tracking")));
+      CFRelease(mode);
+      once++;
+    });
+    CFRelease(array);
+    CFRunLoopPerformBlock(rl, tracking, ^{ single++; });
+    CFRunLoopPerformBlock(rl, "Tracking", ^{ single++; }); /* a C string names a mode too */
+    CFRelease(tracking);
+    RL_ASSERT_EQ_INT(CFRunLoopRunInMode(CFSTR("Tracking"), 0, false), kCFRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(once, 1);
+    RL_ASSERT_EQ_INT(single, 2);
+    /* Its copy queued for the default mode is still there, and does nothing. */
+    RL_ASSERT_EQ_INT(CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0, false), kCFRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(once, 1);
+    RL_ASSERT_EQ_INT(CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0, false), kCFRunLoopRunFinished);
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(handlers_and_blocks_run),
+        RL_TEST(a_block_for_several_modes_runs_once),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }

@@ -1,10 +1,16 @@
 /*
- * cf_names_compile.c: CRunLoopCFNames.h must also compile as C++ (where
- * CFRelease, CFEqual and CFShow are overloads instead of _Generic macros) and,
- * with clang -fblocks, with CF's block variants. Compiled, not run, by
+ * cf_names_compile.c: CRunLoopCFNames.h must also compile as C++ (where mode
+ * arguments and the refusal of C strings as objects are overloads instead of
+ * _Generic macros) and, with clang -fblocks, with CF's block variants. Compiled, not run, by
  * `make test-c`; test_cf_names.c checks the behaviour.
  */
 #include <CRunLoopCFNames.h>
+
+/* CoreFoundation.h brings libdispatch along: so does this header, where the
+   compiler finds it (the Makefile points clang at the Swift toolchain's). */
+#if defined(RLCF_EXPECT_DISPATCH) && !defined(DISPATCH_API_VERSION)
+#error "CRunLoopCFNames.h did not include <dispatch/dispatch.h>"
+#endif
 
 static void tick(CFRunLoopTimerRef timer, void *info) {
     (void)timer;

@@ -4,12 +4,21 @@
  * Written the macOS way: only CF names, CF's positional context initializers
  * and CF's numeric values, so a mapping onto the wrong function, a context
  * field out of CF's order or a constant with another value fails here.
+ * test_cf_types.c covers the strings, arrays, data and allocators.
  */
 #include <CRunLoopCFNames.h>
 #include "rltest.h"
 
 #include <fcntl.h>
 #include <pthread.h>
+
+/* CF programs name their modes in file-scope constants. */
+static CFStringRef kTrackingMode = CFSTR("Tracking");
+static const CFRunLoopMode kWatchedModes[] = {CFSTR("SourceMode"), kCFRunLoopDefaultMode};
+
+static const char *text(CFStringRef string) {
+    return CFStringGetCStringPtr(string, kCFStringEncodingUTF8);
+}
 
 /* ---- names and values ------------------------------------------------------ */
 
@@ -27,8 +36,10 @@ static void constants_have_cf_values(void) {
     RL_ASSERT_EQ_INT(kCFRunLoopAllActivities, 0x0FFFFFFF);
     RL_ASSERT_EQ_INT(kCFFileDescriptorReadCallBack, 1);
     RL_ASSERT_EQ_INT(kCFFileDescriptorWriteCallBack, 2);
-    RL_ASSERT_STR_EQ(kCFRunLoopDefaultMode, "kCFRunLoopDefaultMode");
-    RL_ASSERT_STR_EQ(kCFRunLoopCommonModes, "kCFRunLoopCommonModes");
+    RL_ASSERT_STR_EQ(text(kCFRunLoopDefaultMode), "kCFRunLoopDefaultMode");
+    RL_ASSERT_STR_EQ(text(kCFRunLoopCommonModes), "kCFRunLoopCommonModes");
+    RL_ASSERT_STR_EQ(text(kTrackingMode), "Tracking");
+    RL_ASSERT(kWatchedModes[1] == kCFRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(sizeof(Boolean), 1);
     RL_ASSERT_EQ_INT(sizeof(CFIndex), sizeof(long));
     RL_ASSERT_EQ_INT(sizeof(CFOptionFlags), sizeof(unsigned long));
@@ -128,7 +139,7 @@ static void cf_object_as_context_info(void) {
     CFRunLoopTimerRef timer = CFRunLoopTimerCreate(NULL, CFAbsoluteTimeGetCurrent(), 0, 0, 0, object_timer, &context);
     CFRelease(object); /* the timer keeps it alive */
     CFStringRef description = CFCopyDescription(timer);
-    RL_ASSERT(description != NULL && strstr(description, "RunLoopSource") != NULL);
+    RL_ASSERT(description != NULL && strstr(text(description), "RunLoopSource") != NULL);
     CFRelease(description);
     CFRunLoopAddTimer(CFRunLoopGetCurrent(), timer, kCFRunLoopDefaultMode);
     RL_ASSERT_EQ_INT(CFRunLoopRunInMode(kCFRunLoopDefaultMode, 30.0, false), kCFRunLoopRunStopped);
@@ -163,7 +174,7 @@ static void source_schedule(void *info, CFRunLoopRef rl, CFRunLoopMode mode) {
     source_state *state = info;
     state->scheduled++;
     state->scheduled_in = rl;
-    snprintf(state->mode, sizeof state->mode, "%s", mode);
+    if (!CFStringGetCString(mode, state->mode, sizeof state->mode, kCFStringEncodingUTF8)) state->mode[0] = '\0';
 }
 static void source_cancel(void *info, CFRunLoopRef rl, CFRunLoopMode mode) {
     (void)rl;
@@ -182,7 +193,7 @@ static void source0_in_cf_field_order(void) {
     RL_ASSERT(source != NULL);
     RL_ASSERT_EQ_INT(CFRunLoopSourceGetOrder(source), 3);
     CFRunLoopRef rl = CFRunLoopGetCurrent();
-    CFRunLoopMode mode = CFSTR("SourceMode");
+    CFRunLoopMode mode = kWatchedModes[0];
     CFRunLoopAddSource(rl, source, mode);
     RL_ASSERT(CFRunLoopContainsSource(rl, source, mode));
     RL_ASSERT_EQ_INT(state.scheduled, 1);
@@ -331,21 +342,19 @@ static int modes_contain(CFArrayRef modes, CFRunLoopMode name) {
 static void custom_and_common_modes(void) {
     CFRunLoopRef rl = CFRunLoopGetCurrent();
     RL_ASSERT(CFRunLoopCopyCurrentMode(rl) == NULL);
-    mode_check check = {CFSTR("Tracking"), 0};
+    mode_check check = {kTrackingMode, 0};
     CFRunLoopTimerContext context = {0, &check, NULL, NULL, NULL};
     CFRunLoopTimerRef timer =
         CFRunLoopTimerCreate(NULL, CFAbsoluteTimeGetCurrent(), 0.001, 0, 0, check_current_mode, &context);
-    CFRunLoopAddCommonMode(rl, CFSTR("Tracking"));
+    CFRunLoopAddCommonMode(rl, kTrackingMode);
     CFRunLoopAddTimer(rl, timer, kCFRunLoopCommonModes);
     RL_ASSERT(CFRunLoopContainsTimer(rl, timer, kCFRunLoopCommonModes));
 
     /* A mode name built at run time is the same mode (equal by content). */
-    char name[16];
-    snprintf(name, sizeof name, "%s",
-             "Track"
-             "ing");
+    CFStringRef name = CFStringCreateWithFormat(NULL, NULL, CFSTR("%s%s"), "Track", "ing");
     RL_ASSERT_EQ_INT(CFRunLoopRunInMode(name, 30.0, false), kCFRunLoopRunStopped);
     RL_ASSERT_EQ_INT(check.matched, 1);
+    CFRelease(name);
 
     check.expected = kCFRunLoopDefaultMode;
     RL_ASSERT_EQ_INT(CFRunLoopRunInMode(kCFRunLoopDefaultMode, 30.0, false), kCFRunLoopRunStopped);
@@ -354,6 +363,8 @@ static void custom_and_common_modes(void) {
     CFArrayRef modes = CFRunLoopCopyAllModes(rl);
     RL_ASSERT(CFArrayGetCount(modes) >= 2);
     RL_ASSERT(modes_contain(modes, CFSTR("Tracking")));
+    for (CFIndex i = 0; i < CFArrayGetCount(modes); i++)
+        RL_ASSERT(CFGetTypeID(CFArrayGetValueAtIndex(modes, i)) == CFStringGetTypeID());
     RL_ASSERT(modes_contain(modes, kCFRunLoopDefaultMode));
     RL_ASSERT(!modes_contain(modes, CFSTR("Nowhere")));
     RL_ASSERT(CFArrayGetValueAtIndex(modes, CFArrayGetCount(modes)) == NULL);
@@ -373,8 +384,8 @@ typedef struct {
     int released;
 } fd_state;
 
-static void fd_release(const void *info) {
-    ((fd_state *)(uintptr_t)info)->released++;
+static void fd_release(void *info) {
+    ((fd_state *)info)->released++;
 }
 
 static void fd_readable(CFFileDescriptorRef f, CFOptionFlags callBackTypes, void *info) {
@@ -465,15 +476,265 @@ static void retain_release_and_describe(void) {
     CFRelease(source);
     RL_ASSERT(CFRunLoopSourceIsValid(source)); /* one reference left */
     RL_ASSERT(CFEqual(source, source));
-    RL_ASSERT(CFEqual(CFSTR("a"), "a"));
+    RL_ASSERT(CFEqual(CFSTR("a"), CFSTR("a")));
     RL_ASSERT(!CFEqual(CFSTR("a"), CFSTR("b")));
     CFRelease(kCFRunLoopDefaultMode); /* CF's constants tolerate a release */
     CFRelease(kCFRunLoopCommonModes);
-    RL_ASSERT_STR_EQ(kCFRunLoopDefaultMode, "kCFRunLoopDefaultMode");
+    RL_ASSERT_STR_EQ(text(kCFRunLoopDefaultMode), "kCFRunLoopDefaultMode");
     CFStringRef description = CFCopyDescription(CFRunLoopGetCurrent());
-    RL_ASSERT(description != NULL && strstr(description, "kCFRunLoopDefaultMode") != NULL);
+    RL_ASSERT(description != NULL && strstr(text(description), "kCFRunLoopDefaultMode") != NULL);
     CFRelease(description);
     CFRelease(source);
+}
+
+/* ---- CF strings through the loop ---------------------------------------------------------- */
+
+/* A schedule callout gets the mode as a string it may keep (CFRetain), as
+   macOS programs keep (loop, mode) pairs to wake or remove later. */
+typedef struct {
+    CFStringRef scheduled[4], cancelled[4];
+    int scheduled_count, cancelled_count;
+} kept_modes;
+
+static void keep_scheduled(void *info, CFRunLoopRef rl, CFRunLoopMode mode) {
+    (void)rl;
+    kept_modes *kept = info;
+    if (kept->scheduled_count < 4) kept->scheduled[kept->scheduled_count++] = CFRetain(mode);
+}
+static void keep_cancelled(void *info, CFRunLoopRef rl, CFRunLoopMode mode) {
+    (void)rl;
+    kept_modes *kept = info;
+    if (kept->cancelled_count < 4) kept->cancelled[kept->cancelled_count++] = CFRetain(mode);
+}
+static void nothing(void *info) {
+    (void)info;
+}
+
+static void schedule_and_cancel_get_mode_strings(void) {
+    kept_modes kept = {{NULL}, {NULL}, 0, 0};
+    CFRunLoopSourceContext context = {0, &kept, NULL, NULL, NULL, NULL, NULL, keep_scheduled, keep_cancelled, nothing};
+    CFRunLoopSourceRef source = CFRunLoopSourceCreate(NULL, 0, &context);
+    CFRunLoopRef rl = CFRunLoopGetCurrent();
+    CFStringRef custom = CFStringCreateWithCString(NULL, "Custom", kCFStringEncodingUTF8);
+    CFRunLoopAddSource(rl, source, kCFRunLoopDefaultMode);
+    CFRunLoopAddSource(rl, source, custom);
+    CFRunLoopRemoveSource(rl, source, custom);
+    CFRunLoopRemoveSource(rl, source, kCFRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(kept.scheduled_count, 2);
+    RL_ASSERT_EQ_INT(kept.cancelled_count, 2);
+    RL_ASSERT(kept.scheduled[0] == kCFRunLoopDefaultMode); /* the very constant, as on macOS */
+    RL_ASSERT(CFEqual(kept.scheduled[1], custom) && kept.scheduled[1] != custom);
+    RL_ASSERT(CFGetTypeID(kept.scheduled[1]) == CFStringGetTypeID());
+    RL_ASSERT_EQ_INT(CFGetRetainCount(kept.scheduled[1]), 1); /* ours alone, after the callout */
+    RL_ASSERT(CFEqual(kept.cancelled[0], custom));
+    RL_ASSERT(kept.cancelled[1] == kCFRunLoopDefaultMode);
+    for (int i = 0; i < 2; i++) {
+        CFRelease(kept.scheduled[i]);
+        CFRelease(kept.cancelled[i]);
+    }
+    CFRelease(custom);
+    CFRelease(source);
+}
+
+static CFStringRef describe_number(const void *info) {
+    return CFStringCreateWithFormat(NULL, NULL, CFSTR("<number %d>"), *(const int *)info);
+}
+
+static CFStringRef describe_pipe(const void *info) {
+    (void)info;
+    return CFSTR("<number 42>"); /* a constant: the library's release of it does nothing */
+}
+
+static void observe_nothing(CFRunLoopObserverRef observer, CFRunLoopActivity activity, void *info) {
+    (void)observer;
+    (void)activity;
+    (void)info;
+}
+
+static void contexts_describe_with_cf_strings(void) {
+    int number = 42;
+    CFRunLoopSourceContext source_context = {0, &number, NULL, NULL, describe_number, NULL, NULL, NULL, NULL, nothing};
+    CFRunLoopSourceRef source = CFRunLoopSourceCreate(NULL, 0, &source_context);
+    CFRunLoopTimerContext timer_context = {0, &number, NULL, NULL, describe_number};
+    CFRunLoopTimerRef timer =
+        CFRunLoopTimerCreate(NULL, CFAbsoluteTimeGetCurrent() + 1000, 0, 0, 0, never_fires, &timer_context);
+    CFRunLoopObserverContext observer_context = {0, &number, NULL, NULL, describe_number};
+    CFRunLoopObserverRef observer =
+        CFRunLoopObserverCreate(NULL, kCFRunLoopEntry, true, 0, observe_nothing, &observer_context);
+    int fds[2];
+    RL_ASSERT(pipe(fds) == 0);
+    pipe_state pipe_info = {fds[0], 0};
+    CFRunLoopSourceContext1 context1 = {1, &pipe_info, NULL, NULL, describe_pipe, NULL, NULL, pipe_fd, pipe_drain};
+    CFRunLoopSourceRef source1 = CFRunLoopSourceCreate(NULL, 0, (CFRunLoopSourceContext *)&context1);
+    CFTypeRef items[] = {source, timer, observer, source1};
+    for (size_t i = 0; i < 4; i++) {
+        CFStringRef description = CFCopyDescription(items[i]);
+        RL_ASSERT(strstr(text(description), "<number 42>") != NULL);
+        CFRelease(description);
+    }
+    /* In the loop's own description too (its lock held meanwhile). */
+    CFRunLoopRef rl = CFRunLoopGetCurrent();
+    CFRunLoopAddTimer(rl, timer, CFSTR("Described"));
+    CFStringRef description = CFCopyDescription(rl);
+    RL_ASSERT(strstr(text(description), "<number 42>") != NULL);
+    CFRelease(description);
+
+    /* GetContext gives back the context as it was given. */
+    CFRunLoopSourceContext source_copy;
+    CFRunLoopSourceGetContext(source, &source_copy);
+    RL_ASSERT(source_copy.version == 0 && source_copy.copyDescription == describe_number);
+    CFRunLoopTimerContext timer_copy;
+    CFRunLoopTimerGetContext(timer, &timer_copy);
+    RL_ASSERT(timer_copy.version == 0 && timer_copy.copyDescription == describe_number && timer_copy.info == &number);
+    CFRunLoopObserverContext observer_copy;
+    CFRunLoopObserverGetContext(observer, &observer_copy);
+    RL_ASSERT(observer_copy.version == 0 && observer_copy.copyDescription == describe_number);
+    CFRunLoopSourceContext1 copy1;
+    CFRunLoopSourceGetContext(source1, (CFRunLoopSourceContext *)&copy1);
+    RL_ASSERT(copy1.version == 1 && copy1.copyDescription == describe_pipe && copy1.getFileDescriptor == pipe_fd);
+
+    CFRelease(source1);
+    close(fds[0]);
+    close(fds[1]);
+
+    CFRunLoopTimerInvalidate(timer);
+    CFRelease(observer);
+    CFRelease(timer);
+    CFRelease(source);
+}
+
+/* Sources compare as CF compares them: through their context's equal and
+   hash callbacks. */
+static Boolean same_number(const void *a, const void *b) {
+    return *(const int *)a == *(const int *)b;
+}
+static CFHashCode number_hash(const void *info) {
+    return (CFHashCode) * (const int *)info;
+}
+
+static void sources_compare_through_their_contexts(void) {
+    int one = 7, other = 7, third = 8;
+    CFRunLoopSourceContext a = {0, &one, NULL, NULL, NULL, same_number, number_hash, NULL, NULL, nothing};
+    CFRunLoopSourceContext b = {0, &other, NULL, NULL, NULL, same_number, number_hash, NULL, NULL, nothing};
+    CFRunLoopSourceContext c = {0, &third, NULL, NULL, NULL, same_number, number_hash, NULL, NULL, nothing};
+    CFRunLoopSourceContext plain = {0, &one, NULL, NULL, NULL, NULL, NULL, NULL, NULL, nothing};
+    CFRunLoopSourceRef sa = CFRunLoopSourceCreate(NULL, 0, &a), sb = CFRunLoopSourceCreate(NULL, 0, &b);
+    CFRunLoopSourceRef sc = CFRunLoopSourceCreate(NULL, 0, &c), sd = CFRunLoopSourceCreate(NULL, 1, &b);
+    CFRunLoopSourceRef p1 = CFRunLoopSourceCreate(NULL, 0, &plain), p2 = CFRunLoopSourceCreate(NULL, 0, &plain);
+    RL_ASSERT(CFEqual(sa, sb));
+    RL_ASSERT_EQ_INT(CFHash(sa), 7);
+    RL_ASSERT_EQ_INT(CFHash(sa), CFHash(sb));
+    RL_ASSERT(!CFEqual(sa, sc)); /* unequal infos */
+    RL_ASSERT(!CFEqual(sa, sd)); /* another order */
+    RL_ASSERT(CFEqual(p1, p2));  /* no equal callback: the same info */
+    RL_ASSERT_EQ_INT(CFHash(p1), (CFHashCode)&one);
+    RL_ASSERT(!CFEqual(sa, p1)); /* other callbacks */
+    CFRunLoopSourceInvalidate(sb);
+    RL_ASSERT(!CFEqual(sa, sb)); /* one valid, one not */
+    CFRunLoopTimerRef timer = CFRunLoopTimerCreate(NULL, 0, 0, 0, 0, never_fires, NULL);
+    RL_ASSERT(!CFEqual(sa, timer));
+    RL_ASSERT_EQ_INT(CFHash(timer), (CFHashCode)timer); /* other items by identity */
+    CFRelease(timer);
+    CFRelease(sa);
+    CFRelease(sb);
+    CFRelease(sc);
+    CFRelease(sd);
+    CFRelease(p1);
+    CFRelease(p2);
+}
+
+static void mode_identity(CFRunLoopTimerRef timer, void *info) {
+    (void)timer;
+    CFRunLoopMode mode = CFRunLoopCopyCurrentMode(CFRunLoopGetCurrent());
+    *(CFRunLoopMode *)info = mode; /* released by the test */
+    CFRunLoopStop(CFRunLoopGetCurrent());
+}
+
+static void modes_as_strings(void) {
+    CFRunLoopRef rl = CFRunLoopGetCurrent();
+    CFRunLoopMode seen = NULL;
+    CFRunLoopTimerContext context = {0, &seen, NULL, NULL, NULL};
+    CFRunLoopTimerRef timer = CFRunLoopTimerCreate(NULL, 0, 0.001, 0, 0, mode_identity, &context);
+    CFRunLoopAddTimer(rl, timer, kCFRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(CFRunLoopRunInMode(kCFRunLoopDefaultMode, 30.0, false), kCFRunLoopRunStopped);
+    RL_ASSERT(seen == kCFRunLoopDefaultMode); /* pointer-equal, as on macOS */
+    CFRelease(seen);
+
+    /* A mode made at run time, retained by a C-style holder and released. */
+    CFStringRef made = CFStringCreateWithFormat(NULL, NULL, CFSTR("Mode-%d"), 2);
+    CFRunLoopAddTimer(rl, timer, made);
+    RL_ASSERT(CFRunLoopContainsTimer(rl, timer, CFSTR("Mode-2")));
+    RL_ASSERT_EQ_INT(CFRunLoopRunInMode(made, 30.0, false), kCFRunLoopRunStopped);
+    RL_ASSERT(CFEqual(seen, made) && seen != made);
+    CFRelease(seen);
+    RL_ASSERT(CFRunLoopGetNextTimerFireDate(rl, made) > 0);
+    CFRelease(made);
+
+    /* Code written when modes were C strings still builds and runs (C). */
+    char name[16];
+    snprintf(name, sizeof name, "Mode-%d", 2);
+    RL_ASSERT(CFRunLoopContainsTimer(rl, timer, name));
+    RL_ASSERT_EQ_INT(CFRunLoopRunInMode(name, 30.0, false), kCFRunLoopRunStopped);
+    CFRelease(seen);
+    RL_ASSERT(CFRunLoopCopyCurrentMode(rl) == NULL);
+    CFRunLoopTimerInvalidate(timer);
+    CFRelease(timer);
+}
+
+static void items_have_type_ids_and_counts(void) {
+    CFRunLoopRef rl = CFRunLoopGetCurrent();
+    RL_ASSERT(CFGetTypeID(rl) == CFRunLoopGetTypeID());
+    CFRunLoopTimerRef timer = CFRunLoopTimerCreate(NULL, CFAbsoluteTimeGetCurrent() + 1000, 0, 0, 0, never_fires, NULL);
+    RL_ASSERT(CFGetTypeID(timer) == CFRunLoopTimerGetTypeID());
+    RL_ASSERT_EQ_INT(CFGetRetainCount(timer), 1);
+    CFRunLoopAddTimer(rl, timer, kCFRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(CFGetRetainCount(timer), 2); /* the loop holds it too, as in CF */
+    CFRunLoopTimerInvalidate(timer);
+    RL_ASSERT_EQ_INT(CFGetRetainCount(timer), 1);
+    CFRunLoopObserverRef observer = CFRunLoopObserverCreate(NULL, kCFRunLoopEntry, true, 0, observe_nothing, NULL);
+    RL_ASSERT(CFGetTypeID(observer) == CFRunLoopObserverGetTypeID());
+    CFRunLoopSourceContext context = {0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, nothing};
+    CFRunLoopSourceRef source = CFRunLoopSourceCreate(NULL, 0, &context);
+    RL_ASSERT(CFGetTypeID(source) == CFRunLoopSourceGetTypeID());
+    int fds[2];
+    RL_ASSERT(pipe(fds) == 0);
+    CFFileDescriptorRef f = CFFileDescriptorCreate(NULL, fds[0], true, fd_readable, NULL);
+    RL_ASSERT(CFGetTypeID(f) == CFFileDescriptorGetTypeID());
+    CFFileDescriptorInvalidate(f);
+    close(fds[1]);
+    RL_ASSERT(CFRunLoopTimerCreate(kCFAllocatorNull, 0, 0, 0, 0, never_fires, NULL) == NULL); /* allocates nothing */
+    CFRelease(f);
+    CFRelease(source);
+    CFRelease(observer);
+    CFRelease(timer);
+}
+
+static void *retain_count(void *info) {
+    ((fd_state *)info)->reads += 100; /* counts retains here */
+    return info;
+}
+static CFStringRef describe_fd_state(void *info) {
+    return CFStringCreateWithFormat(NULL, NULL, CFSTR("<fd state %d>"), ((fd_state *)info)->reads);
+}
+
+static void file_descriptor_context_is_cf_typed(void) {
+    fd_state state = {0, 0, 0};
+    CFFileDescriptorContext context = {0, &state, retain_count, fd_release, describe_fd_state};
+    int fds[2];
+    RL_ASSERT(pipe(fds) == 0);
+    CFFileDescriptorRef f = CFFileDescriptorCreate(NULL, fds[0], true, fd_readable, &context);
+    RL_ASSERT_EQ_INT(state.reads, 100);
+    CFStringRef description = CFCopyDescription(f);
+    RL_ASSERT(strstr(text(description), "<fd state 100>") != NULL);
+    CFRelease(description);
+    CFFileDescriptorContext copy;
+    CFFileDescriptorGetContext(f, &copy);
+    RL_ASSERT(copy.version == 0 && copy.retain == retain_count && copy.release == fd_release);
+    RL_ASSERT(copy.copyDescription == describe_fd_state && copy.info == &state);
+    CFFileDescriptorInvalidate(f);
+    RL_ASSERT_EQ_INT(state.released, 1);
+    CFRelease(f);
+    close(fds[1]);
 }
 
 int main(int argc, char **argv) {
@@ -490,6 +751,12 @@ int main(int argc, char **argv) {
         RL_TEST(file_descriptor_reads_a_pipe),
         RL_TEST(run_stopped_from_another_thread),
         RL_TEST(retain_release_and_describe),
+        RL_TEST(schedule_and_cancel_get_mode_strings),
+        RL_TEST(contexts_describe_with_cf_strings),
+        RL_TEST(sources_compare_through_their_contexts),
+        RL_TEST(modes_as_strings),
+        RL_TEST(items_have_type_ids_and_counts),
+        RL_TEST(file_descriptor_context_is_cf_typed),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }

@@ -23,9 +23,9 @@ static const char *yes_no(bool b) {
     return b ? "Yes" : "No";
 }
 
-static void print_info(FILE *out, char *(*copy)(const void *), const void *info) {
+static void print_info(FILE *out, RLIndex version, char *(*copy)(const void *), const void *info) {
     if (copy && info) {
-        char *text = copy(info);
+        char *text = rl_context_copy_description(version, copy, info);
         if (text) {
             fprintf(out, "%s", text);
             free(text);
@@ -41,11 +41,11 @@ static void print_source(FILE *out, RLRunLoopSourceRef s) {
             yes_no(atomic_load(&s->valid)), s->order);
     if (s->version == 0) {
         fprintf(out, "<RLRunLoopSource context>{version = 0, info = ");
-        print_info(out, s->context.v0.copyDescription, s->context.v0.info);
+        print_info(out, s->context.v0.version, s->context.v0.copyDescription, s->context.v0.info);
         fprintf(out, ", callout = %p}}", (void *)(uintptr_t)s->context.v0.perform);
     } else {
         fprintf(out, "<RLRunLoopSource context>{version = 1, info = ");
-        print_info(out, s->context.v1.copyDescription, s->context.v1.info);
+        print_info(out, s->context.v1.version, s->context.v1.copyDescription, s->context.v1.info);
         fprintf(out, ", callout = %p}}", (void *)(uintptr_t)s->context.v1.perform);
     }
 }
@@ -79,7 +79,7 @@ static void print_observer(FILE *out, RLRunLoopObserverRef o) {
     print_activities(out, o->activities);
     fprintf(out, ", repeats = %s, order = %ld, callout = %p, context = ", yes_no(o->repeats), o->order,
             (void *)(uintptr_t)o->callout);
-    print_info(out, o->context.copyDescription, o->context.info);
+    print_info(out, o->context.version, o->context.copyDescription, o->context.info);
     fprintf(out, "}");
 }
 
@@ -97,7 +97,7 @@ static void print_timer(FILE *out, RLRunLoopTimerRef t) {
             "next fire date = %.6f (%+.6f s from now), order = %ld, callout = %p, context = ",
             (void *)t, yes_no(atomic_load(&t->valid)), yes_no(firing), rl_timer_interval(t), tolerance, date,
             date - RLAbsoluteTimeGetCurrent(), x ? x->order : 0, (void *)(uintptr_t)t->callout);
-    print_info(out, x ? x->copy_description : NULL, t->info);
+    print_info(out, x ? x->context_version : 0, x ? x->copy_description : NULL, t->info);
     fprintf(out, "}");
 }
 

@@ -19,13 +19,14 @@ static void finalize_source(rl_object *obj);
 const rl_class rl_source_class = {"RLRunLoopSource", finalize_source, rl_source_copy_description};
 
 RLRunLoopSourceRef RLRunLoopSourceCreate(RLIndex order, RLRunLoopSourceContext *context) {
-    if (!context || (context->version != 0 && context->version != 1)) return NULL;
+    RLIndex version = context ? rl_context_version(context->version) : -1;
+    if (version != 0 && version != 1) return NULL;
     RLRunLoopSourceRef s = calloc(1, sizeof *s);
     if (!s) return NULL;
     rl_object_init(&s->base, &rl_source_class);
     rl_item_lock_init(&s->lock);
     s->order = order;
-    s->version = context->version;
+    s->version = version;
     if (s->version == 0) s->context.v0 = *context;
     else s->context.v1 = *(RLRunLoopSourceContext1 *)context;
     atomic_init(&s->valid, true);
@@ -239,8 +240,10 @@ static void run_callbacks(RLRunLoopRef rl, rl_callback_list *list, bool schedule
     for (size_t i = 0; i < list->count; i++) {
         RLRunLoopSourceRef s = entries[i].source;
         RLRunLoopSourceContext *c = &s->context.v0;
-        if (schedule && c->schedule) c->schedule(c->info, rl, entries[i].mode->name);
-        if (!schedule && c->cancel) c->cancel(c->info, rl, entries[i].mode->name);
+        if (schedule && c->schedule)
+            rl_context_call_with_mode(c->version, c->schedule, c->info, rl, entries[i].mode->name);
+        if (!schedule && c->cancel)
+            rl_context_call_with_mode(c->version, c->cancel, c->info, rl, entries[i].mode->name);
         RLRelease(s);
     }
     free(list->items);

@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include "CRunLoop.h"
 #include "rl_array.h"
+#include "rl_cf_context.h"
 #include "rl_object.h"
 #include "rl_time.h"
 

@@ -259,11 +259,12 @@ static char *copy_fd_description(RLFileDescriptorRef f) {
     RLOptionFlags en = f->enabled;
     bool valid = f->valid;
     char *(*describe)(const void *) = f->context.copyDescription;
+    RLIndex version = f->context.version;
     void *info = f->context.info;
     bool pinned = describe && begin_callout(f);
     pthread_mutex_unlock(&f->lock);
 
-    char *inner = pinned ? describe(info) : NULL;
+    char *inner = pinned ? rl_context_copy_description(version, describe, info) : NULL;
     if (pinned) end_callout(f, false);
     char *s = NULL;
     if (asprintf(
