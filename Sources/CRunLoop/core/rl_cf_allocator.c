@@ -27,7 +27,9 @@ static char *allocator_describe(const rl_object *obj) {
 
 const rl_class rl_cf_allocator_class = {"RLCFAllocator", allocator_finalize, allocator_describe};
 
-#define IMMORTAL_COUNT (LONG_MAX / 2)
+/* Halfway up the live counts (rl_object.h): no retains or releases a program
+   makes can take it out of that range, so the object never dies. */
+#define IMMORTAL_COUNT ((long)(RL_REFCOUNT_LIVE_MAX / 2))
 static struct __RLCFAllocator system_default = {{{IMMORTAL_COUNT}, &rl_cf_allocator_class},
                                                 "kCFAllocatorSystemDefault"};
 static struct __RLCFAllocator malloc_allocator = {{{IMMORTAL_COUNT}, &rl_cf_allocator_class}, "kCFAllocatorMalloc"};
