@@ -194,20 +194,23 @@ void RLRunLoopRun(void);
    queued work for it) returns kRLRunLoopRunFinished at once with no Entry or
    Exit callout; so does a run when the calling thread has no loop, or a
    nested run when memory for it runs out.
-   Each pass handles, after its wait, one thing that ended it, as CF's: the
-   due timers, or one ready version-1 source, or the wake-up. Descriptors
-   ready together are taken from the kernel in one epoll_wait and handed out
-   one per pass (skipping a source removed, disarmed or invalidated since,
-   and dropped once a run nested in a callout has waited), so the blocks and
-   version-0 sources a callout queues run before the next descriptor's
-   callout, and a pass that performed a source polls for the next without
-   sleeping. Timers go before a ready descriptor, except right after a pass
-   that fired timers. As CF, a pass whose mode is left with nothing but
-   observers (its only queued blocks ran) still sleeps, until the timeout,
-   a wake-up or a timer added meanwhile; the exit checks then say TimedOut,
-   Stopped or Finished, in that order. With returnAfterSourceHandled, a pass
-   that performed a version-0 source also performs a version-1 source its
-   poll finds ready, then returns kRLRunLoopRunHandledSource. */
+   Each pass handles, after its wait, one thing that ended it, as CF's: the due
+   timers, or one ready version-1 source, or the wake-up. Descriptors ready
+   together are taken from the kernel in one epoll_wait and handed out one per
+   pass (skipping a source removed, disarmed or invalidated since, and dropped
+   once a run nested in a callout has waited), so the blocks and version-0
+   sources a callout queues run before the next descriptor's callout, and a
+   pass that performed a source polls for the next without sleeping. Timers go
+   before a ready descriptor, except right after a pass that fired timers (CF's
+   order between them is whichever port its wait receives first). Where we
+   differ from CF: a wake-up reported together with ready descriptors takes no
+   pass of its own (it carries no work; CF spends a pass on it when its port
+   comes first). As CF, a pass whose mode is left with nothing but observers
+   (its only queued blocks ran) still sleeps, until the timeout, a wake-up or a
+   timer added meanwhile; the exit checks then say TimedOut, Stopped or
+   Finished, in that order. With returnAfterSourceHandled, a pass that
+   performed a version-0 source also performs a version-1 source its poll finds
+   ready, then returns kRLRunLoopRunHandledSource. */
 RLRunLoopRunResult RLRunLoopRunInMode(RLRunLoopMode mode, RLTimeInterval seconds, bool returnAfterSourceHandled);
 /* True while the loop sleeps waiting for an event. false for NULL. */
 bool RLRunLoopIsWaiting(RLRunLoopRef rl);
