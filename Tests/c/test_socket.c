@@ -686,6 +686,14 @@ static void send_times_out_when_the_peer_reads_nothing(void) {
 /* Out of descriptors while a connection waits: no callout and no busy loop;
    once descriptors come back the listener accepts it. */
 static void emfile_on_accept_then_recovers(void) {
+    const char *preload = getenv("LD_PRELOAD");
+    if (preload && strstr(preload, "vgpreload")) {
+        /* valgrind enforces a lowered limit itself: it closes the connection
+           the kernel accepted and reports EMFILE, so nothing is left to
+           accept when descriptors come back. */
+        fprintf(stderr, "  (under valgrind: skipped)\n");
+        return;
+    }
     seen w = {0};
     RLSocketRef l = listener(&w, kRLSocketAcceptCallBack);
     RLRunLoopSourceRef src = schedule(l);
@@ -729,6 +737,9 @@ static void fork_child_uses_its_own_object(void) {
         RLSocketRef mine = RLSocketCreateWithNative(NULL, c, 0, NULL, NULL);
         RLCFDataRef d = RLCFDataCreate(NULL, (const uint8_t *)"from child", 10);
         int ok = mine && RLSocketSendData(mine, NULL, d, 5) == kRLSocketSuccess;
+        RLCFRelease(d);
+        RLSocketInvalidate(mine);
+        RLRelease(mine);
         _exit(ok ? 0 : 3);
     }
     int status;
