@@ -33,7 +33,8 @@ typedef struct {
 
 static void send_lines(CFSocketRef s, Client *client) {
     for (int i = 0; i < client->argc; i++) {
-        CFDataRef line = CFDataCreate(kCFAllocatorDefault, (const UInt8 *)client->argv[i], (CFIndex)strlen(client->argv[i]));
+        CFDataRef line =
+            CFDataCreate(kCFAllocatorDefault, (const UInt8 *)client->argv[i], (CFIndex)strlen(client->argv[i]));
         if (CFSocketSendData(s, NULL, line, 5.0) == kCFSocketSuccess) client->expected += CFDataGetLength(line);
         CFRelease(line);
     }

@@ -29,8 +29,7 @@ typedef struct {
     int stop_after;
 } Server;
 
-static void connection_data(CFSocketRef s, CFSocketCallBackType type, CFDataRef address, const void *data,
-                            void *info) {
+static void connection_data(CFSocketRef s, CFSocketCallBackType type, CFDataRef address, const void *data, void *info) {
     Server *server = (Server *)info;
     (void)address;
     if (type != kCFSocketDataCallBack) return;
@@ -44,15 +43,14 @@ static void connection_data(CFSocketRef s, CFSocketCallBackType type, CFDataRef 
     if (CFSocketSendData(s, NULL, chunk, 5.0) != kCFSocketSuccess) fprintf(stderr, "server: send failed\n");
 }
 
-static void accepted(CFSocketRef listener, CFSocketCallBackType type, CFDataRef address, const void *data,
-                     void *info) {
+static void accepted(CFSocketRef listener, CFSocketCallBackType type, CFDataRef address, const void *data, void *info) {
     (void)listener;
     (void)address;
     if (type != kCFSocketAcceptCallBack) return;
     CFSocketNativeHandle handle = *(const CFSocketNativeHandle *)data;
     CFSocketContext context = {0, info, NULL, NULL, NULL};
-    CFSocketRef connection = CFSocketCreateWithNative(kCFAllocatorDefault, handle, kCFSocketDataCallBack,
-                                                      connection_data, &context);
+    CFSocketRef connection =
+        CFSocketCreateWithNative(kCFAllocatorDefault, handle, kCFSocketDataCallBack, connection_data, &context);
     if (connection == NULL) return;
     CFRunLoopSourceRef source = CFSocketCreateRunLoopSource(kCFAllocatorDefault, connection, 0);
     CFRunLoopAddSource(CFRunLoopGetCurrent(), source, kCFRunLoopDefaultMode);
@@ -69,8 +67,8 @@ int main(int argc, char **argv) {
     CFDataRef address = CFDataCreate(kCFAllocatorDefault, (const UInt8 *)&sin, sizeof sin);
     CFSocketSignature signature = {PF_INET, SOCK_STREAM, IPPROTO_TCP, address};
     CFSocketContext context = {0, &server, NULL, NULL, NULL};
-    CFSocketRef listener = CFSocketCreateWithSocketSignature(kCFAllocatorDefault, &signature, kCFSocketAcceptCallBack,
-                                                             accepted, &context);
+    CFSocketRef listener =
+        CFSocketCreateWithSocketSignature(kCFAllocatorDefault, &signature, kCFSocketAcceptCallBack, accepted, &context);
     CFRelease(address);
     if (listener == NULL) {
         perror("server: cannot listen");

@@ -39,11 +39,8 @@ static void callback(CFSocketRef s, CFSocketCallBackType type, CFDataRef address
         log->datas++;
         break;
     }
-    case kCFSocketConnectCallBack:
-        log->connects++;
-        break;
-    default:
-        break;
+    case kCFSocketConnectCallBack: log->connects++; break;
+    default: break;
     }
     CFRunLoopStop(CFRunLoopGetCurrent());
 }
@@ -83,8 +80,8 @@ static void echo_over_cf_names(void) {
     sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     CFDataRef any = CFDataCreate(kCFAllocatorDefault, (const UInt8 *)&sin, sizeof sin);
     CFSocketSignature sig = {PF_INET, SOCK_STREAM, IPPROTO_TCP, any};
-    CFSocketRef listener = CFSocketCreateWithSocketSignature(kCFAllocatorDefault, &sig, kCFSocketAcceptCallBack,
-                                                             callback, &sctx);
+    CFSocketRef listener =
+        CFSocketCreateWithSocketSignature(kCFAllocatorDefault, &sig, kCFSocketAcceptCallBack, callback, &sctx);
     RL_ASSERT(listener != NULL);
     RL_ASSERT(CFGetTypeID(listener) == CFSocketGetTypeID());
     CFStringRef type_name = CFCopyTypeIDDescription(CFSocketGetTypeID());
@@ -112,7 +109,8 @@ static void echo_over_cf_names(void) {
     RL_ASSERT_EQ_INT(CFSocketSendData(peer, NULL, hello, 5.0), kCFSocketSuccess);
     for (int i = 0; i < 40 && client.datas == 0; i++) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 1, true);
     RL_ASSERT_STR_EQ(client.text, "hello, CF");
-    RL_ASSERT(CFSocketGetSocketFlags(conn) == (kCFSocketAutomaticallyReenableDataCallBack | kCFSocketCloseOnInvalidate));
+    RL_ASSERT(CFSocketGetSocketFlags(conn) ==
+              (kCFSocketAutomaticallyReenableDataCallBack | kCFSocketCloseOnInvalidate));
     CFSocketDisableCallBacks(conn, kCFSocketDataCallBack);
     CFSocketEnableCallBacks(conn, kCFSocketDataCallBack);
     CFSocketSetSocketFlags(conn, CFSocketGetSocketFlags(conn));

@@ -109,9 +109,8 @@ static int connect_plain(RLSocketRef server) {
     RL_ASSERT(a != NULL);
     int fd = socket(((const struct sockaddr *)(const void *)RLCFDataGetBytePtr(a))->sa_family, SOCK_STREAM, 0);
     RL_ASSERT(fd >= 0);
-    RL_ASSERT_EQ_INT(connect(fd, (const struct sockaddr *)(const void *)RLCFDataGetBytePtr(a),
-                             (socklen_t)RLCFDataGetLength(a)),
-                     0);
+    RL_ASSERT_EQ_INT(
+        connect(fd, (const struct sockaddr *)(const void *)RLCFDataGetBytePtr(a), (socklen_t)RLCFDataGetLength(a)), 0);
     RLCFRelease(a);
     return fd;
 }
@@ -351,8 +350,8 @@ static void background_connect_reports_the_error(void) {
     RLSocketRef b = RLSocketCreate(NULL, 0, 0, 0, 0, NULL, NULL);
     RL_ASSERT_EQ_INT(RLSocketConnectToAddress(b, nowhere, 5), kRLSocketError);
     RL_ASSERT_EQ_INT(errno, ECONNREFUSED);
-    RL_ASSERT(RLSocketCreateConnectedToSocketSignature(
-                  NULL, &(RLSocketSignature){PF_INET, SOCK_STREAM, 0, nowhere}, 0, NULL, NULL, 5) == NULL);
+    RL_ASSERT(RLSocketCreateConnectedToSocketSignature(NULL, &(RLSocketSignature){PF_INET, SOCK_STREAM, 0, nowhere}, 0,
+                                                       NULL, NULL, 5) == NULL);
     RLCFRelease(nowhere);
     done(b, NULL);
     done(s, src);

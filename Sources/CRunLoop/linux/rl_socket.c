@@ -38,23 +38,23 @@
 #include <netinet/in.h>
 #include <unistd.h>
 
-#define READ_CLASS      3u /* read, accept or data: a value in the low two bits */
-#define ALL_TYPES       (READ_CLASS | kRLSocketConnectCallBack | kRLSocketWriteCallBack)
-#define DEFAULT_FLAGS   (kRLSocketAutomaticallyReenableDataCallBack | kRLSocketCloseOnInvalidate)
-#define LISTEN_BACKLOG  256
+#define READ_CLASS     3u /* read, accept or data: a value in the low two bits */
+#define ALL_TYPES      (READ_CLASS | kRLSocketConnectCallBack | kRLSocketWriteCallBack)
+#define DEFAULT_FLAGS  (kRLSocketAutomaticallyReenableDataCallBack | kRLSocketCloseOnInvalidate)
+#define LISTEN_BACKLOG 256
 
 struct __RLSocket {
     rl_object base;
     pthread_mutex_t lock;
     pthread_mutex_t sync_lock; /* orders pushes of the watched events */
     int fd;
-    int socket_type;      /* SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET */
+    int socket_type; /* SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET */
     bool valid;
     bool info_released;
-    bool connecting;      /* a background connect waits to be reported */
-    bool reading_over;    /* the final read/data callout was made, or the descriptor is gone */
-    bool accept_paused;   /* out of descriptors: waiting for the retry timer */
-    RLOptionFlags types;  /* made with */
+    bool connecting;     /* a background connect waits to be reported */
+    bool reading_over;   /* the final read/data callout was made, or the descriptor is gone */
+    bool accept_paused;  /* out of descriptors: waiting for the retry timer */
+    RLOptionFlags types; /* made with */
     RLOptionFlags disabled;
     RLOptionFlags flags;
     RLOptionFlags pushed; /* watched events the latest push carries (~0: none yet) */
@@ -540,8 +540,8 @@ static char *copy_socket_description(RLSocketRef s) {
     bool pinned = describe && begin_callout(s);
     pthread_mutex_unlock(&s->lock);
 
-    char *inner = pinned ? rl_context_copy_description(RL_CONTEXT_CF_TYPED, (char *(*)(const void *))(void (*)(void))describe,
-                                                       info)
+    char *inner = pinned ? rl_context_copy_description(RL_CONTEXT_CF_TYPED,
+                                                       (char *(*)(const void *))(void (*)(void))describe, info)
                          : NULL;
     if (pinned) end_callout(s, false);
     char *d = NULL;
@@ -637,7 +637,6 @@ static void accept_one(RLSocketRef s) {
     if (address) RLCFRelease(address);
 }
 
-
 static bool descriptor_gone(int err) {
     return err == EBADF || err == ENOTSOCK;
 }
@@ -693,12 +692,8 @@ static bool is_listening(int fd) {
 
 static void do_read_class(RLSocketRef s, RLOptionFlags type) {
     switch (type) {
-    case kRLSocketAcceptCallBack:
-        accept_one(s);
-        break;
-    case kRLSocketDataCallBack:
-        read_data(s);
-        break;
+    case kRLSocketAcceptCallBack: accept_one(s); break;
+    case kRLSocketDataCallBack: read_data(s); break;
     default:
         if (!is_listening(s->fd) && nothing_more_to_read(s)) end_reading(s); /* this callout is the final one */
         call_out(s, kRLSocketReadCallBack, NULL, NULL);
