@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "CRunLoopSocket.h"
 #include "rl_cf.h"
 
 RLCFTypeRef RLCFRetain(RLCFTypeRef cf) {
@@ -50,6 +51,7 @@ static const struct {
     [RL_CF_TYPE_THREAD] = {"RLThread", RLCFSTR("RLThread")},
     [RL_CF_TYPE_HANG_MONITOR] = {"RLHangMonitor", RLCFSTR("RLHangMonitor")},
     [RL_CF_TYPE_IDLE_QUEUE] = {"RLIdleQueue", RLCFSTR("RLIdleQueue")},
+    [RL_CF_TYPE_SOCKET] = {"RLSocket", RLCFSTR("CFSocket")},
 };
 
 RLCFTypeID RLCFGetTypeID(RLCFTypeRef cf) {
@@ -95,6 +97,9 @@ RLCFTypeID RLCFRunLoopTimerGetTypeID(void) {
 }
 RLCFTypeID RLCFFileDescriptorGetTypeID(void) {
     return RL_CF_TYPE_FILE_DESCRIPTOR;
+}
+RLCFTypeID RLCFSocketGetTypeID(void) {
+    return RL_CF_TYPE_SOCKET;
 }
 
 /* ---- equality and hashes ------------------------------------------------------ */

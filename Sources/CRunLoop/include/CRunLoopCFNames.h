@@ -75,6 +75,7 @@
  *             CFFileDescriptorDisableCallBacks, CFFileDescriptorInvalidate,
  *             CFFileDescriptorIsValid, CFFileDescriptorCreateRunLoopSource,
  *             CFFileDescriptorGetTypeID
+ *   sockets   CFSocket (see the end of this header and CRunLoopSocket.h)
  *   objects   CFRetain, CFRelease, CFGetRetainCount, CFEqual, CFHash,
  *             CFCopyDescription, CFShow, CFGetTypeID, CFCopyTypeIDDescription,
  *             CFGetAllocator, CFAbsoluteTimeGetCurrent
@@ -114,7 +115,8 @@
  *     CFMachPort*, CFMessagePort*. Here a version-1 source watches a file
  *     descriptor: CFRunLoopSourceContext1 has getFileDescriptor and
  *     perform(info); CFFileDescriptor is the portable way.
- *   - CFSocket*, CFNotificationCenter*, CFUserNotification*, CFStream*.
+ *   - CFSocket's name registry (CFSocketRegisterValue...),
+ *     CFNotificationCenter*, CFUserNotification*, CFStream*.
  *   - Mutable strings and arrays, CFDictionary*, CFSet*, CFNumber*, CFDate*,
  *     CFTimeZone*, CFURL*, and string encodings other than UTF-8 and ASCII
  *     (kCFStringEncodingMacRoman, CFStringGetSystemEncoding...).
@@ -637,5 +639,53 @@ extern const struct a_C_string_is_not_a_CF_object_here__use_CFSTR_or_CFStringCre
 #define CFGetTypeID(cf)       RLCF_OBJECT_ONLY(cf, RLCFGetTypeID)(cf)
 
 #endif /* __cplusplus */
+
+/* ---- sockets ----------------------------------------------------------------
+ * CFSocket on RLSocket (CRunLoopSocket.h, which says where it differs from
+ * CF): the same signatures, constants and context, so these are names only. */
+#include "CRunLoopSocket.h"
+
+typedef RLSocketRef          CFSocketRef;
+typedef RLSocketNativeHandle CFSocketNativeHandle;
+typedef RLSocketError        CFSocketError;
+typedef RLSocketCallBackType CFSocketCallBackType;
+typedef RLSocketSignature    CFSocketSignature;
+typedef RLSocketCallBack     CFSocketCallBack;
+typedef RLSocketContext      CFSocketContext;
+#define kCFSocketSuccess                             kRLSocketSuccess
+#define kCFSocketError                               kRLSocketError
+#define kCFSocketTimeout                             kRLSocketTimeout
+#define kCFSocketNoCallBack                          kRLSocketNoCallBack
+#define kCFSocketReadCallBack                        kRLSocketReadCallBack
+#define kCFSocketAcceptCallBack                      kRLSocketAcceptCallBack
+#define kCFSocketDataCallBack                        kRLSocketDataCallBack
+#define kCFSocketConnectCallBack                     kRLSocketConnectCallBack
+#define kCFSocketWriteCallBack                       kRLSocketWriteCallBack
+#define kCFSocketAutomaticallyReenableReadCallBack   kRLSocketAutomaticallyReenableReadCallBack
+#define kCFSocketAutomaticallyReenableAcceptCallBack kRLSocketAutomaticallyReenableAcceptCallBack
+#define kCFSocketAutomaticallyReenableDataCallBack   kRLSocketAutomaticallyReenableDataCallBack
+#define kCFSocketAutomaticallyReenableWriteCallBack  kRLSocketAutomaticallyReenableWriteCallBack
+#define kCFSocketLeaveErrors                         kRLSocketLeaveErrors
+#define kCFSocketCloseOnInvalidate                   kRLSocketCloseOnInvalidate
+
+#define CFSocketGetTypeID                        RLCFSocketGetTypeID
+#define CFSocketCreate                           RLSocketCreate
+#define CFSocketCreateWithNative                 RLSocketCreateWithNative
+#define CFSocketCreateWithSocketSignature        RLSocketCreateWithSocketSignature
+#define CFSocketCreateConnectedToSocketSignature RLSocketCreateConnectedToSocketSignature
+#define CFSocketSetAddress                       RLSocketSetAddress
+#define CFSocketConnectToAddress                 RLSocketConnectToAddress
+#define CFSocketInvalidate                       RLSocketInvalidate
+#define CFSocketIsValid                          RLSocketIsValid
+#define CFSocketCopyAddress                      RLSocketCopyAddress
+#define CFSocketCopyPeerAddress                  RLSocketCopyPeerAddress
+#define CFSocketGetContext                       RLSocketGetContext
+#define CFSocketGetNative                        RLSocketGetNative
+#define CFSocketCreateRunLoopSource              RLSocketCreateRunLoopSource
+#define CFSocketGetSocketFlags                   RLSocketGetSocketFlags
+#define CFSocketSetSocketFlags                   RLSocketSetSocketFlags
+#define CFSocketDisableCallBacks                 RLSocketDisableCallBacks
+#define CFSocketEnableCallBacks                  RLSocketEnableCallBacks
+#define CFSocketSendData                         RLSocketSendData
 
 #endif /* CRUNLOOP_CF_NAMES_H */
