@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rl_cf.h"
+#include "CRunLoopCFMessagePort.h"
 
 RLCFTypeRef RLCFRetain(RLCFTypeRef cf) {
     if (cf && !rl_cf_is_constant_string(cf)) RLRetain(cf);
@@ -50,6 +51,7 @@ static const struct {
     [RL_CF_TYPE_THREAD] = {"RLThread", RLCFSTR("RLThread")},
     [RL_CF_TYPE_HANG_MONITOR] = {"RLHangMonitor", RLCFSTR("RLHangMonitor")},
     [RL_CF_TYPE_IDLE_QUEUE] = {"RLIdleQueue", RLCFSTR("RLIdleQueue")},
+    [RL_CF_TYPE_CF_MESSAGE_PORT] = {"RLCFMessagePort", RLCFSTR("CFMessagePort")},
 };
 
 RLCFTypeID RLCFGetTypeID(RLCFTypeRef cf) {
@@ -95,6 +97,10 @@ RLCFTypeID RLCFRunLoopTimerGetTypeID(void) {
 }
 RLCFTypeID RLCFFileDescriptorGetTypeID(void) {
     return RL_CF_TYPE_FILE_DESCRIPTOR;
+}
+/* Declared with the port (CRunLoopCFMessagePort.h); the number is the core's. */
+RLCFTypeID RLCFMessagePortGetTypeID(void) {
+    return RL_CF_TYPE_CF_MESSAGE_PORT;
 }
 
 /* ---- equality and hashes ------------------------------------------------------ */

@@ -111,7 +111,7 @@
  *
  * Not provided (a program using them does not compile here):
  *   - Mach-port sources: CFRunLoopSourceContext1's getPort/perform(msg...),
- *     CFMachPort*, CFMessagePort*. Here a version-1 source watches a file
+ *     CFMachPort*. (CFMessagePort is provided: see the end of this header.) Here a version-1 source watches a file
  *     descriptor: CFRunLoopSourceContext1 has getFileDescriptor and
  *     perform(info); CFFileDescriptor is the portable way.
  *   - CFSocket*, CFNotificationCenter*, CFUserNotification*, CFStream*.
@@ -636,5 +636,35 @@ extern const struct a_C_string_is_not_a_CF_object_here__use_CFSTR_or_CFStringCre
 #define CFGetTypeID(cf)       RLCF_OBJECT_ONLY(cf, RLCFGetTypeID)(cf)
 
 #endif /* __cplusplus */
+
+/* ==== CFMessagePort (CRunLoopCFMessagePort.h) =====================================
+ * Local and remote ports between threads and processes of the same user,
+ * over UNIX sockets; see that header for how and where it differs from CF. */
+#include "CRunLoopCFMessagePort.h"
+
+typedef RLCFMessagePortRef                  CFMessagePortRef;
+typedef RLCFMessagePortContext              CFMessagePortContext;
+typedef RLCFMessagePortCallBack             CFMessagePortCallBack;
+typedef RLCFMessagePortInvalidationCallBack CFMessagePortInvalidationCallBack;
+#define kCFMessagePortSuccess                 kRLCFMessagePortSuccess
+#define kCFMessagePortSendTimeout             kRLCFMessagePortSendTimeout
+#define kCFMessagePortReceiveTimeout          kRLCFMessagePortReceiveTimeout
+#define kCFMessagePortIsInvalid               kRLCFMessagePortIsInvalid
+#define kCFMessagePortTransportError          kRLCFMessagePortTransportError
+#define kCFMessagePortBecameInvalidError      kRLCFMessagePortBecameInvalidError
+#define CFMessagePortGetTypeID                RLCFMessagePortGetTypeID
+#define CFMessagePortCreateLocal              RLCFMessagePortCreateLocal
+#define CFMessagePortCreateRemote             RLCFMessagePortCreateRemote
+#define CFMessagePortIsRemote                 RLCFMessagePortIsRemote
+#define CFMessagePortGetName                  RLCFMessagePortGetName
+#define CFMessagePortSetName                  RLCFMessagePortSetName
+#define CFMessagePortGetContext               RLCFMessagePortGetContext
+#define CFMessagePortInvalidate               RLCFMessagePortInvalidate
+#define CFMessagePortIsValid                  RLCFMessagePortIsValid
+#define CFMessagePortGetInvalidationCallBack  RLCFMessagePortGetInvalidationCallBack
+#define CFMessagePortSetInvalidationCallBack  RLCFMessagePortSetInvalidationCallBack
+#define CFMessagePortSendRequest              RLCFMessagePortSendRequest
+#define CFMessagePortCreateRunLoopSource      RLCFMessagePortCreateRunLoopSource
+/* ==== end of CFMessagePort ========================================================= */
 
 #endif /* CRUNLOOP_CF_NAMES_H */
