@@ -352,9 +352,10 @@ static void a_taken_name_is_refused_until_freed(void) {
 
 /* Names with any bytes, and long ones, work (they are escaped or hashed). */
 static void odd_and_long_names_work(void) {
-    const char *names[] = {"../x/y z", ".hidden", "ünïcode/π",
-                           "a-very-long-name-that-does-not-fit-a-socket-address-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-                           "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"};
+    const char *names[] = {
+        "../x/y z", ".hidden", "ünïcode/π",
+        "a-very-long-name-that-does-not-fit-a-socket-address-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         counter c = {0};
         CFMessagePortRef local = make_local(names[i], &c);
@@ -522,7 +523,7 @@ static void *serve_on_thread(void *arg) {
     RL_ASSERT(local != NULL);
     CFRunLoopSourceRef src = serve(local, kCFRunLoopCommonModes);
     pthread_mutex_lock(&s->mu);
-    s->rl = CFRunLoopGetCurrent();
+    s->rl = (CFRunLoopRef)CFRetain(CFRunLoopGetCurrent()); /* woken after this thread may have exited */
     s->ready = true;
     pthread_cond_signal(&s->cv);
     pthread_mutex_unlock(&s->mu);
@@ -560,6 +561,7 @@ static void requests_across_threads(void) {
     pthread_mutex_unlock(&s.mu);
     CFRunLoopWakeUp(s.rl);
     pthread_join(t, NULL);
+    CFRelease(s.rl);
     RL_ASSERT_EQ_INT(s.c.calls, 50);
 }
 
@@ -643,6 +645,8 @@ static void a_forked_child_gets_invalid_ports(void) {
         CFMessagePortInvalidate(local);
         if (c.invalidations != 0) _exit(5);
         CFRelease(remote);
+        CFRelease(src);
+        CFRelease(local);
         _exit(0);
     }
     int status;

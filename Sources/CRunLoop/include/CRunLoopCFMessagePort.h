@@ -81,8 +81,7 @@ typedef struct {
 /* Called on the loop that services the local port, once per message. `data`
    lives until the callback returns (copy it to keep it). The data returned
    is sent back as the reply (NULL: an empty one) and released by the port. */
-typedef RLCFDataRef (*RLCFMessagePortCallBack)(RLCFMessagePortRef local, int32_t msgid, RLCFDataRef data,
-                                               void *info);
+typedef RLCFDataRef (*RLCFMessagePortCallBack)(RLCFMessagePortRef local, int32_t msgid, RLCFDataRef data, void *info);
 /* Called once when the port is invalidated; info is the context's for a
    local port, NULL for a remote one. */
 typedef void (*RLCFMessagePortInvalidationCallBack)(RLCFMessagePortRef ms, void *info);
@@ -118,8 +117,8 @@ void RLCFMessagePortGetContext(RLCFMessagePortRef ms, RLCFMessagePortContext *co
    kRLCFMessagePortBecameInvalidError). Then the invalidation callback runs,
    then the context's release. Idempotent; safe from any callback. The last
    release of a valid port invalidates it. */
-void RLCFMessagePortInvalidate(RLCFMessagePortRef ms);
-bool RLCFMessagePortIsValid(RLCFMessagePortRef ms); /* false for NULL */
+void                                RLCFMessagePortInvalidate(RLCFMessagePortRef ms);
+bool                                RLCFMessagePortIsValid(RLCFMessagePortRef ms); /* false for NULL */
 RLCFMessagePortInvalidationCallBack RLCFMessagePortGetInvalidationCallBack(RLCFMessagePortRef ms);
 /* Runs callout at once when the port is already invalid (as CF). NULL
    removes it. */

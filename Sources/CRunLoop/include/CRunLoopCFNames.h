@@ -646,25 +646,25 @@ typedef RLCFMessagePortRef                  CFMessagePortRef;
 typedef RLCFMessagePortContext              CFMessagePortContext;
 typedef RLCFMessagePortCallBack             CFMessagePortCallBack;
 typedef RLCFMessagePortInvalidationCallBack CFMessagePortInvalidationCallBack;
-#define kCFMessagePortSuccess                 kRLCFMessagePortSuccess
-#define kCFMessagePortSendTimeout             kRLCFMessagePortSendTimeout
-#define kCFMessagePortReceiveTimeout          kRLCFMessagePortReceiveTimeout
-#define kCFMessagePortIsInvalid               kRLCFMessagePortIsInvalid
-#define kCFMessagePortTransportError          kRLCFMessagePortTransportError
-#define kCFMessagePortBecameInvalidError      kRLCFMessagePortBecameInvalidError
-#define CFMessagePortGetTypeID                RLCFMessagePortGetTypeID
-#define CFMessagePortCreateLocal              RLCFMessagePortCreateLocal
-#define CFMessagePortCreateRemote             RLCFMessagePortCreateRemote
-#define CFMessagePortIsRemote                 RLCFMessagePortIsRemote
-#define CFMessagePortGetName                  RLCFMessagePortGetName
-#define CFMessagePortSetName                  RLCFMessagePortSetName
-#define CFMessagePortGetContext               RLCFMessagePortGetContext
-#define CFMessagePortInvalidate               RLCFMessagePortInvalidate
-#define CFMessagePortIsValid                  RLCFMessagePortIsValid
-#define CFMessagePortGetInvalidationCallBack  RLCFMessagePortGetInvalidationCallBack
-#define CFMessagePortSetInvalidationCallBack  RLCFMessagePortSetInvalidationCallBack
-#define CFMessagePortSendRequest              RLCFMessagePortSendRequest
-#define CFMessagePortCreateRunLoopSource      RLCFMessagePortCreateRunLoopSource
+#define kCFMessagePortSuccess                kRLCFMessagePortSuccess
+#define kCFMessagePortSendTimeout            kRLCFMessagePortSendTimeout
+#define kCFMessagePortReceiveTimeout         kRLCFMessagePortReceiveTimeout
+#define kCFMessagePortIsInvalid              kRLCFMessagePortIsInvalid
+#define kCFMessagePortTransportError         kRLCFMessagePortTransportError
+#define kCFMessagePortBecameInvalidError     kRLCFMessagePortBecameInvalidError
+#define CFMessagePortGetTypeID               RLCFMessagePortGetTypeID
+#define CFMessagePortCreateLocal             RLCFMessagePortCreateLocal
+#define CFMessagePortCreateRemote            RLCFMessagePortCreateRemote
+#define CFMessagePortIsRemote                RLCFMessagePortIsRemote
+#define CFMessagePortGetName                 RLCFMessagePortGetName
+#define CFMessagePortSetName                 RLCFMessagePortSetName
+#define CFMessagePortGetContext              RLCFMessagePortGetContext
+#define CFMessagePortInvalidate              RLCFMessagePortInvalidate
+#define CFMessagePortIsValid                 RLCFMessagePortIsValid
+#define CFMessagePortGetInvalidationCallBack RLCFMessagePortGetInvalidationCallBack
+#define CFMessagePortSetInvalidationCallBack RLCFMessagePortSetInvalidationCallBack
+#define CFMessagePortSendRequest             RLCFMessagePortSendRequest
+#define CFMessagePortCreateRunLoopSource     RLCFMessagePortCreateRunLoopSource
 /* ==== end of CFMessagePort ========================================================= */
 
 #endif /* CRUNLOOP_CF_NAMES_H */

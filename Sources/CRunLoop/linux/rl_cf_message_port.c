@@ -206,8 +206,7 @@ static char *ports_directory(void) {
     if (xdg && xdg[0] == '/' && stat(xdg, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == uid &&
         (st.st_mode & 077) == 0)
         dir = rl_strdup_printf("%s/rlcf-message-ports", xdg);
-    else
-        dir = rl_strdup_printf("/tmp/rlcf-message-ports-%u", (unsigned)uid);
+    else dir = rl_strdup_printf("/tmp/rlcf-message-ports-%u", (unsigned)uid);
     if (!dir) return NULL;
     if (mkdir(dir, 0700) != 0 && errno != EEXIST) goto unsafe;
     if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != uid || (st.st_mode & 077) != 0) goto unsafe;
@@ -261,8 +260,8 @@ typedef struct membership {
 
 typedef struct pending {
     uint64_t request;
-    RLRunLoopRef rl;           /* the waiting thread's loop */
-    RLRunLoopSourceRef waker;  /* signalled when done */
+    RLRunLoopRef rl;          /* the waiting thread's loop */
+    RLRunLoopSourceRef waker; /* signalled when done */
     bool done;
     RLCFDataRef reply;
     struct pending *next;
@@ -294,7 +293,7 @@ struct __RLCFMessagePort {
 };
 
 struct conn {
-    _Atomic long refs; /* the port's list, and the source's info */
+    _Atomic long refs;       /* the port's list, and the source's info */
     RLCFMessagePortRef port; /* held */
     int fd;
     bool dead;
@@ -382,10 +381,8 @@ static void mirror_memberships(RLCFMessagePortRef p, RLRunLoopSourceRef src, boo
     pthread_mutex_unlock(&p->lock);
     for (i = 0; copy && i < n; i++) {
         if (copy[i].mode) {
-            if (add)
-                RLRunLoopAddSource(copy[i].rl, src, copy[i].mode);
-            else
-                RLRunLoopRemoveSource(copy[i].rl, src, copy[i].mode);
+            if (add) RLRunLoopAddSource(copy[i].rl, src, copy[i].mode);
+            else RLRunLoopRemoveSource(copy[i].rl, src, copy[i].mode);
         }
         free(copy[i].mode);
         RLRelease(copy[i].rl);
@@ -508,7 +505,6 @@ static RLCFMessagePortRef port_new(bool remote, RLCFStringRef name) {
 static bool port_usable(RLCFMessagePortRef p) {
     return p && rl_object_is(p, &port_class.base);
 }
-
 
 /* ---- callouts and the context's info ---------------------------------------------- */
 
@@ -797,10 +793,8 @@ static void conn_perform(void *info) {
     if (broken || more == 0) {
         /* A remote port lost its local port; a local port just loses this
            client (after serving what it sent before it closed). */
-        if (p->remote)
-            port_invalidate(p, true);
-        else
-            conn_drop(c);
+        if (p->remote) port_invalidate(p, true);
+        else conn_drop(c);
         return;
     }
     conn_update_watch(c);
@@ -973,8 +967,8 @@ static bool claim_name(RLCFMessagePortRef p, const char *text) {
     if (p->listen_fd < 0) return false;
     if (bind(p->listen_fd, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(p->listen_fd, SOMAXCONN) != 0)
         return false;
-    p->listen_source = fd_source(p, 0, port_hold_info, port_unhold_info, listen_source_fd, listen_perform,
-                                 listen_source_describe);
+    p->listen_source =
+        fd_source(p, 0, port_hold_info, port_unhold_info, listen_source_fd, listen_perform, listen_source_describe);
     return p->listen_source != NULL;
 }
 
@@ -989,7 +983,8 @@ RLCFMessagePortRef RLCFMessagePortCreateLocal(RLCFAllocatorRef allocator, RLCFSt
                                               RLCFMessagePortCallBack callout, RLCFMessagePortContext *context,
                                               bool *shouldFreeInfo) {
     if (shouldFreeInfo) *shouldFreeInfo = true;
-    if (!rl_cf_allocator_accepted(allocator, "CFMessagePortCreateLocal") || allocator == kRLCFAllocatorNull) return NULL;
+    if (!rl_cf_allocator_accepted(allocator, "CFMessagePortCreateLocal") || allocator == kRLCFAllocatorNull)
+        return NULL;
     const char *text = name ? name_text(name) : NULL;
     if (!callout || (name && !text)) return NULL;
     RLCFMessagePortRef p = port_new(false, name);
@@ -1313,9 +1308,7 @@ int32_t RLCFMessagePortSendRequest(RLCFMessagePortRef remote, int32_t msgid, RLC
         RLRelease(src);
     }
     RLCFDataRef reply = remove_waiter(remote, w);
-    if (result == kRLCFMessagePortSuccess && returnData)
-        *returnData = reply;
-    else
-        RLCFRelease(reply);
+    if (result == kRLCFMessagePortSuccess && returnData) *returnData = reply;
+    else RLCFRelease(reply);
     return result;
 }
