@@ -27,11 +27,16 @@
  *   - Creating a local port with a name a live port already has (in this
  *     process or another) returns NULL (CF returns the existing port when it
  *     is in the same process).
- *   - A remote port notices its local port went away when its connection
- *     does: at the next send (which then returns kRLCFMessagePortIsInvalid),
- *     or earlier when the loop of the thread that made it runs in a common
- *     mode, or any loop that waits for a reply on it. Its invalidation
- *     callback runs then, on that thread.
+ *   - A remote port notices that its local port went away (its owner
+ *     invalidated it, or died) when its connection says so: at the next
+ *     send (which then returns kRLCFMessagePortIsInvalid), at
+ *     RLCFMessagePortIsValid, or while a thread waits for a reply on it
+ *     (kRLCFMessagePortBecameInvalidError). Its invalidation callback runs
+ *     then, on that thread; nothing watches an idle remote port.
+ *   - Messages travel through a socket, not the kernel's message queue: a
+ *     message larger than the socket's buffer, sent to a port served only by
+ *     the sending thread's own loop, cannot be written while that thread
+ *     waits to write it (kRLCFMessagePortSendTimeout).
  *   - RLCFMessagePortSendRequest on a local port returns
  *     kRLCFMessagePortIsInvalid. No dispatch-queue variant, no SetName after
  *     creation (RLCFMessagePortSetName returns false), no per-PID ports.
