@@ -11,6 +11,7 @@
 #include <string.h>
 #include "CRunLoopSocket.h"
 #include "rl_cf.h"
+#include "CRunLoopCFMessagePort.h"
 
 RLCFTypeRef RLCFRetain(RLCFTypeRef cf) {
     if (cf && !rl_cf_is_constant_string(cf)) RLRetain(cf);
@@ -52,6 +53,7 @@ static const struct {
     [RL_CF_TYPE_HANG_MONITOR] = {"RLHangMonitor", RLCFSTR("RLHangMonitor")},
     [RL_CF_TYPE_IDLE_QUEUE] = {"RLIdleQueue", RLCFSTR("RLIdleQueue")},
     [RL_CF_TYPE_SOCKET] = {"RLSocket", RLCFSTR("CFSocket")},
+    [RL_CF_TYPE_CF_MESSAGE_PORT] = {"RLCFMessagePort", RLCFSTR("CFMessagePort")},
 };
 
 RLCFTypeID RLCFGetTypeID(RLCFTypeRef cf) {
@@ -100,6 +102,11 @@ RLCFTypeID RLCFFileDescriptorGetTypeID(void) {
 }
 RLCFTypeID RLCFSocketGetTypeID(void) {
     return RL_CF_TYPE_SOCKET;
+}
+
+/* Declared with the port (CRunLoopCFMessagePort.h); the number is the core's. */
+RLCFTypeID RLCFMessagePortGetTypeID(void) {
+    return RL_CF_TYPE_CF_MESSAGE_PORT;
 }
 
 /* ---- equality and hashes ------------------------------------------------------ */

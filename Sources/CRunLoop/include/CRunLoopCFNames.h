@@ -112,7 +112,7 @@
  *
  * Not provided (a program using them does not compile here):
  *   - Mach-port sources: CFRunLoopSourceContext1's getPort/perform(msg...),
- *     CFMachPort*, CFMessagePort*. Here a version-1 source watches a file
+ *     CFMachPort*. (CFMessagePort is provided: see the end of this header.) Here a version-1 source watches a file
  *     descriptor: CFRunLoopSourceContext1 has getFileDescriptor and
  *     perform(info); CFFileDescriptor is the portable way.
  *   - CFSocket's name registry (CFSocketRegisterValue...),
@@ -687,5 +687,35 @@ typedef RLSocketContext      CFSocketContext;
 #define CFSocketDisableCallBacks                 RLSocketDisableCallBacks
 #define CFSocketEnableCallBacks                  RLSocketEnableCallBacks
 #define CFSocketSendData                         RLSocketSendData
+
+/* ==== CFMessagePort (CRunLoopCFMessagePort.h) =====================================
+ * Local and remote ports between threads and processes of the same user,
+ * over UNIX sockets; see that header for how and where it differs from CF. */
+#include "CRunLoopCFMessagePort.h"
+
+typedef RLCFMessagePortRef                  CFMessagePortRef;
+typedef RLCFMessagePortContext              CFMessagePortContext;
+typedef RLCFMessagePortCallBack             CFMessagePortCallBack;
+typedef RLCFMessagePortInvalidationCallBack CFMessagePortInvalidationCallBack;
+#define kCFMessagePortSuccess                kRLCFMessagePortSuccess
+#define kCFMessagePortSendTimeout            kRLCFMessagePortSendTimeout
+#define kCFMessagePortReceiveTimeout         kRLCFMessagePortReceiveTimeout
+#define kCFMessagePortIsInvalid              kRLCFMessagePortIsInvalid
+#define kCFMessagePortTransportError         kRLCFMessagePortTransportError
+#define kCFMessagePortBecameInvalidError     kRLCFMessagePortBecameInvalidError
+#define CFMessagePortGetTypeID               RLCFMessagePortGetTypeID
+#define CFMessagePortCreateLocal             RLCFMessagePortCreateLocal
+#define CFMessagePortCreateRemote            RLCFMessagePortCreateRemote
+#define CFMessagePortIsRemote                RLCFMessagePortIsRemote
+#define CFMessagePortGetName                 RLCFMessagePortGetName
+#define CFMessagePortSetName                 RLCFMessagePortSetName
+#define CFMessagePortGetContext              RLCFMessagePortGetContext
+#define CFMessagePortInvalidate              RLCFMessagePortInvalidate
+#define CFMessagePortIsValid                 RLCFMessagePortIsValid
+#define CFMessagePortGetInvalidationCallBack RLCFMessagePortGetInvalidationCallBack
+#define CFMessagePortSetInvalidationCallBack RLCFMessagePortSetInvalidationCallBack
+#define CFMessagePortSendRequest             RLCFMessagePortSendRequest
+#define CFMessagePortCreateRunLoopSource     RLCFMessagePortCreateRunLoopSource
+/* ==== end of CFMessagePort ========================================================= */
 
 #endif /* CRUNLOOP_CF_NAMES_H */
