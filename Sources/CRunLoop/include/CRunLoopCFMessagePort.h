@@ -20,7 +20,10 @@
  * RLCF_MESSAGE_PORT_MAX_SIZE, is dropped, and the port goes on serving the
  * others. The local port's run-loop source watches the listening socket and
  * each connection (a version-1 source each, added wherever the port's source
- * is); there are no helper threads. Writes never raise SIGPIPE.
+ * is); there are no helper threads. Writes never raise SIGPIPE. Out of
+ * descriptors, a connection waits in the listener's backlog: the listener
+ * stops being watched and looks again 0.1 s later, in the mode the loop
+ * runs then, so the loop never spins on it.
  *
  * Where this differs from CF:
  *   - Names are per user, not per login session or bootstrap namespace.

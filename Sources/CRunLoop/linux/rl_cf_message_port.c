@@ -833,6 +833,49 @@ static void adopt_client(RLCFMessagePortRef p, int fd) {
     }
 }
 
+/* How long a listener out of descriptors waits before it looks again. */
+#define ACCEPT_RETRY_SECONDS 0.1
+
+static RLRunLoopSourceRef copy_listen_source(RLCFMessagePortRef p) {
+    pthread_mutex_lock(&p->lock);
+    RLRunLoopSourceRef s = p->valid && p->listen_source ? (RLRunLoopSourceRef)RLRetain(p->listen_source) : NULL;
+    pthread_mutex_unlock(&p->lock);
+    return s;
+}
+
+static void resume_listening(RLRunLoopTimerRef timer, void *info) {
+    (void)timer;
+    RLRunLoopSourceRef s = copy_listen_source((RLCFMessagePortRef)info);
+    if (!s) return;
+    RLRunLoopSourceSetWatchedEvents(s, kRLRunLoopSourceReadable);
+    RLRelease(s);
+}
+
+/* Out of descriptors: the connection waits in the backlog, which keeps the
+   listener readable, so the loop would come straight back here. Stop
+   watching it and look again a little later, in the mode the loop runs now.
+   Out of memory for the timer, it keeps trying each pass. */
+static void pause_listening(RLCFMessagePortRef p) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    char *mode = rl ? RLRunLoopCopyCurrentMode(rl) : NULL;
+    RLRunLoopTimerContext ctx = {0, p, port_hold_info, port_unhold_info, NULL};
+    RLRunLoopTimerRef timer =
+        mode ? RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + ACCEPT_RETRY_SECONDS, 0, 0, 0, resume_listening, &ctx)
+             : NULL;
+    RLRunLoopSourceRef s = timer ? copy_listen_source(p) : NULL;
+    if (s) {
+        RLRunLoopSourceSetWatchedEvents(s, 0);
+        RLRunLoopAddTimer(rl, timer, mode);
+        RLRelease(s);
+    }
+    if (timer) RLRelease(timer); /* the loop holds it until it fires */
+    free(mode);
+}
+
+static bool out_of_descriptors(int err) {
+    return err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM;
+}
+
 static void listen_perform(void *info) {
     RLCFMessagePortRef p = info;
     if (inherited(p)) {
@@ -841,9 +884,14 @@ static void listen_perform(void *info) {
     }
     for (int i = 0; i < ACCEPTS_PER_RUN; i++) {
         pthread_mutex_lock(&p->lock);
-        int fd = p->valid ? owned_accept(p->listen_fd) : -1;
+        bool valid = p->valid;
+        int fd = valid ? owned_accept(p->listen_fd) : -1;
+        int error = errno;
         pthread_mutex_unlock(&p->lock);
-        if (fd < 0) return;
+        if (fd < 0) {
+            if (valid && out_of_descriptors(error)) pause_listening(p);
+            return;
+        }
         if (!peer_is_us(fd)) {
             owned_close(fd);
             continue;
