@@ -392,8 +392,7 @@ static void w12_echo(RLSocketRef s, RLSocketCallBackType type, RLCFDataRef addre
     if (type == kRLSocketDataCallBack && RLCFDataGetLength(data) > 0) RLSocketSendData(s, NULL, data, 0);
 }
 
-static void w12_accepted(RLSocketRef s, RLSocketCallBackType type, RLCFDataRef address, const void *data,
-                         void *info) {
+static void w12_accepted(RLSocketRef s, RLSocketCallBackType type, RLCFDataRef address, const void *data, void *info) {
     (void)s;
     (void)address;
     (void)info;
@@ -423,8 +422,7 @@ static void w12_listen_b(void) {
     RLRunLoopAddSource(RLRunLoopGetCurrent(), w12.listener_src, MODE);
 }
 
-static void w12_answered(RLSocketRef s, RLSocketCallBackType type, RLCFDataRef address, const void *data,
-                         void *info) {
+static void w12_answered(RLSocketRef s, RLSocketCallBackType type, RLCFDataRef address, const void *data, void *info) {
     (void)address;
     (void)info;
     if (type != kRLSocketDataCallBack || RLCFDataGetLength(data) == 0) return;
@@ -449,8 +447,8 @@ static long long w12_stop_b(void) {
 static void w12_connect(void) {
     RLCFDataRef address = RLCFDataCreate(NULL, (const uint8_t *)&w12.address, sizeof w12.address);
     RLSocketSignature signature = {PF_INET, SOCK_STREAM, IPPROTO_TCP, address};
-    w12.client = RLSocketCreateConnectedToSocketSignature(NULL, &signature, kRLSocketDataCallBack, w12_answered, NULL,
-                                                          10.0);
+    w12.client =
+        RLSocketCreateConnectedToSocketSignature(NULL, &signature, kRLSocketDataCallBack, w12_answered, NULL, 10.0);
     RLCFRelease(address);
     if (!w12.client) {
         perror("w12: connect");

@@ -401,7 +401,7 @@ static void run_w7(double arg) {
 
 static const bl_workload workloads[] = {
     {"w1", run_w1, 100000}, {"w2", run_w2, 1000000}, {"w3", run_w3, 2.0},   {"w4", run_w4, 1000000},
-    {"w5", run_w5, 100000}, {"w6", run_w6, 2.0},     {"w7", run_w7, 20000},  {"w12", run_w12, 50000},
+    {"w5", run_w5, 100000}, {"w6", run_w6, 2.0},     {"w7", run_w7, 20000}, {"w12", run_w12, 50000},
 };
 
 int main(int argc, char **argv) {

@@ -536,8 +536,8 @@ static void run_w9d(double arg) {
 }
 
 static const bl_workload workloads[] = {
-    {"w1", run_w1, 100000},  {"w2", run_w2, 1000000}, {"w3", run_w3, 2.0},   {"w4", run_w4, 1000000},
-    {"w5", run_w5, 100000},  {"w6", run_w6, 2.0},     {"w7", run_w7, 20000}, {"w8", run_w8, 100000},
+    {"w1", run_w1, 100000},  {"w2", run_w2, 1000000}, {"w3", run_w3, 2.0},     {"w4", run_w4, 1000000},
+    {"w5", run_w5, 100000},  {"w6", run_w6, 2.0},     {"w7", run_w7, 20000},   {"w8", run_w8, 100000},
     {"w9a", run_w9a, 10000}, {"w9d", run_w9d, 8},     {"w12", run_w12, 50000},
 };
 
