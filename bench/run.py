@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs the workloads W1-W11 on every peer, interleaved, and reports medians.
+"""Runs the workloads W1-W12 on every peer, interleaved, and reports medians.
 
     python3 run.py --full     # what `make bench` runs: 3 runs, writes build/results.md/.csv, build/w2.svg, w9.svg
     python3 run.py --quick    # 1 run of a reduced set (under a minute), writes to build/quick-*
@@ -57,12 +57,13 @@ WORKLOADS = {
     "w9d": "W9d scale: T loops on T threads, all woken by one thread",
     "w10": "W10 Swift concurrency: awaited calls into an actor",
     "w11": "W11 a 10 ms run under API pressure: 2 threads churning items, 1 describing the loop",
+    "w12": "W12 TCP echo over loopback between two loops (CFSocket, uv_tcp, GSocket)",
 }
 # Workloads only some peers have (the others are not run for them). W5 through
 # RLFileDescriptor is compared with the peers' own W5 (their fd watchers).
 ONLY_PEERS = {"w5fd": ["core"], "w8": ["core", "libuv", "libev"], "w9a": ["core", "libuv", "libev"],
               "w9b": ["core"], "w9c": ["core"], "w9d": ["core", "libuv", "libev"],
-              "w10": ["swift", "foundation"], "w11": ["core"]}
+              "w10": ["swift", "foundation"], "w11": ["core"], "w12": ["core", "libuv", "glib"]}
 # The row label of each size, for the workloads run at several sizes.
 SIZE_LABEL = {"w2": "N=%s", "w9a": "N=%s fds", "w9b": "N=%s sources", "w9c": "N=%s modes", "w9d": "T=%s threads"}
 
@@ -143,6 +144,7 @@ TABLE_KEYS = {
     "w10": ["rt_per_s_runloop", "rt_per_s_queue", "rt_per_s_default", "runloop_vs_queue", "runloop_vs_default",
             "cpu_us_per_rt_runloop", "cpu_us_per_rt_queue", "cpu_us_per_rt_default"],
     "w11": ["over_med_ms", "over_p99_ms", "over_max_ms", "items_per_s", "descriptions_per_s"],
+    "w12": ["rt_per_s", "rtt_med_us", "rtt_p99_us", "sc_per_rt"],
 }
 W9_SIZES = {"w9a": [1, 100, 10000], "w9b": [1, 100, 10000], "w9c": [0, 100, 10000], "w9d": [1, 2, 8, 64]}
 
@@ -150,7 +152,7 @@ FULL = {
     "runs": 3,
     "items": [("w1", 100000), ("w2", 10000), ("w2", 100000), ("w2", 1000000), ("w3", 2.0),
               ("w4", 1000000), ("w5", 50000), ("w6", 2.0), ("w7", 20000), ("w5fd", 50000), ("w8", 50000)] +
-             [(w, n) for w in ("w9a", "w9b", "w9c", "w9d") for n in W9_SIZES[w]] + [("w10", 20000), ("w11", 200)],
+             [(w, n) for w in ("w9a", "w9b", "w9c", "w9d") for n in W9_SIZES[w]] + [("w10", 20000), ("w11", 200), ("w12", 50000)],
     "malloc_items": [("w1", 20000), ("w2", 100000), ("w4", 1000000)],
     "timeout": 120,
     "strace_rt": 5000,
@@ -160,7 +162,7 @@ QUICK = {
     "runs": 1,
     "items": [("w1", 5000), ("w2", 10000), ("w2", 100000), ("w3", 0.5), ("w4", 100000),
               ("w5", 5000), ("w6", 0.5), ("w7", 1000), ("w5fd", 5000), ("w8", 5000),
-              ("w9a", 1), ("w9a", 1000), ("w9b", 1), ("w9b", 1000), ("w9c", 0), ("w9c", 1000), ("w9d", 1), ("w9d", 8), ("w10", 2000), ("w11", 50)],
+              ("w9a", 1), ("w9a", 1000), ("w9b", 1), ("w9b", 1000), ("w9c", 0), ("w9c", 1000), ("w9d", 1), ("w9d", 8), ("w10", 2000), ("w11", 50), ("w12", 5000)],
     "malloc_items": [("w1", 2000), ("w2", 10000), ("w4", 100000)],
     "timeout": 30,
     "strace_rt": 0,
@@ -291,8 +293,8 @@ def machine_info():
     return info
 
 
-def strace_breakdown(peers, n):
-    """System calls per W1 round trip by name, from `strace -f -c` (one run each)."""
+def strace_breakdown(peers, n, wl="w1"):
+    """System calls per round trip of workload wl (W1 or W12) by name, from `strace -f -c` (one run each)."""
     if not shutil.which("strace") or n <= 0:
         return {}
     out = {}
@@ -301,9 +303,9 @@ def strace_breakdown(peers, n):
         for count in (0, n):
             # count 0 is not allowed by the programs; use 1 round trip as the baseline
             c = max(count, 1)
-            path = os.path.join(BUILD, "strace-%s-%d.txt" % (peer, c))
+            path = os.path.join(BUILD, "strace-%s-%s-%d.txt" % (wl, peer, c))
             try:
-                subprocess.run(["strace", "-f", "-c", "-o", path, program(peer), "w1", str(c)],
+                subprocess.run(["strace", "-f", "-c", "-o", path, program(peer), wl, str(c)],
                                capture_output=True, timeout=120)
             except Exception:
                 break
@@ -486,12 +488,14 @@ def main():
     raw = {}       # (peer, wl, arg) -> list of dicts
     failed = {}    # (peer, wl, arg) -> reason
     strace = {}
+    strace_w12 = {}
     if args.render:
         with open(args.render) as f:
             saved = json.load(f)
         raw = {tuple(k): v for k, v in saved["raw"]}
         failed = {tuple(k): v for k, v in saved["failed"]}
         strace = saved.get("strace", {})
+        strace_w12 = saved.get("strace_w12", {})
         runs = saved.get("runs", runs)
     # Some workloads get more runs than the rest (W3's jitter is compared over 5).
     repeat = {} if args.runs else cfg.get("repeat", {})
@@ -531,10 +535,12 @@ def main():
                             raw.setdefault((peer, "w7", 0), [{}])[0][k2] = res[k2]
     if not args.quick and not args.render:
         strace = strace_breakdown(present, cfg["strace_rt"])
+        strace_w12 = strace_breakdown([p for p in present if p in ONLY_PEERS["w12"]], cfg["strace_rt"], "w12")
     if not args.render:
         with open(os.path.join(BUILD, "raw-%s.json" % ("quick" if args.quick else "full")), "w") as f:
             json.dump({"runs": runs, "raw": [[list(k), v] for k, v in raw.items()],
-                       "failed": [[list(k), v] for k, v in failed.items()], "strace": strace}, f)
+                       "failed": [[list(k), v] for k, v in failed.items()], "strace": strace,
+                       "strace_w12": strace_w12}, f)
 
     # medians
     medians = {}   # peer -> {(wl, arg, key): value}
@@ -585,7 +591,7 @@ def main():
     csv_rows = []
     term = []
     items = list(cfg["items"])
-    for wl in ["w1", "w2", "w3", "w4", "w5", "w5fd", "w6", "w7", "w8", "w9a", "w9b", "w9c", "w9d", "w10", "w11"]:
+    for wl in ["w1", "w2", "w3", "w4", "w5", "w5fd", "w6", "w7", "w8", "w9a", "w9b", "w9c", "w9d", "w10", "w11", "w12"]:
         args_for = [a for w, a in items if w == wl]
         if wl == "w7":
             args_for = args_for[:1] + [0]
@@ -619,15 +625,20 @@ def main():
                     runs_vals = [d.get(key) for d in raw.get((p, wl, arg), []) if key in d]
                     csv_rows.append([wl, arg, key, p, "" if v is None else (v if isinstance(v, float) else ""),
                                      v if isinstance(v, str) else "", ";".join("%.6g" % x for x in runs_vals)])
-    if strace:
-        md.append("\n## System calls per W1 round trip by name (`strace -f -c`, %d round trips minus 1)\n" % cfg["strace_rt"])
-        names = sorted(set(k for d in strace.values() for k in d), key=lambda k: -max(d.get(k, 0) for d in strace.values()))
-        md.append("| syscall | " + " | ".join(short[p] for p in strace) + " |")
-        md.append("|---|" + "---|" * len(strace))
+    def strace_table(wl, counts):
+        md.append("\n## System calls per %s round trip by name (`strace -f -c`, %d round trips minus 1)\n" %
+                  (wl.upper(), cfg["strace_rt"]))
+        names = sorted(set(k for d in counts.values() for k in d), key=lambda k: -max(d.get(k, 0) for d in counts.values()))
+        md.append("| syscall | " + " | ".join(short[p] for p in counts) + " |")
+        md.append("|---|" + "---|" * len(counts))
         for n in names:
-            md.append("| %s | " % n + " | ".join(fmt(strace[p].get(n, 0.0)) for p in strace) + " |")
-        md.append("| **total** | " + " | ".join(fmt(sum(strace[p].values())) for p in strace) + " |")
+            md.append("| %s | " % n + " | ".join(fmt(counts[p].get(n, 0.0)) for p in counts) + " |")
+        md.append("| **total** | " + " | ".join(fmt(sum(counts[p].values())) for p in counts) + " |")
+    if strace:
+        strace_table("w1", strace)
         md.append("\n(strace's counts include the traced threads only; Foundation's CFSocket thread is not in W1.)")
+    if strace_w12:
+        strace_table("w12", strace_w12)
 
     # ---- the targets, checked on this run's medians ----
     def v(peer, wl, arg, key):
@@ -741,6 +752,15 @@ def main():
         most = v("core", "w9d", sz[-1], "wakeups_per_s")
         check("W9D wake-ups/s, most loops >= T=%g" % sz[0], None if one is None or most is None else most >= one,
               "C %s at T=%g vs %s at T=%g" % (fmt(most), sz[-1], fmt(one), sz[0]))
+    # W12: the system calls counted per loop thread when the kernel lets us, else strace's totals.
+    a12 = arg_of("w12")
+    c12, u12 = v("core", "w12", a12, "rt_per_s"), v("libuv", "w12", a12, "rt_per_s")
+    check("W12 C round trips/s >= libuv", ge(c12, u12), "C %s vs libuv %s (%s)" % (fmt(c12), fmt(u12), fmt_ratio(ratio(c12, u12))))
+    cs12, us12 = v("core", "w12", a12, "sc_per_rt"), v("libuv", "w12", a12, "sc_per_rt")
+    if (cs12 is None or us12 is None) and "core" in strace_w12 and "libuv" in strace_w12:
+        cs12, us12 = sum(strace_w12["core"].values()), sum(strace_w12["libuv"].values())
+    check("W12 C system calls per round trip <= libuv", None if cs12 is None or us12 is None else cs12 <= us12,
+          "C %s vs libuv %s" % (fmt(cs12), fmt(us12)))
     a11 = arg_of("w11")
     o11 = v("core", "w11", a11, "over_max_ms")
     check("W11 a 10 ms run under API pressure returns within 100 ms of its timeout", None if o11 is None else o11 <= 100,
@@ -783,6 +803,11 @@ def main():
               "performed signals itself again; W9c: W1's ping-pong with N other modes (one source each) in both "
               "loops; W9d: one thread queues a call on each of T loops and wakes it, then waits until all T ran it "
               "(libuv/libev: `uv_async_send`/`ev_async_send`). W9b and W9c have no counterpart in the peers.")
+    md.append("- W12: a TCP connection over 127.0.0.1 between two loops on two threads (W5's shape), one byte each way, "
+              "TCP_NODELAY on both ends; the peer thread's loop listens and accepts. C core: `RLSocket` (CFSocket) with "
+              "an accept callback and data callbacks, answering with `RLSocketSendData`; libuv: `uv_tcp` with "
+              "`uv_read_start` and `uv_try_write`; GLib: `GSocket` with socket sources (`g_socket_create_source`), "
+              "`g_socket_receive` and `g_socket_send`.")
     md.append("\nTotal bench time: %.0f s.\n" % (time.time() - t_start))
 
     with open(out_md, "w") as f:

@@ -16,12 +16,17 @@
  *    when malloc_count.so is preloaded.
  * W11 how late 10 ms runs return while other threads churn items in the loop
  *    and describe it.
+ * W12 TCP echo over loopback between two loops through RLSocket (CFSocket):
+ *    accept and data callbacks, RLSocketSendData.
  */
 #define _GNU_SOURCE
 #include "benchlib.h"
 #include <CRunLoop.h>
+#include <CRunLoopSocket.h>
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
@@ -364,6 +369,112 @@ static void run_w5fd(double arg) {
     close(w5.sv[0]);
     close(w5.sv[1]);
     free(w5.rtt);
+}
+
+/* ---- W12: TCP echo over loopback through RLSocket (CFSocket) --------------- */
+/* Written as a CFSocket program is: the peer loop's listening socket accepts
+   in its accept callback and wraps the connection with a data callback that
+   sends each chunk back; the client's data callback records the round trip
+   and sends the byte back again. */
+
+static struct {
+    bl_w1 rt;
+    peer_thread b;
+    RLSocketRef listener, server, client;
+    RLRunLoopSourceRef listener_src, server_src, client_src;
+    struct sockaddr_in address;
+    atomic_int accepted;
+} w12;
+
+static void w12_echo(RLSocketRef s, RLSocketCallBackType type, RLCFDataRef address, const void *data, void *info) {
+    (void)address;
+    (void)info;
+    if (type == kRLSocketDataCallBack && RLCFDataGetLength(data) > 0) RLSocketSendData(s, NULL, data, 0);
+}
+
+static void w12_accepted(RLSocketRef s, RLSocketCallBackType type, RLCFDataRef address, const void *data, void *info) {
+    (void)s;
+    (void)address;
+    (void)info;
+    if (type != kRLSocketAcceptCallBack) return;
+    RLSocketNativeHandle fd = *(const RLSocketNativeHandle *)data;
+    bl_tcp_nodelay(fd);
+    w12.server = RLSocketCreateWithNative(NULL, fd, kRLSocketDataCallBack, w12_echo, NULL);
+    w12.server_src = RLSocketCreateRunLoopSource(NULL, w12.server, 0);
+    RLRunLoopAddSource(RLRunLoopGetCurrent(), w12.server_src, MODE);
+    atomic_store(&w12.accepted, 1);
+}
+
+static void w12_listen_b(void) {
+    bl_w12_listen_address(&w12.address);
+    RLCFDataRef address = RLCFDataCreate(NULL, (const uint8_t *)&w12.address, sizeof w12.address);
+    RLSocketSignature signature = {PF_INET, SOCK_STREAM, IPPROTO_TCP, address};
+    w12.listener = RLSocketCreateWithSocketSignature(NULL, &signature, kRLSocketAcceptCallBack, w12_accepted, NULL);
+    RLCFRelease(address);
+    if (!w12.listener) {
+        perror("w12: listen");
+        exit(1);
+    }
+    RLCFDataRef bound = RLSocketCopyAddress(w12.listener);
+    memcpy(&w12.address, RLCFDataGetBytePtr(bound), sizeof w12.address);
+    RLCFRelease(bound);
+    w12.listener_src = RLSocketCreateRunLoopSource(NULL, w12.listener, 0);
+    RLRunLoopAddSource(RLRunLoopGetCurrent(), w12.listener_src, MODE);
+}
+
+static void w12_answered(RLSocketRef s, RLSocketCallBackType type, RLCFDataRef address, const void *data, void *info) {
+    (void)address;
+    (void)info;
+    if (type != kRLSocketDataCallBack || RLCFDataGetLength(data) == 0) return;
+    if (bl_w1_back(&w12.rt)) RLRunLoopStop(RLRunLoopGetCurrent());
+    else RLSocketSendData(s, NULL, data, 0);
+}
+
+static void w12_send_first(void) {
+    RLCFDataRef byte = RLCFDataCreate(NULL, (const uint8_t *)"x", 1);
+    RLSocketSendData(w12.client, NULL, byte, 0);
+    RLCFRelease(byte);
+}
+
+static void w12_run(void) {
+    while (w12.rt.i < w12.rt.n) RLRunLoopRunInMode(MODE, 10.0, false);
+}
+
+static long long w12_stop_b(void) {
+    return peer_stop(&w12.b);
+}
+
+static void w12_connect(void) {
+    RLCFDataRef address = RLCFDataCreate(NULL, (const uint8_t *)&w12.address, sizeof w12.address);
+    RLSocketSignature signature = {PF_INET, SOCK_STREAM, IPPROTO_TCP, address};
+    w12.client =
+        RLSocketCreateConnectedToSocketSignature(NULL, &signature, kRLSocketDataCallBack, w12_answered, NULL, 10.0);
+    RLCFRelease(address);
+    if (!w12.client) {
+        perror("w12: connect");
+        exit(1);
+    }
+    bl_tcp_nodelay(RLSocketGetNative(w12.client));
+    w12.client_src = RLSocketCreateRunLoopSource(NULL, w12.client, 0);
+    RLRunLoopAddSource(RLRunLoopGetCurrent(), w12.client_src, MODE);
+    while (!atomic_load(&w12.accepted)) bl_spin_pause();
+}
+
+static void w12_close(RLSocketRef s, RLRunLoopSourceRef src) {
+    RLSocketInvalidate(s);
+    RLRelease(src);
+    RLRelease(s);
+}
+
+static void run_w12(double arg) {
+    bl_w1_begin(&w12.rt, (long)arg);
+    peer_start(&w12.b, w12_listen_b);
+    w12_connect();
+    bl_run_w12(&w12.rt, w12_send_first, w12_run, w12_stop_b);
+    w12_close(w12.client, w12.client_src);
+    w12_close(w12.server, w12.server_src);
+    w12_close(w12.listener, w12.listener_src);
+    free(w12.rt.rtt);
 }
 
 /* ---- W6: idle loop ---------------------------------------------------------- */
@@ -972,7 +1083,7 @@ static const bl_workload workloads[] = {
     {"w5", run_w5, 100000},  {"w5fd", run_w5fd, 100000}, {"w6", run_w6, 2.0},    {"w7", run_w7, 20000},
     {"e3", run_e3, 2.0},     {"e6", run_e6, 2.0},        {"w8", run_w8, 100000}, {"w9a", run_w9a, 10000},
     {"w9b", run_w9b, 10000}, {"w9c", run_w9c, 1000},     {"w9d", run_w9d, 8},    {"scale", run_scale, 40000},
-    {"w11", run_w11, 200},
+    {"w11", run_w11, 200},   {"w12", run_w12, 50000},
 };
 
 int main(int argc, char **argv) {

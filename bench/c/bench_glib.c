@@ -5,11 +5,14 @@
  * attached and woken). W2/W3: g_timeout_add (whole milliseconds). W4: g_idle_add.
  * W5: a unix fd source on each end of a socketpair. W6: a far-future timeout.
  * W7 wake: g_main_context_invoke (sleeping loop), g_main_context_wakeup (awake loop).
+ * W12: a GSocket echo over loopback from socket sources (g_socket_create_source).
  */
 #define _GNU_SOURCE
 #include "benchlib.h"
 #include <glib.h>
 #include <glib-unix.h>
+#include <gio/gio.h>
+#include <netinet/in.h>
 
 #include <math.h>
 #include <pthread.h>
@@ -220,6 +223,127 @@ static void run_w5(double arg) {
     bl_run_w5("w5", &w5, w5_run, w5_stop_b);
 }
 
+/* ---- W12 ---------------------------------------------------------------------- */
+/* A GSocket echo: the peer context's listening socket accepts from a socket
+   source (g_socket_create_source), each connected end reads and answers with
+   g_socket_receive and g_socket_send from its own socket source. Sockets are
+   non-blocking, as a GSocket on a main loop is. */
+
+static struct {
+    bl_w1 rt;
+    peer_thread b;
+    GMainLoop *loop_a;
+    GSocket *listener, *server, *client;
+    struct sockaddr_in address;
+    gchar buf_b[65536], buf_a[65536];
+    atomic_int accepted;
+} w12;
+
+static void w12_send(GSocket *s, const gchar *bytes, gsize n) {
+    if (g_socket_send(s, bytes, n, NULL, NULL) != (gssize)n) {
+        fprintf(stderr, "w12: g_socket_send did not send it all\n");
+        exit(1);
+    }
+}
+
+static void w12_attach(GSocket *s, GSocketSourceFunc fn, GMainContext *ctx) {
+    GSource *src = g_socket_create_source(s, G_IO_IN, NULL);
+    g_source_set_callback(src, (GSourceFunc)(void (*)(void))fn, NULL, NULL);
+    g_source_attach(src, ctx);
+    g_source_unref(src);
+}
+
+static gboolean w12_echo(GSocket *s, GIOCondition cond, gpointer data) {
+    (void)cond;
+    (void)data;
+    gssize n = g_socket_receive(s, w12.buf_b, sizeof w12.buf_b, NULL, NULL);
+    if (n > 0) w12_send(s, w12.buf_b, (gsize)n);
+    return n == 0 ? G_SOURCE_REMOVE : G_SOURCE_CONTINUE;
+}
+
+static void w12_nodelay(GSocket *s) {
+    g_socket_set_blocking(s, FALSE);
+    bl_tcp_nodelay(g_socket_get_fd(s));
+}
+
+static gboolean w12_accepted(GSocket *listener, GIOCondition cond, gpointer data) {
+    (void)cond;
+    (void)data;
+    w12.server = g_socket_accept(listener, NULL, NULL);
+    if (!w12.server) return G_SOURCE_CONTINUE;
+    w12_nodelay(w12.server);
+    w12_attach(w12.server, w12_echo, g_main_context_get_thread_default());
+    atomic_store(&w12.accepted, 1);
+    return G_SOURCE_REMOVE;
+}
+
+static GSocketAddress *w12_address(void) {
+    return g_socket_address_new_from_native(&w12.address, sizeof w12.address);
+}
+
+static void w12_listen_b(GMainContext *ctx) {
+    bl_w12_listen_address(&w12.address);
+    GSocketAddress *address = w12_address();
+    w12.listener = g_socket_new(G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
+    if (!w12.listener || !g_socket_bind(w12.listener, address, TRUE, NULL) || !g_socket_listen(w12.listener, NULL)) {
+        fprintf(stderr, "w12: cannot listen\n");
+        exit(1);
+    }
+    g_object_unref(address);
+    g_socket_set_blocking(w12.listener, FALSE);
+    GSocketAddress *bound = g_socket_get_local_address(w12.listener, NULL);
+    g_socket_address_to_native(bound, &w12.address, sizeof w12.address, NULL);
+    g_object_unref(bound);
+    w12_attach(w12.listener, w12_accepted, ctx);
+}
+
+static gboolean w12_answered(GSocket *s, GIOCondition cond, gpointer data) {
+    (void)cond;
+    (void)data;
+    gssize n = g_socket_receive(s, w12.buf_a, sizeof w12.buf_a, NULL, NULL);
+    if (n <= 0) return n == 0 ? G_SOURCE_REMOVE : G_SOURCE_CONTINUE;
+    if (bl_w1_back(&w12.rt)) g_main_loop_quit(w12.loop_a);
+    else w12_send(s, "x", 1);
+    return G_SOURCE_CONTINUE;
+}
+
+static void w12_connect(void) {
+    GSocketAddress *address = w12_address();
+    w12.client = g_socket_new(G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
+    if (!w12.client || !g_socket_connect(w12.client, address, NULL, NULL)) {
+        fprintf(stderr, "w12: cannot connect\n");
+        exit(1);
+    }
+    g_object_unref(address);
+    w12_nodelay(w12.client);
+    w12_attach(w12.client, w12_answered, NULL);
+    while (!atomic_load(&w12.accepted)) bl_spin_pause();
+}
+
+static void w12_send_first(void) {
+    w12_send(w12.client, "x", 1);
+}
+
+static void w12_run(void) {
+    g_main_loop_run(w12.loop_a);
+}
+
+static long long w12_stop_b(void) {
+    return peer_stop(&w12.b);
+}
+
+static void run_w12(double arg) {
+    bl_w1_begin(&w12.rt, (long)arg);
+    w12.loop_a = g_main_loop_new(NULL, FALSE);
+    peer_start(&w12.b, w12_listen_b);
+    w12_connect();
+    bl_run_w12(&w12.rt, w12_send_first, w12_run, w12_stop_b);
+    g_object_unref(w12.client);
+    g_object_unref(w12.server);
+    g_object_unref(w12.listener);
+    free(w12.rt.rtt);
+}
+
 /* ---- W6 ---------------------------------------------------------------------- */
 
 static gboolean never(gpointer data) {
@@ -277,7 +401,7 @@ static void run_w7(double arg) {
 
 static const bl_workload workloads[] = {
     {"w1", run_w1, 100000}, {"w2", run_w2, 1000000}, {"w3", run_w3, 2.0},   {"w4", run_w4, 1000000},
-    {"w5", run_w5, 100000}, {"w6", run_w6, 2.0},     {"w7", run_w7, 20000},
+    {"w5", run_w5, 100000}, {"w6", run_w6, 2.0},     {"w7", run_w7, 20000}, {"w12", run_w12, 50000},
 };
 
 int main(int argc, char **argv) {

@@ -4,6 +4,7 @@
  * W1/W7 wake: uv_async_send. W2/W3: uv_timer (whole milliseconds). W4: a
  * hand-written mutex-protected queue of malloc'd nodes drained by a uv_idle
  * watcher. W5: uv_poll on each end of a socketpair. W6: a far-future timer.
+ * W12: a uv_tcp echo over loopback (uv_read_start, uv_try_write).
  */
 #define _GNU_SOURCE
 #include "benchlib.h"
@@ -241,6 +242,112 @@ static void run_w5(double arg) {
     bl_run_w5("w5", &w5, w5_run, w5_stop_b);
 }
 
+/* ---- W12 ---------------------------------------------------------------------- */
+/* A uv_tcp echo: the peer loop listens and accepts, each end reads with
+   uv_read_start into its own buffer and answers with uv_try_write (a small
+   write to a socket with room goes out at once; no write request to track). */
+
+static struct {
+    bl_w1 rt;
+    peer_thread b;
+    uv_tcp_t listener, server, client;
+    uv_connect_t connecting;
+    struct sockaddr_in address;
+    char buf_b[65536], buf_a[65536];
+    int connected;
+    atomic_int accepted;
+} w12;
+
+static void w12_alloc_b(uv_handle_t *h, size_t size, uv_buf_t *buf) {
+    (void)h;
+    (void)size;
+    *buf = uv_buf_init(w12.buf_b, sizeof w12.buf_b);
+}
+static void w12_alloc_a(uv_handle_t *h, size_t size, uv_buf_t *buf) {
+    (void)h;
+    (void)size;
+    *buf = uv_buf_init(w12.buf_a, sizeof w12.buf_a);
+}
+
+static void w12_send(uv_stream_t *s, char *bytes, size_t n) {
+    uv_buf_t b = uv_buf_init(bytes, (unsigned)n);
+    if (uv_try_write(s, &b, 1) != (int)n) {
+        fprintf(stderr, "w12: uv_try_write did not write it all\n");
+        exit(1);
+    }
+}
+
+static void w12_echo(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
+    if (nread > 0) w12_send(s, buf->base, (size_t)nread);
+}
+
+static void w12_accepted(uv_stream_t *listener, int status) {
+    if (status != 0) return;
+    uv_tcp_init(listener->loop, &w12.server);
+    if (uv_accept(listener, (uv_stream_t *)&w12.server) != 0) return;
+    uv_tcp_nodelay(&w12.server, 1);
+    uv_read_start((uv_stream_t *)&w12.server, w12_alloc_b, w12_echo);
+    atomic_store(&w12.accepted, 1);
+}
+
+static void w12_listen_b(uv_loop_t *loop) {
+    bl_w12_listen_address(&w12.address);
+    uv_tcp_init(loop, &w12.listener);
+    if (uv_tcp_bind(&w12.listener, (const struct sockaddr *)&w12.address, 0) != 0 ||
+        uv_listen((uv_stream_t *)&w12.listener, 128, w12_accepted) != 0) {
+        fprintf(stderr, "w12: cannot listen\n");
+        exit(1);
+    }
+    int len = sizeof w12.address;
+    uv_tcp_getsockname(&w12.listener, (struct sockaddr *)&w12.address, &len);
+}
+
+static void w12_answered(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
+    (void)buf;
+    if (nread <= 0) return;
+    if (bl_w1_back(&w12.rt)) uv_stop(s->loop);
+    else w12_send(s, "x", 1);
+}
+
+static void w12_connected(uv_connect_t *req, int status) {
+    (void)req;
+    w12.connected = status == 0 ? 1 : -1;
+}
+
+static void w12_connect(void) {
+    uv_loop_t *loop = uv_default_loop();
+    uv_tcp_init(loop, &w12.client);
+    uv_tcp_connect(&w12.connecting, &w12.client, (const struct sockaddr *)&w12.address, w12_connected);
+    while (w12.connected == 0) uv_run(loop, UV_RUN_ONCE);
+    if (w12.connected < 0) {
+        fprintf(stderr, "w12: cannot connect\n");
+        exit(1);
+    }
+    uv_tcp_nodelay(&w12.client, 1);
+    uv_read_start((uv_stream_t *)&w12.client, w12_alloc_a, w12_answered);
+    while (!atomic_load(&w12.accepted)) bl_spin_pause();
+}
+
+static void w12_send_first(void) {
+    w12_send((uv_stream_t *)&w12.client, "x", 1);
+}
+
+static void w12_run(void) {
+    uv_run(uv_default_loop(), UV_RUN_DEFAULT);
+}
+
+static long long w12_stop_b(void) {
+    return peer_stop(&w12.b);
+}
+
+static void run_w12(double arg) {
+    bl_w1_begin(&w12.rt, (long)arg);
+    peer_start(&w12.b, NULL, w12_listen_b);
+    w12_connect();
+    bl_run_w12(&w12.rt, w12_send_first, w12_run, w12_stop_b);
+    free(w12.rt.rtt);
+}
+
 /* ---- W6 ---------------------------------------------------------------------- */
 
 static void never(uv_timer_t *t) {
@@ -429,9 +536,9 @@ static void run_w9d(double arg) {
 }
 
 static const bl_workload workloads[] = {
-    {"w1", run_w1, 100000},  {"w2", run_w2, 1000000}, {"w3", run_w3, 2.0},   {"w4", run_w4, 1000000},
-    {"w5", run_w5, 100000},  {"w6", run_w6, 2.0},     {"w7", run_w7, 20000}, {"w8", run_w8, 100000},
-    {"w9a", run_w9a, 10000}, {"w9d", run_w9d, 8},
+    {"w1", run_w1, 100000},  {"w2", run_w2, 1000000}, {"w3", run_w3, 2.0},     {"w4", run_w4, 1000000},
+    {"w5", run_w5, 100000},  {"w6", run_w6, 2.0},     {"w7", run_w7, 20000},   {"w8", run_w8, 100000},
+    {"w9a", run_w9a, 10000}, {"w9d", run_w9d, 8},     {"w12", run_w12, 50000},
 };
 
 int main(int argc, char **argv) {

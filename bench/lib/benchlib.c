@@ -14,6 +14,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -521,6 +524,32 @@ void bl_run_w1(bl_w1 *w, void (*wake_b)(void), void (*run)(void), long long (*st
     long long peer_sc = stop_b();
     bl_sc_close(sc);
     bl_report_w1(w->n, (double)(t1 - t0) / 1e9, w->rtt, u0, u1, m0, m1, sc0, sc1, peer_sc);
+}
+
+void bl_w12_listen_address(struct sockaddr_in *sin) {
+    memset(sin, 0, sizeof *sin);
+    sin->sin_family = AF_INET;
+    sin->sin_port = 0;
+    sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+}
+
+void bl_tcp_nodelay(int fd) {
+    int on = 1;
+    if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on) != 0) perror("setsockopt TCP_NODELAY");
+}
+
+void bl_run_w12(bl_w1 *w, void (*send_first)(void), void (*run)(void), long long (*stop_b)(void)) {
+    int sc = bl_sc_open();
+    long long sc0 = bl_sc_read(sc);
+    uint64_t t0 = bl_now_ns();
+    w->t_send = t0;
+    send_first();
+    run();
+    uint64_t t1 = bl_now_ns();
+    long long sc1 = bl_sc_read(sc);
+    long long peer_sc = stop_b();
+    bl_sc_close(sc);
+    bl_report_w5("w12", w->n, t0, t1, w->rtt, sc0, sc1, peer_sc);
 }
 
 void bl_w2_begin(bl_w2 *w, long n) {

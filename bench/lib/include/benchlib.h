@@ -182,6 +182,20 @@ void bl_w5_echo(int fd);
 bool bl_w5_answered(bl_w5 *w);
 void bl_run_w5(const char *name, bl_w5 *w, void (*run)(void), long long (*stop_b)(void));
 
+/* W12: a TCP echo over loopback, one byte each way, between two loops on two
+   threads (W5's shape, each end through its library's socket API): the peer
+   thread's loop listens on 127.0.0.1 (bl_w12_listen_address: any port) and
+   accepts, this thread's loop connects; both ends set TCP_NODELAY
+   (bl_tcp_nodelay). A round trip is recorded in a bl_w1 (bl_w1_begin, and
+   bl_w1_back from the client's read callback, which sends the next byte
+   unless it returned true). bl_run_w12 times it: send_first() sends the first
+   byte, run() returns after the n-th round trip, stop_b() stops the peer loop
+   and returns its system calls (or -1); prints the w12 row as W5's. */
+struct sockaddr_in;
+void bl_w12_listen_address(struct sockaddr_in *sin);
+void bl_tcp_nodelay(int fd);
+void bl_run_w12(bl_w1 *w, void (*send_first)(void), void (*run)(void), long long (*stop_b)(void));
+
 /* W7: the system calls of a wake-up. A peer names how it reaches its loop
    (started on another thread before bl_run_w7); the driver wakes the sleeping
    loop n times with work (send, then settle if given, until the loop is
