@@ -20,8 +20,8 @@ import Musl
 #endif
 
 extension RunLoop {
-    /// The state of a perform request, and what ``perform(inModes:waitUntilDone:timeout:target:_:)``
-    /// reports.
+    /// The state of a perform request, and what
+    /// ``perform(inModes:waitUntilDone:timeout:target:_:)-(_,_,Duration?,_,_)`` reports.
     ///
     /// The C core's `RLPerformRequestStatus`. A request runs at most once;
     /// every state after ``running`` is final.
@@ -246,7 +246,7 @@ extension RunLoop {
     }
 }
 
-/// A delayed perform request made with ``RunLoop/perform(after:inModes:target:_:)``:
+/// A delayed perform request made with ``RunLoop/perform(after:inModes:target:_:)-(TimeInterval,_,_,_)``:
 /// a handle to cancel it and to read its state.
 ///
 /// Releasing the handle does not cancel the request. Sendable: the C request

@@ -17,8 +17,8 @@ import FoundationEssentials
 ///
 /// The counterpart of Foundation's `Timer` (`NSTimer`), over CF's
 /// `CFRunLoopTimer`, with macOS semantics:
-/// - ``init(timeInterval:repeats:block:)`` first fires one interval from now
-///   (Foundation on Linux fires at once);
+/// - ``init(timeInterval:repeats:block:)-(TimeInterval,_,_)`` first fires
+///   one interval from now (Foundation on Linux fires at once);
 /// - a repeating timer stays on its grid (`fireDate + k * interval`): when the
 ///   loop was busy past several fire dates it fires once and resumes on the
 ///   grid, skipping the missed ones;

@@ -53,7 +53,9 @@ final class APIEdgeTests: XCTestCase {
     func test_perform_wait_rethrows_the_blocks_error() {
         let thread = RunLoopThread(name: "test.perform.throws")
         defer { thread.stop() }
-        XCTAssertThrowsError(try thread.runLoop.perform(waitUntilDone: true) { () throws -> Int in throw Refused(code: 7) }) {
+        XCTAssertThrowsError(
+            try thread.runLoop.perform(waitUntilDone: true) { () throws -> Int in throw Refused(code: 7) }
+        ) {
             XCTAssertEqual($0 as? Refused, Refused(code: 7))
         }
         // Typed: the error keeps its type, no cast needed.
