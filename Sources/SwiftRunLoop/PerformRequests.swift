@@ -214,6 +214,7 @@ extension RunLoop {
                 ref, delay, names, count, box.key, performBoxRun, info,
                 performBoxRelease)
         }
+        noteTimerAdded()
         return PerformRequest(adopting: request)
     }
 

@@ -21,7 +21,7 @@
 import CRunLoop
 import CoreFoundation
 import Foundation
-import SwiftRunLoop
+@_spi(Bridging) import SwiftRunLoop
 
 #if canImport(Glibc)
 import Glibc
@@ -73,6 +73,7 @@ public enum FoundationBridge {
         if isInstalled { return true }
         guard let bridge = ThreadBridge() else { return false }
         Thread.current.threadDictionary[key] = bridge
+        SwiftRunLoop.RunLoop.noteFoundationBridge(installed: true)
         return true
     }
 
@@ -81,6 +82,7 @@ public enum FoundationBridge {
         guard let bridge = current else { return }
         bridge.invalidate()
         Thread.current.threadDictionary.removeObject(forKey: key)
+        SwiftRunLoop.RunLoop.noteFoundationBridge(installed: false)
     }
 
     /// Whether the bridge is on for the calling thread.
