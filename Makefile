@@ -41,7 +41,7 @@ GLIB_LIBS_OUT := $(BUILD)/libcrunloop-glib.a $(BUILD)/libcrunloop-glib.so
 GLIB_TEST_BINS := $(patsubst Tests/c-glib/%.c,$(BUILD)/tests/%,$(sort $(wildcard Tests/c-glib/test_*.c)))
 endif
 
-.PHONY: all lib install test check-layers layers-graph test-c test-sanitize test-asan test-tsan test-valgrind test-swift \
+.PHONY: all lib install test check-layers layers-graph docs test-c test-sanitize test-asan test-tsan test-valgrind test-swift \
         test-swift-tsan test-clang test-make soak bench bench-quick examples demo fuzz format format-check help clean
 
 ## all: the libraries (same as lib)
@@ -303,3 +303,21 @@ clean:
 	rm -rf $(BUILD) build .build .build-* .build_* bench/bridge/.build
 	-$(MAKE) --no-print-directory -C bench clean
 	-$(MAKE) --no-print-directory -C Examples clean
+
+# ---- documentation --------------------------------------------------------------
+# The DocC archives of the Swift modules (Tests/doc-snippets/docc.sh: any docc
+# warning fails) and the C API reference from the public headers
+# (docs/c_api_reference.py: a function without a comment fails), in one folder
+# that one web server serves.
+DOCS_DIR = $(BUILD)/docs
+C_API_HEADERS = $(sort $(wildcard Sources/CRunLoop/include/*.h)) $(if $(HAVE_GLIB),$(GLIB_API_HEADERS))
+GLIB_API_HEADERS = $(wildcard Sources/CRunLoopGLib/include/*.h)
+## docs: DocC archives of the Swift modules and the C API reference in build/docs; prints how to open them
+docs:
+	swift build
+	DOCC_DIR=$(DOCS_DIR) sh Tests/doc-snippets/docc.sh
+	python3 docs/c_api_reference.py --check --out $(DOCS_DIR)/c-api $(C_API_HEADERS)
+	cp docs/site-index.html $(DOCS_DIR)/index.html
+	@echo "Documentation in $(DOCS_DIR). To read it:"
+	@echo "  python3 -m http.server -d $(DOCS_DIR) 8000    then open http://localhost:8000/"
+	@echo "  (DocC pages need a web server; the C API opens from the disk: $(DOCS_DIR)/c-api/index.html, or .md)"

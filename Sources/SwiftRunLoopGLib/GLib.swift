@@ -13,7 +13,7 @@ import CRunLoop
 import CRunLoopGLib
 import SwiftRunLoop
 
-/// The calling thread's ``RunLoop`` run by a GLib main context: while the
+/// The calling thread's `RunLoop` run by a GLib main context: while the
 /// thread runs `g_main_loop_run` (or `gtk_main`), the loop's timers, sources
 /// and queued blocks in `mode` run, with no polling. Made on the thread that
 /// iterates the context; ``invalidate()`` (or deinit) stops it.
@@ -57,7 +57,7 @@ public final class GLibHostedRunLoop {
     deinit { invalidate() }
 }
 
-/// A GLib main context run by the calling thread's ``RunLoop``: GLib's
+/// A GLib main context run by the calling thread's `RunLoop`: GLib's
 /// sources (timeouts, idles, GIO and GDBus async calls) run inside
 /// `RunLoop.current.run()` in `mode`. Made on the loop's thread, which
 /// becomes the context's owner; ``detach()`` (or deinit, on that thread)

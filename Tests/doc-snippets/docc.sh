@@ -49,7 +49,7 @@ for module in $MODULES; do
         echo "docc-check: $module: $(grep -Ec '^(warning|error)' "$work/docc.log") diagnostics"
         failed=1
     fi
-    rm -rf "$work/symbols"
+    [ $failed -ne 0 ] || rm -rf "$work"
 done
 [ $failed -eq 0 ] || { echo "docc-check: FAILED"; exit 1; }
 echo "docc-check: no warnings ($MODULES)"
