@@ -145,8 +145,9 @@ $(BUILD)/tests/cf_names_compile.ok: Tests/c/cf_names_compile.c Tests/c/cf_names_
 	    $(BUILD)/tests/cf_names_blocks || exit 1; fi; fi
 	@touch $@
 
-# Every ```c block of README.md must build.
-$(BUILD)/tests/readme_c.ok: README.md Tests/doc-snippets/c.sh $(LIB_HDRS) $(BUILD)/libcrunloop.a $(GLIB_LIBS_OUT)
+# Every ```c block of README.md and of the DocC articles must build.
+$(BUILD)/tests/readme_c.ok: README.md $(wildcard Sources/*/*.docc/*.md) Tests/doc-snippets/c.sh $(LIB_HDRS) \
+                            $(BUILD)/libcrunloop.a $(GLIB_LIBS_OUT)
 	CC="$(CC)" CFLAGS="$(CFLAGS)" sh Tests/doc-snippets/c.sh $(BUILD)/libcrunloop.a $(BUILD)/tests/readme
 	@touch $@
 

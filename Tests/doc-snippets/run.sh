@@ -25,9 +25,13 @@ ln -sfn "$ROOT" "$WORK/SwiftRunLoop"
 mkdir -p "$WORK/blocks"
 rm -f "$WORK"/blocks/*.swift
 extract() {
-    awk -v out="$WORK/blocks/$2" '
+    # In a Swift source the blocks are inside `///` comments; in Markdown a
+    # block's own `///` lines are code.
+    in_source=0
+    case $1 in *.swift) in_source=1 ;; esac
+    awk -v out="$WORK/blocks/$2" -v in_source="$in_source" '
         { line = $0; doc = 0 }
-        line ~ /^[ \t]*\/\/\/ ?/ { sub(/^[ \t]*\/\/\/ ?/, "", line); doc = 1 }
+        in_source && line ~ /^[ \t]*\/\/\/ ?/ { sub(/^[ \t]*\/\/\/ ?/, "", line); doc = 1 }
         !inside && line ~ /^[ \t]*```swift[ \t]*$/ { inside = 1; n++; file = sprintf("%s-%02d.swift", out, n); printf "" > file; next }
         inside && line ~ /^[ \t]*```[ \t]*$/ { inside = 0; close(file); next }
         inside { print line >> file }
@@ -43,6 +47,14 @@ for module in $MODULES; do
     done
     for f in "Sources/$module"/*.swift; do extract "$f" "source-$module-$(basename "$f" .swift)"; done
 done
+
+# The daemon article shows the example program (from its first import on):
+# the two must not drift apart.
+daemon_block="$WORK/blocks/docc-SwiftRunLoop-LinuxDaemon-01.swift"
+if ! sed -n '/^import SwiftRunLoop/,$p' Examples/swift/Sources/Daemon/Daemon.swift | cmp -s - "$daemon_block"; then
+    echo "doc-snippets: LinuxDaemon.md's program differs from Examples/swift/Sources/Daemon/Daemon.swift" >&2
+    exit 1
+fi
 
 manifest=""
 targets=""
