@@ -143,6 +143,65 @@ extension Timer {
     }
 }
 
+extension Timer {
+    /// Makes a timer that first fires at `date` and then, if `repeats`, every
+    /// `interval`, keeping `userInfo`.
+    ///
+    /// ``init(fire:interval:repeats:userInfo:block:)-(_,TimeInterval,_,_,_)``
+    /// with a `Duration`.
+    ///
+    /// - Parameters:
+    ///   - date: The first fire date.
+    ///   - interval: The time between fires of a repeating timer.
+    ///   - repeats: Whether the timer fires again after its first fire.
+    ///   - userInfo: Any value to keep with the timer (``userInfo``).
+    ///   - block: Called on the run loop's thread each time the timer fires.
+    public convenience init(
+        fire date: Date, interval: Duration, repeats: Bool, userInfo: (any Sendable)?,
+        block: @escaping @Sendable (Timer) -> Void
+    ) {
+        self.init(fire: date, interval: interval.timeInterval, repeats: repeats, userInfo: userInfo, block: block)
+    }
+
+    /// Makes a timer that first fires `timeInterval` from now and then, if
+    /// `repeats`, every `timeInterval`, keeping `userInfo`.
+    ///
+    /// ``init(timeInterval:repeats:userInfo:block:)-(TimeInterval,_,_,_)`` with a `Duration`.
+    ///
+    /// - Parameters:
+    ///   - timeInterval: The time until the first fire, and between fires.
+    ///   - repeats: Whether the timer fires again after its first fire.
+    ///   - userInfo: Any value to keep with the timer (``userInfo``).
+    ///   - block: Called on the run loop's thread each time the timer fires.
+    public convenience init(
+        timeInterval: Duration, repeats: Bool, userInfo: (any Sendable)?,
+        block: @escaping @Sendable (Timer) -> Void
+    ) {
+        self.init(timeInterval: timeInterval.timeInterval, repeats: repeats, userInfo: userInfo, block: block)
+    }
+
+    /// Makes a timer that first fires `interval` from now, keeping
+    /// `userInfo`, and schedules it in the default mode of the current
+    /// thread's run loop.
+    ///
+    /// ``scheduledTimer(withTimeInterval:repeats:userInfo:block:)-(TimeInterval,_,_,_)``
+    /// with a `Duration`.
+    ///
+    /// - Parameters:
+    ///   - interval: The time until the first fire, and between fires.
+    ///   - repeats: Whether the timer fires again after its first fire.
+    ///   - userInfo: Any value to keep with the timer (``userInfo``).
+    ///   - block: Called on the current thread's loop each time the timer fires.
+    /// - Returns: The scheduled timer.
+    @discardableResult
+    public class func scheduledTimer(
+        withTimeInterval interval: Duration, repeats: Bool, userInfo: (any Sendable)?,
+        block: @escaping @Sendable (Timer) -> Void
+    ) -> Timer {
+        scheduledTimer(withTimeInterval: interval.timeInterval, repeats: repeats, userInfo: userInfo, block: block)
+    }
+}
+
 extension RunLoop.HangMonitor {
     /// Makes a stopped monitor of `runLoop` that reports stalls longer than
     /// `threshold`.

@@ -53,7 +53,8 @@ public final class Timer: @unchecked Sendable {
     /// Makes a timer that first fires at `date` and then, if `repeats`, every
     /// `interval` seconds; schedule it with ``RunLoop/add(_:forMode:)-(Timer,_)``.
     ///
-    /// ``init(fire:interval:repeats:userInfo:block:)`` with no `userInfo`.
+    /// ``init(fire:interval:repeats:userInfo:block:)-(_,TimeInterval,_,_,_)`` with no
+    /// `userInfo`.
     ///
     /// - Parameters:
     ///   - date: The first fire date.
@@ -109,7 +110,8 @@ public final class Timer: @unchecked Sendable {
     /// `repeats`, every `interval` seconds; schedule it with
     /// ``RunLoop/add(_:forMode:)-(Timer,_)``.
     ///
-    /// ``init(timeInterval:repeats:userInfo:block:)`` with no `userInfo`.
+    /// ``init(timeInterval:repeats:userInfo:block:)-(TimeInterval,_,_,_)`` with no
+    /// `userInfo`.
     ///
     /// - Parameters:
     ///   - timeInterval: Seconds until the first fire, and between fires.
@@ -144,8 +146,8 @@ public final class Timer: @unchecked Sendable {
     /// Makes a timer that first fires `interval` seconds from now and
     /// schedules it in the default mode of the current thread's run loop.
     ///
-    /// ``scheduledTimer(withTimeInterval:repeats:userInfo:block:)`` with no
-    /// `userInfo`.
+    /// ``scheduledTimer(withTimeInterval:repeats:userInfo:block:)-(TimeInterval,_,_,_)``
+    /// with no `userInfo`.
     ///
     /// - Parameters:
     ///   - interval: Seconds until the first fire, and between fires.

@@ -140,6 +140,16 @@ final class APIEdgeTests: XCTestCase {
             let gridded = Timer(fire: start, interval: .microseconds(1500), repeats: true, block: noop)
             XCTAssertEqual(gridded.timeInterval, 0.0015, accuracy: 1e-12)
             XCTAssertEqual(gridded.fireDate, start)
+            let kept = Timer(fire: start, interval: .seconds(2), repeats: true, userInfo: "a", block: noop)
+            XCTAssertEqual([kept.timeInterval], [2])
+            XCTAssertEqual(kept.userInfo as? String, "a")
+            let tagged = Timer(timeInterval: .seconds(3), repeats: true, userInfo: 7, block: noop)
+            XCTAssertEqual(tagged.timeInterval, 3)
+            XCTAssertEqual(tagged.userInfo as? Int, 7)
+            let far = Timer.scheduledTimer(withTimeInterval: .seconds(100), repeats: false, userInfo: 1, block: noop)
+            XCTAssertEqual(far.userInfo as? Int, 1)
+            XCTAssertGreaterThan(far.fireDate.timeIntervalSinceNow, 50)
+            far.invalidate()
             let fired = Shared(0)
             let scheduled = Timer.scheduledTimer(withTimeInterval: .milliseconds(5), repeats: false) { _ in
                 fired.withLock { $0 += 1 }
