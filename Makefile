@@ -50,9 +50,9 @@ GLIB_LIBS_OUT := $(BUILD)/libcrunloop-glib.a $(BUILD)/libcrunloop-glib.so
 GLIB_TEST_BINS := $(patsubst Tests/c-glib/%.c,$(BUILD)/tests/%,$(sort $(wildcard Tests/c-glib/test_*.c)))
 endif
 
-.PHONY: all lib install test check-layers layers-graph test-c test-sanitize test-asan test-tsan test-valgrind test-swift \
-        test-swift-tsan test-clang test-make soak bench bench-quick bench-publish examples demo fuzz format format-check \
-        help clean deps
+.PHONY: all lib install test check-layers layers-graph docs test-c test-sanitize test-asan test-tsan test-valgrind \
+        test-swift test-swift-tsan test-clang test-make soak bench bench-quick bench-publish examples demo fuzz format \
+        format-check help clean deps
 
 ## all: the libraries (same as lib)
 all: lib
@@ -209,8 +209,9 @@ $(BUILD)/tests/cf_names_compile.ok: Tests/c/cf_names_compile.c Tests/c/cf_names_
 	    $(BUILD)/tests/cf_names_cpp_blocks || exit 1; fi; fi
 	@touch $@
 
-# Every ```c block of README.md must build.
-$(BUILD)/tests/readme_c.ok: README.md Tests/doc-snippets/c.sh $(LIB_HDRS) $(BUILD)/libcrunloop.a $(GLIB_LIBS_OUT)
+# Every ```c block of README.md and of the DocC articles must build.
+$(BUILD)/tests/readme_c.ok: README.md $(wildcard Sources/*/*.docc/*.md) Tests/doc-snippets/c.sh $(LIB_HDRS) \
+                            $(BUILD)/libcrunloop.a $(GLIB_LIBS_OUT)
 	CC="$(CC)" CFLAGS="$(CFLAGS)" sh Tests/doc-snippets/c.sh $(BUILD)/libcrunloop.a $(BUILD)/tests/readme
 	@touch $@
 
@@ -372,3 +373,21 @@ clean:
 	rm -rf $(BUILD) build .build .build-* .build_* bench/bridge/.build
 	-$(MAKE) --no-print-directory -C bench clean
 	-$(MAKE) --no-print-directory -C Examples clean
+
+# ---- documentation --------------------------------------------------------------
+# The DocC archives of the Swift modules (Tests/doc-snippets/docc.sh: any docc
+# warning fails) and the C API reference from the public headers
+# (docs/c_api_reference.py: a function without a comment fails), in one folder
+# that one web server serves.
+DOCS_DIR = $(BUILD)/docs
+C_API_HEADERS = $(sort $(wildcard Sources/CRunLoop/include/*.h)) $(if $(HAVE_GLIB),$(GLIB_API_HEADERS))
+GLIB_API_HEADERS = $(wildcard Sources/CRunLoopGLib/include/*.h)
+## docs: DocC archives of the Swift modules and the C API reference in build/docs; prints how to open them
+docs:
+	swift build
+	DOCC_DIR=$(DOCS_DIR) sh Tests/doc-snippets/docc.sh
+	python3 docs/c_api_reference.py --check --out $(DOCS_DIR)/c-api $(C_API_HEADERS)
+	cp docs/site-index.html $(DOCS_DIR)/index.html
+	@echo "Documentation in $(DOCS_DIR). To read it:"
+	@echo "  python3 -m http.server -d $(DOCS_DIR) 8000    then open http://localhost:8000/"
+	@echo "  (DocC pages need a web server; the C API opens from the disk: $(DOCS_DIR)/c-api/index.html, or .md)"

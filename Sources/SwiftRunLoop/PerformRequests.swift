@@ -20,8 +20,8 @@ import Musl
 #endif
 
 extension RunLoop {
-    /// The state of a perform request, and what ``perform(inModes:waitUntilDone:timeout:target:_:)``
-    /// reports.
+    /// The state of a perform request, and what
+    /// ``perform(inModes:waitUntilDone:timeout:target:_:)-(_,_,Duration?,_,_)`` reports.
     ///
     /// The C core's `RLPerformRequestStatus`. A request runs at most once;
     /// every state after ``running`` is final.
@@ -88,13 +88,94 @@ extension RunLoop {
         timeout: Duration? = nil, target: AnyObject? = nil,
         _ block: @escaping @Sendable () -> Void
     ) -> PerformStatus {
+        performRequest(modes, waitUntilDone, timeout.map(\.timeInterval) ?? .infinity, target, block)
+    }
+
+    /// Runs `block` once on this loop's thread when the loop runs in one of
+    /// `modes`, waiting at most `timeout` seconds for the loop to start it
+    /// when `waitUntilDone` is `true`.
+    ///
+    /// ``perform(inModes:waitUntilDone:timeout:target:_:)-(_,_,Duration?,_,_)``
+    /// with the timeout in seconds, as Foundation counts time.
+    ///
+    /// - Parameters:
+    ///   - modes: The modes the block may run in (default: the common modes).
+    ///   - waitUntilDone: Whether to block until the request is settled.
+    ///   - timeout: The longest wait, in seconds, for the loop to start the
+    ///     block; `.infinity` waits with no limit. Ignored when not waiting.
+    ///   - target: An object to cancel the request by; the request keeps it
+    ///     alive until it is settled.
+    ///   - block: The closure, run on the loop's thread.
+    /// - Returns: How the request stands when the call returns.
+    @discardableResult
+    public func perform(
+        inModes modes: [RunLoop.Mode] = [.common], waitUntilDone: Bool,
+        timeout: TimeInterval, target: AnyObject? = nil,
+        _ block: @escaping @Sendable () -> Void
+    ) -> PerformStatus {
+        performRequest(modes, waitUntilDone, timeout, target, block)
+    }
+
+    /// Runs `body` on this loop's thread, waits for it, and returns what it
+    /// returned or throws what it threw.
+    ///
+    /// ``perform(inModes:waitUntilDone:timeout:target:_:)-(_,_,Duration?,_,_)``
+    /// for a block with a result: the calling thread blocks until the loop
+    /// has run `body` (in one of `modes`, the common modes by default), then
+    /// gets its value. A `body` that cannot throw needs no `try`. On the
+    /// loop's own thread `body` runs at once, inline, whatever the modes.
+    ///
+    /// ```swift
+    /// import SwiftRunLoop
+    ///
+    /// let worker = RunLoopThread(name: "worker")
+    /// let name = worker.runLoop.perform(waitUntilDone: true) { RunLoop.current.currentMode?.rawValue }
+    /// print(name ?? "not running")   // kCFRunLoopDefaultMode
+    /// ```
+    ///
+    /// It waits with no limit; for a timeout or a target to cancel by, use
+    /// the overload that returns a ``PerformStatus``.
+    ///
+    /// - Parameters:
+    ///   - modes: The modes `body` may run in (default: the common modes).
+    ///   - waitUntilDone: Must be `true`: there is a value only once `body`
+    ///     has run.
+    ///   - body: The closure, run on the loop's thread.
+    /// - Returns: What `body` returned.
+    /// - Throws: What `body` threw.
+    /// - Precondition: `waitUntilDone` is `true`, no mode name is empty, and
+    ///   the loop's thread has not exited (nor exits before running `body`):
+    ///   there would be no value to return.
+    public func perform<Value: Sendable, Failure: Error>(
+        inModes modes: [RunLoop.Mode] = [.common], waitUntilDone: Bool,
+        _ body: @escaping @Sendable () throws(Failure) -> Value
+    ) throws(Failure) -> Value {
+        precondition(waitUntilDone, "RunLoop.perform returns the block's value only with waitUntilDone: true")
+        let outcome = Locked<Result<Value, Failure>?>(nil)
+        let status = performRequest(modes, true, .infinity, nil) {
+            let result: Result<Value, Failure>
+            do throws(Failure) { result = .success(try body()) } catch { result = .failure(error) }
+            outcome.withLock { $0 = result }
+        }
+        guard status == .done, let result = outcome.withLock({ $0 }) else {
+            preconditionFailure(
+                "RunLoop.perform(waitUntilDone: true): the block did not run (\(status)): "
+                    + (status == .dropped ? "the loop's thread has exited" : "a mode name is empty"))
+        }
+        return try result.get()
+    }
+
+    /// Makes a perform request: `timeout` in seconds (infinite: no limit).
+    private func performRequest(
+        _ modes: [RunLoop.Mode], _ waitUntilDone: Bool, _ timeout: TimeInterval, _ target: AnyObject?,
+        _ block: @escaping @Sendable () -> Void
+    ) -> PerformStatus {
         let box = PerformBox(block, target: target)
         let info = Unmanaged.passRetained(box).toOpaque()
-        let seconds = timeout.map(\.seconds) ?? .infinity
         let status = withCModes(modes) { names, count in
             RLRunLoopPerformRequest(
                 ref, names, count, box.key, performBoxRun, info, performBoxRelease,
-                waitUntilDone, seconds)
+                waitUntilDone, timeout)
         }
         return PerformStatus(status)
     }
@@ -133,6 +214,7 @@ extension RunLoop {
                 ref, delay, names, count, box.key, performBoxRun, info,
                 performBoxRelease)
         }
+        noteTimerAdded()
         return PerformRequest(adopting: request)
     }
 
@@ -165,7 +247,7 @@ extension RunLoop {
     }
 }
 
-/// A delayed perform request made with ``RunLoop/perform(after:inModes:target:_:)``:
+/// A delayed perform request made with ``RunLoop/perform(after:inModes:target:_:)-(TimeInterval,_,_,_)``:
 /// a handle to cancel it and to read its state.
 ///
 /// Releasing the handle does not cancel the request. Sendable: the C request
@@ -231,12 +313,4 @@ private let performBoxRun: @convention(c) (UnsafeMutableRawPointer?) -> Void = {
 
 private let performBoxRelease: @convention(c) (UnsafeMutableRawPointer?) -> Void = { info in
     Unmanaged<PerformBox>.fromOpaque(info!).release()
-}
-
-extension Duration {
-    /// The duration in seconds, as a `Double`.
-    fileprivate var seconds: Double {
-        let (whole, attoseconds) = components
-        return Double(whole) + Double(attoseconds) * 1e-18
-    }
 }

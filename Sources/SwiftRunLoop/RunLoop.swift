@@ -352,6 +352,7 @@ public final class RunLoop: @unchecked Sendable {
     public func add(_ timer: Timer, forMode mode: RunLoop.Mode) {
         mode.withCName { RLRunLoopAddTimer(ref, timer.ref, $0) }
         if !isCurrent { wakeUp() }
+        noteTimerAdded()
     }
 
     /// Removes `timer` from `mode` of this loop, without invalidating it.

@@ -17,8 +17,8 @@ import FoundationEssentials
 ///
 /// The counterpart of Foundation's `Timer` (`NSTimer`), over CF's
 /// `CFRunLoopTimer`, with macOS semantics:
-/// - ``init(timeInterval:repeats:block:)`` first fires one interval from now
-///   (Foundation on Linux fires at once);
+/// - ``init(timeInterval:repeats:block:)-(TimeInterval,_,_)`` first fires
+///   one interval from now (Foundation on Linux fires at once);
 /// - a repeating timer stays on its grid (`fireDate + k * interval`): when the
 ///   loop was busy past several fire dates it fires once and resumes on the
 ///   grid, skipping the missed ones;
@@ -53,7 +53,8 @@ public final class Timer: @unchecked Sendable {
     /// Makes a timer that first fires at `date` and then, if `repeats`, every
     /// `interval` seconds; schedule it with ``RunLoop/add(_:forMode:)-(Timer,_)``.
     ///
-    /// ``init(fire:interval:repeats:userInfo:block:)`` with no `userInfo`.
+    /// ``init(fire:interval:repeats:userInfo:block:)-(_,TimeInterval,_,_,_)`` with no
+    /// `userInfo`.
     ///
     /// - Parameters:
     ///   - date: The first fire date.
@@ -109,7 +110,8 @@ public final class Timer: @unchecked Sendable {
     /// `repeats`, every `interval` seconds; schedule it with
     /// ``RunLoop/add(_:forMode:)-(Timer,_)``.
     ///
-    /// ``init(timeInterval:repeats:userInfo:block:)`` with no `userInfo`.
+    /// ``init(timeInterval:repeats:userInfo:block:)-(TimeInterval,_,_,_)`` with no
+    /// `userInfo`.
     ///
     /// - Parameters:
     ///   - timeInterval: Seconds until the first fire, and between fires.
@@ -144,8 +146,8 @@ public final class Timer: @unchecked Sendable {
     /// Makes a timer that first fires `interval` seconds from now and
     /// schedules it in the default mode of the current thread's run loop.
     ///
-    /// ``scheduledTimer(withTimeInterval:repeats:userInfo:block:)`` with no
-    /// `userInfo`.
+    /// ``scheduledTimer(withTimeInterval:repeats:userInfo:block:)-(TimeInterval,_,_,_)``
+    /// with no `userInfo`.
     ///
     /// - Parameters:
     ///   - interval: Seconds until the first fire, and between fires.

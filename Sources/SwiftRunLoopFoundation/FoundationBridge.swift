@@ -21,7 +21,7 @@
 import CRunLoop
 import CoreFoundation
 import Foundation
-import SwiftRunLoop
+@_spi(Bridging) import SwiftRunLoop
 
 #if canImport(Glibc)
 import Glibc
@@ -55,6 +55,12 @@ import Musl
 ///   Foundation timer added, or a `CFRunLoopWakeUp` sent, from another thread
 ///   while our loop sleeps is noticed only when our loop next wakes up.
 ///
+/// Forgetting it is the usual reason a test's `wait(for:timeout:)` times
+/// out although the code under test scheduled its timer: in a process with
+/// XCTest loaded, a timer added to SwiftRunLoop's `RunLoop.main` on the main
+/// thread while Foundation's loop runs that thread, without the bridge,
+/// makes SwiftRunLoop write a hint naming this call, once, to standard error.
+///
 /// While installed, Foundation's modes hold a source (so Foundation's
 /// `RunLoop.run()` on this thread no longer returns for lack of sources),
 /// and our loop holds a timer while Foundation has one. `beforeWaiting` and
@@ -73,6 +79,7 @@ public enum FoundationBridge {
         if isInstalled { return true }
         guard let bridge = ThreadBridge() else { return false }
         Thread.current.threadDictionary[key] = bridge
+        SwiftRunLoop.RunLoop.noteFoundationBridge(installed: true)
         return true
     }
 
@@ -81,6 +88,7 @@ public enum FoundationBridge {
         guard let bridge = current else { return }
         bridge.invalidate()
         Thread.current.threadDictionary.removeObject(forKey: key)
+        SwiftRunLoop.RunLoop.noteFoundationBridge(installed: false)
     }
 
     /// Whether the bridge is on for the calling thread.

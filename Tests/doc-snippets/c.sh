@@ -1,6 +1,7 @@
 #!/bin/sh
-# Compiles and links every ```c block of README.md against the static library
-# (built, not run), with the Makefile's warnings, so none can rot.
+# Compiles and links every ```c block of README.md and of the DocC articles
+# (Sources/*/*.docc) against the static library (built, not run), with the
+# Makefile's warnings, so none can rot.
 # Usage: c.sh LIBRARY OUTDIR   (the Makefile passes $(BUILD)/libcrunloop.a)
 set -eu
 cd "$(dirname "$0")/../.."
@@ -9,13 +10,17 @@ OUT=$2
 CC=${CC:-cc}
 CFLAGS=${CFLAGS:-}
 mkdir -p "$OUT"
-rm -f "$OUT"/readme-*.c
-awk -v out="$OUT/readme" '
-    !inside && /^```c[ \t]*$/ { inside = 1; n++; file = sprintf("%s-%02d.c", out, n); printf "" > file; next }
-    inside && /^```[ \t]*$/ { inside = 0; close(file); next }
-    inside { print >> file }
-' README.md
-for block in "$OUT"/readme-*.c; do
+rm -f "$OUT"/readme-*.c "$OUT"/docc-*.c
+extract() {
+    awk -v out="$OUT/$2" '
+        !inside && /^```c[ \t]*$/ { inside = 1; n++; file = sprintf("%s-%02d.c", out, n); printf "" > file; next }
+        inside && /^```[ \t]*$/ { inside = 0; close(file); next }
+        inside { print >> file }
+    ' "$1"
+}
+extract README.md readme
+for f in Sources/*/*.docc/*.md; do [ -e "$f" ] && extract "$f" "docc-$(basename "$f" .md)"; done
+for block in "$OUT"/readme-*.c "$OUT"/docc-*.c; do
     [ -e "$block" ] || continue
     # A block using the GLib bridge also links libcrunloop-glib (next to LIB)
     # and GLib; without GLib's development files it is skipped.
