@@ -94,6 +94,7 @@ typedef RLCFDataRef (*RLCFMessagePortCallBack)(RLCFMessagePortRef local, int32_t
    local port, NULL for a remote one. */
 typedef void (*RLCFMessagePortInvalidationCallBack)(RLCFMessagePortRef ms, void *info);
 
+/* The type id of message ports, as RLCFGetTypeID returns it for them. */
 RLCFTypeID RLCFMessagePortGetTypeID(void);
 
 /* A local port receiving with `callout`, published under `name` (NULL: an
@@ -112,7 +113,8 @@ RLCFMessagePortRef RLCFMessagePortCreateLocal(RLCFAllocatorRef allocator, RLCFSt
    loop to run. */
 RLCFMessagePortRef RLCFMessagePortCreateRemote(RLCFAllocatorRef allocator, RLCFStringRef name);
 
-bool RLCFMessagePortIsRemote(RLCFMessagePortRef ms); /* false for NULL */
+/* Whether the port was made by RLCFMessagePortCreateRemote; false for NULL. */
+bool RLCFMessagePortIsRemote(RLCFMessagePortRef ms);
 /* The name (not retained; valid while the port lives); NULL when unnamed. */
 RLCFStringRef RLCFMessagePortGetName(RLCFMessagePortRef ms);
 /* Renaming is not supported: false. */

@@ -118,6 +118,8 @@ RLIndex RLCFAllocatorGetPreferredSizeForSize(RLCFAllocatorRef allocator, RLIndex
  * RLCFRelease(NULL) does nothing, RLCFGetRetainCount(NULL) is 0, RLCFEqual
  * with a NULL is true only for two NULLs, RLCFHash(NULL) is 0,
  * RLCFGetTypeID(NULL) is 0 (no type). */
+/* CF's CFRetain and CFRelease, for every object of this library and for
+   constant strings (which they leave alone); returns what it was given. */
 RLCFTypeRef RLCFRetain(RLCFTypeRef cf);
 void        RLCFRelease(RLCFTypeRef cf);
 /* The references held, by the caller and by the library (a loop holds its
@@ -150,6 +152,7 @@ RLCFStringRef RLCFCopyTypeIDDescription(RLCFTypeID type_id);
 /* kRLCFAllocatorSystemDefault for every object (NULL for NULL). */
 RLCFAllocatorRef RLCFGetAllocator(RLCFTypeRef cf);
 
+/* Each type's id: what RLCFGetTypeID returns for its objects. */
 RLCFTypeID RLCFAllocatorGetTypeID(void);
 RLCFTypeID RLCFStringGetTypeID(void);
 RLCFTypeID RLCFArrayGetTypeID(void);
@@ -246,6 +249,8 @@ bool    RLCFArrayContainsValue(RLCFArrayRef theArray, RLCFRange range, const voi
 RLIndex RLCFArrayGetFirstIndexOfValue(RLCFArrayRef theArray, RLCFRange range, const void *value); /* kRLCFNotFound */
 
 /* ---- data ------------------------------------------------------------------------ */
+/* A data holding a copy of `length` bytes; NULL out of memory, for a
+   negative length, or for NULL bytes with a length. */
 RLCFDataRef RLCFDataCreate(RLCFAllocatorRef allocator, const uint8_t *bytes, RLIndex length);
 /* Uses bytes as they are; bytesDeallocator frees them with the data (NULL:
    the default, free(); kRLCFAllocatorNull: never). Out of memory the bytes
