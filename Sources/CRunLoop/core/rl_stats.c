@@ -1,0 +1,200 @@
+/*
+ * rl_stats.c: a loop's statistics: timing its callouts in batches (see
+ * rl_stats.h), why its sleeps ended, and RLRunLoopCopyStatistics.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "rl_internal.h"
+
+/* The clock callouts are timed on: real time, whatever clock timers use. */
+static int64_t coarse_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- the longest callout ------------------------------------------------- */
+
+static void note_longest(rl_loop_stats *s, int64_t ns, uint32_t span) {
+    if (ns <= 0 || (uint64_t)ns <= atomic_load_explicit(&s->longest_ns, memory_order_relaxed)) return;
+    uint32_t seq = atomic_load_explicit(&s->longest_seq, memory_order_relaxed);
+    atomic_store_explicit(&s->longest_seq, seq + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    atomic_store_explicit(&s->longest_ns, (uint64_t)ns, memory_order_relaxed);
+    atomic_store_explicit(&s->longest_fn, s->last_fn, memory_order_relaxed);
+    atomic_store_explicit(&s->longest_kind, s->last_kind, memory_order_relaxed);
+    atomic_store_explicit(&s->longest_span, span, memory_order_relaxed);
+    atomic_store_explicit(&s->longest_seq, seq + 2, memory_order_release);
+}
+
+/* The next group: single callouts first, then groups. */
+static void start_group(rl_loop_stats *s, int64_t at) {
+    s->group_start = at;
+    s->countdown = s->group_size = s->batch_callouts < RL_STATS_SINGLES ? 1 : RL_STATS_GROUP;
+}
+
+void rl_stats_open(rl_loop_stats *s) {
+    s->open = true;
+    s->batch_callouts = 0;
+    start_group(s, coarse_now());
+}
+
+void rl_stats_measure(rl_loop_stats *s) {
+    uint32_t n = s->group_size;
+    rl_count(&s->callouts[s->last_kind], n);
+    if (!s->open) { /* a callout that began in a batch that has ended since: counted only */
+        s->countdown = s->group_size = 1;
+        return;
+    }
+    int64_t now = coarse_now();
+    note_longest(s, now - s->group_start, n);
+    s->batch_callouts += n;
+    start_group(s, now);
+}
+
+void rl_stats_close(rl_loop_stats *s) {
+    uint32_t pending = s->group_size - s->countdown;
+    if (pending) {
+        rl_count(&s->callouts[s->last_kind], pending);
+        note_longest(s, coarse_now() - s->group_start, pending);
+    }
+    s->open = false;
+    s->countdown = s->group_size = 1;
+}
+
+/* ---- why a sleep ended ---------------------------------------------------- */
+
+static const char *const wake_reason_names[kRLRunLoopWakeReasonCount] = {
+    [kRLRunLoopWakeReasonTimer] = "timer",     [kRLRunLoopWakeReasonDescriptor] = "descriptor",
+    [kRLRunLoopWakeReasonWakeUp] = "wake-up",  [kRLRunLoopWakeReasonSignal] = "signal",
+    [kRLRunLoopWakeReasonTimeout] = "timeout",
+};
+
+static const char *const callout_kind_names[kRLRunLoopCalloutKindCount] = {
+    [kRLRunLoopCalloutObserver] = "observer", [kRLRunLoopCalloutTimer] = "timer",
+    [kRLRunLoopCalloutSource0] = "source0",   [kRLRunLoopCalloutSource1] = "source1",
+    [kRLRunLoopCalloutBlock] = "block",       [kRLRunLoopCalloutMainQueue] = "main queue",
+};
+
+const char *RLRunLoopWakeReasonGetName(RLRunLoopWakeReason reason) {
+    return (unsigned)reason < kRLRunLoopWakeReasonCount ? wake_reason_names[reason] : "unknown";
+}
+
+const char *RLRunLoopCalloutKindGetName(RLRunLoopCalloutKind kind) {
+    return (unsigned)kind < kRLRunLoopCalloutKindCount ? callout_kind_names[kind] : "unknown";
+}
+
+/* The timerfd (or, without one, the wait's own timeout) ended the sleep:
+   for a timer if one of m's is due, else for the run's deadline. */
+static RLRunLoopWakeReason timer_or_timeout(rl_mode *m) {
+    const rl_heap_entry *top = rl_heap_top(&m->timers);
+    return top && top->deadline_ns <= rl_mono_now() ? kRLRunLoopWakeReasonTimer : kRLRunLoopWakeReasonTimeout;
+}
+
+static RLRunLoopWakeReason wake_reason(rl_mode *m, const struct epoll_event *events, int n) {
+    bool timer = n == 0, descriptor = false;
+    for (int i = 0; i < n; i++) {
+        uint64_t data = events[i].data.u64;
+        if (data == RL_EVENT_TIMER) timer = true;
+        else if (data != RL_EVENT_WAKE && data != RL_EVENT_DISARMED) descriptor = true;
+    }
+    if (timer) return timer_or_timeout(m);
+    return descriptor ? kRLRunLoopWakeReasonDescriptor : kRLRunLoopWakeReasonWakeUp;
+}
+
+void rl_trace_woke(RLRunLoopRef rl, rl_mode *m, const struct epoll_event *events, int n) {
+    RLRunLoopWakeReason reason = wake_reason(m, events, n);
+    rl_count(&rl->stats.wake_ups[reason], 1);
+    RL_PROBE3(wake, rl, reason, wake_reason_names[reason]);
+}
+
+/* ---- reading them --------------------------------------------------------- */
+
+static uint64_t read_counter(rl_counter *c) {
+    return atomic_load_explicit(c, memory_order_relaxed);
+}
+
+static void read_longest(rl_loop_stats *s, RLRunLoopStatistics *out) {
+    for (;;) {
+        uint32_t seq = atomic_load_explicit(&s->longest_seq, memory_order_acquire);
+        if (seq & 1) {
+            rl_cpu_relax();
+            continue;
+        }
+        out->longestCalloutNanoseconds = read_counter(&s->longest_ns);
+        out->longestCalloutFunction = atomic_load_explicit(&s->longest_fn, memory_order_relaxed);
+        out->longestCalloutKind = atomic_load_explicit(&s->longest_kind, memory_order_relaxed);
+        out->longestCalloutSpan = atomic_load_explicit(&s->longest_span, memory_order_relaxed);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&s->longest_seq, memory_order_relaxed) == seq) return;
+    }
+}
+
+bool RLRunLoopCopyStatistics(RLRunLoopRef rl, RLRunLoopStatistics *statistics) {
+    if (!rl || !statistics) return false;
+    size_t size = statistics->size;
+    if (size < offsetof(RLRunLoopStatistics, passes) + sizeof statistics->passes) return false;
+    rl_loop_stats *s = &rl->stats;
+    RLRunLoopStatistics all = {.size = size < sizeof all ? size : sizeof all};
+    all.passes = read_counter(&s->passes);
+    all.sleeps = read_counter(&s->sleeps);
+    for (int i = 0; i < kRLRunLoopWakeReasonCount; i++) all.wakeUps[i] = read_counter(&s->wake_ups[i]);
+    for (int i = 0; i < kRLRunLoopCalloutKindCount; i++) all.callouts[i] = read_counter(&s->callouts[i]);
+    read_longest(s, &all);
+    all.timersFired = read_counter(&s->timers_fired);
+    all.timersFiredLate = read_counter(&s->timers_late);
+    all.latestTimerNanoseconds = read_counter(&s->latest_timer_ns);
+    /* A newer caller's fields past ours read 0. */
+    memset(statistics, 0, size);
+    memcpy(statistics, &all, all.size);
+    return true;
+}
+
+/* ---- describing them ------------------------------------------------------ */
+
+/* The field's value if `size` covers it, else 0. */
+#define FIELD(s, f) ((s)->size >= offsetof(RLRunLoopStatistics, f) + sizeof(s)->f ? (s)->f : 0)
+
+static void describe_longest(FILE *f, const RLRunLoopStatistics *s) {
+    uint64_t ns = FIELD(s, longestCalloutNanoseconds);
+    if (!ns) {
+        fprintf(f, "longest callout: none of a clock tick or more\n");
+        return;
+    }
+    uint32_t span = FIELD(s, longestCalloutSpan);
+    fprintf(f, "longest callout: %.3f ms, %s %p", (double)ns * 1e-6,
+            RLRunLoopCalloutKindGetName((RLRunLoopCalloutKind)FIELD(s, longestCalloutKind)),
+            FIELD(s, longestCalloutFunction));
+    if (span > 1) fprintf(f, " (with the %u callouts before it)", span - 1);
+    fprintf(f, "\n");
+}
+
+char *RLRunLoopStatisticsCopyDescription(const RLRunLoopStatistics *s) {
+    if (!s || s->size < offsetof(RLRunLoopStatistics, passes) + sizeof s->passes) return NULL;
+    char *text = NULL;
+    size_t length = 0;
+    FILE *f = open_memstream(&text, &length);
+    if (!f) return NULL;
+    fprintf(f, "passes %llu, sleeps %llu; woken by", (unsigned long long)s->passes,
+            (unsigned long long)FIELD(s, sleeps));
+    for (int i = 0; i < kRLRunLoopWakeReasonCount; i++)
+        fprintf(f, "%s %s %llu", i ? "," : "", wake_reason_names[i],
+                (unsigned long long)(s->size >= offsetof(RLRunLoopStatistics, wakeUps) + sizeof s->wakeUps ? s->wakeUps[i] : 0));
+    fprintf(f, "\ncallouts:");
+    for (int i = 0; i < kRLRunLoopCalloutKindCount; i++)
+        fprintf(f, "%s %s %llu", i ? "," : "", callout_kind_names[i],
+                (unsigned long long)(s->size >= offsetof(RLRunLoopStatistics, callouts) + sizeof s->callouts ? s->callouts[i] : 0));
+    fprintf(f, "\n");
+    describe_longest(f, s);
+    fprintf(f, "timers: %llu fired, %llu later than their tolerance (latest %.3f ms after its date)\n",
+            (unsigned long long)FIELD(s, timersFired), (unsigned long long)FIELD(s, timersFiredLate),
+            (double)FIELD(s, latestTimerNanoseconds) * 1e-6);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
