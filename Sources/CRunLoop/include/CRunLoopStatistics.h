@@ -63,7 +63,7 @@ typedef enum {
  * against a newer, larger version gets the fields this library knows, the
  * rest zeroed.
  */
-typedef struct {
+typedef struct RLRunLoopStatistics {
     size_t size; /* in: the caller's sizeof(RLRunLoopStatistics); out: the bytes filled */
 
     /* Passes begun (each iteration of __CFRunLoopRun, in any mode, nested
