@@ -26,7 +26,7 @@ static const struct {
     const char *name;
     int args;
 } probes[] = {
-    {"pass_begin", 3}, {"pass_end", 2},      {"sleep", 2},         {"wake", 3},        {"callout_begin", 4},
+    {"pass_begin", 3},  {"pass_end", 2},   {"sleep", 2},         {"wake", 3},        {"callout_begin", 4},
     {"callout_end", 4}, {"timer_fire", 4}, {"source_signal", 2}, {"wakeup_send", 2},
 };
 #define PROBE_COUNT (sizeof probes / sizeof *probes)

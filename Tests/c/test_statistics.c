@@ -53,7 +53,8 @@ static void a_polling_pass_counts_each_callout(void) {
         RLRunLoopSourceSignal(sources[i]);
     }
     RLRunLoopTimerRef timers[4];
-    for (int i = 0; i < 4; i++) timers[i] = rl_test_add_timer(rl, kRLRunLoopDefaultMode, -1, 0, rl_test_count_fire, NULL);
+    for (int i = 0; i < 4; i++)
+        timers[i] = rl_test_add_timer(rl, kRLRunLoopDefaultMode, -1, 0, rl_test_count_fire, NULL);
 
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
     RLRunLoopStatistics s = stats_of(rl);

@@ -14,12 +14,14 @@
 #define RL_CALLOUT __attribute__((noinline, noclone, used))
 #endif
 
-static inline __attribute__((always_inline)) void callout_begin(RLRunLoopRef rl, RLRunLoopCalloutKind kind, const void *fn, const void *info) {
+static inline __attribute__((always_inline)) void callout_begin(RLRunLoopRef rl, RLRunLoopCalloutKind kind,
+                                                                const void *fn, const void *info) {
     rl_stats_callout_begin(&rl->stats, rl->depth);
     RL_PROBE4(callout_begin, rl, kind, fn, info);
 }
 
-static inline __attribute__((always_inline)) void callout_end(RLRunLoopRef rl, RLRunLoopCalloutKind kind, const void *fn, const void *info) {
+static inline __attribute__((always_inline)) void callout_end(RLRunLoopRef rl, RLRunLoopCalloutKind kind,
+                                                              const void *fn, const void *info) {
     RL_PROBE4(callout_end, rl, kind, fn, info);
     rl_stats_callout_end(&rl->stats, rl->depth, kind, fn);
 }

@@ -12,8 +12,7 @@
 #include <CRunLoopCore.h>
 
 void RL_IS_CALLING_OUT_TO_AN_OBSERVER_CALLBACK_FUNCTION(RLRunLoopRef rl, RLRunLoopObserverCallBack fn,
-                                                        RLRunLoopObserverRef o, RLRunLoopActivity activity,
-                                                        void *info);
+                                                        RLRunLoopObserverRef o, RLRunLoopActivity activity, void *info);
 void RL_IS_CALLING_OUT_TO_A_TIMER_CALLBACK_FUNCTION(RLRunLoopRef rl, RLRunLoopTimerCallBack fn, RLRunLoopTimerRef t,
                                                     void *info);
 void RL_IS_CALLING_OUT_TO_A_SOURCE0_PERFORM_FUNCTION(RLRunLoopRef rl, void (*perform)(void *), void *info);

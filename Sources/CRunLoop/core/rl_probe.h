@@ -21,10 +21,10 @@
 #endif
 
 #ifdef RL_HAVE_PROBES
-#define RL_PROBE1(name, a)                STAP_PROBE1(crunloop, name, a)
-#define RL_PROBE2(name, a, b)             STAP_PROBE2(crunloop, name, a, b)
-#define RL_PROBE3(name, a, b, c)          STAP_PROBE3(crunloop, name, a, b, c)
-#define RL_PROBE4(name, a, b, c, d)       STAP_PROBE4(crunloop, name, a, b, c, d)
+#define RL_PROBE1(name, a)          STAP_PROBE1(crunloop, name, a)
+#define RL_PROBE2(name, a, b)       STAP_PROBE2(crunloop, name, a, b)
+#define RL_PROBE3(name, a, b, c)    STAP_PROBE3(crunloop, name, a, b, c)
+#define RL_PROBE4(name, a, b, c, d) STAP_PROBE4(crunloop, name, a, b, c, d)
 #else
 /* The arguments are still "used", so a value computed only for a probe
    draws no warning; the compiler drops them. */

@@ -182,11 +182,15 @@ char *RLRunLoopStatisticsCopyDescription(const RLRunLoopStatistics *s) {
             (unsigned long long)FIELD(s, sleeps));
     for (int i = 0; i < kRLRunLoopWakeReasonCount; i++)
         fprintf(f, "%s %s %llu", i ? "," : "", wake_reason_names[i],
-                (unsigned long long)(s->size >= offsetof(RLRunLoopStatistics, wakeUps) + sizeof s->wakeUps ? s->wakeUps[i] : 0));
+                (unsigned long long)(s->size >= offsetof(RLRunLoopStatistics, wakeUps) + sizeof s->wakeUps
+                                         ? s->wakeUps[i]
+                                         : 0));
     fprintf(f, "\ncallouts:");
     for (int i = 0; i < kRLRunLoopCalloutKindCount; i++)
         fprintf(f, "%s %s %llu", i ? "," : "", callout_kind_names[i],
-                (unsigned long long)(s->size >= offsetof(RLRunLoopStatistics, callouts) + sizeof s->callouts ? s->callouts[i] : 0));
+                (unsigned long long)(s->size >= offsetof(RLRunLoopStatistics, callouts) + sizeof s->callouts
+                                         ? s->callouts[i]
+                                         : 0));
     fprintf(f, "\n");
     describe_longest(f, s);
     fprintf(f, "timers: %llu fired, %llu later than their tolerance (latest %.3f ms after its date)\n",

@@ -28,8 +28,8 @@
 #include <stdint.h>
 #include "CRunLoopStatistics.h"
 
-#define RL_STATS_SINGLES 8
-#define RL_STATS_GROUP   64
+#define RL_STATS_SINGLES       8
+#define RL_STATS_GROUP         64
 /* Every timer may be this late without a fault (see timersFiredLate). */
 #define RL_STATS_LATE_FLOOR_NS 1000000
 

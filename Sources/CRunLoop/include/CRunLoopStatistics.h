@@ -37,17 +37,17 @@ typedef enum {
     /* The run's own deadline (RLRunLoopRunInMode's seconds) with no timer
        due, or the timerfd expiring a little early for a later deadline. */
     kRLRunLoopWakeReasonTimeout = 4,
-    kRLRunLoopWakeReasonCount = 5
+    kRLRunLoopWakeReasonCount   = 5
 } RLRunLoopWakeReason;
 
 /* The kinds of callout, each called through its named frame
    (RL_IS_CALLING_OUT_TO_*, as CF's __CFRUNLOOP_IS_CALLING_OUT_TO_*__). */
 typedef enum {
-    kRLRunLoopCalloutObserver = 0,  /* an observer's callback */
-    kRLRunLoopCalloutTimer = 1,     /* a timer's callback */
-    kRLRunLoopCalloutSource0 = 2,   /* a version-0 source's perform */
-    kRLRunLoopCalloutSource1 = 3,   /* a version-1 source's perform */
-    kRLRunLoopCalloutBlock = 4,     /* a queued function, block or payload */
+    kRLRunLoopCalloutObserver  = 0, /* an observer's callback */
+    kRLRunLoopCalloutTimer     = 1, /* a timer's callback */
+    kRLRunLoopCalloutSource0   = 2, /* a version-0 source's perform */
+    kRLRunLoopCalloutSource1   = 3, /* a version-1 source's perform */
+    kRLRunLoopCalloutBlock     = 4, /* a queued function, block or payload */
     kRLRunLoopCalloutMainQueue = 5, /* the main dispatch queue's drain (main loop only) */
     kRLRunLoopCalloutKindCount = 6
 } RLRunLoopCalloutKind;
@@ -95,10 +95,10 @@ typedef struct RLRunLoopStatistics {
        the group that ended with the named one, which took at most that
        long). A callout that runs the loop again is timed whole, nested
        callouts included (those are counted but not timed themselves). */
-    uint64_t longestCalloutNanoseconds;
+    uint64_t    longestCalloutNanoseconds;
     const void *longestCalloutFunction; /* the function called: callback, perform, queued function */
-    uint32_t longestCalloutKind;        /* its RLRunLoopCalloutKind */
-    uint32_t longestCalloutSpan;        /* callouts the measurement covered (see above) */
+    uint32_t    longestCalloutKind;     /* its RLRunLoopCalloutKind */
+    uint32_t    longestCalloutSpan;     /* callouts the measurement covered (see above) */
 
     /* Timer callouts made (as callouts[kRLRunLoopCalloutTimer]). */
     uint64_t timersFired;
