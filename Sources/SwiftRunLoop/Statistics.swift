@@ -72,6 +72,14 @@ extension RunLoop {
             /// ``duration``).
             public var span: Int
 
+            /// Whether the function is this module's trampoline into a
+            /// Swift closure (a `Timer`'s, an observer's, a `perform` block):
+            /// the same for every closure, so it does not tell which one
+            /// (the USDT probes' stacks do).
+            public var callsSwiftHandler: Bool {
+                functionName?.contains("SwiftRunLoop") ?? false
+            }
+
             /// The function's name, from the symbol tables (demangled), or
             /// `nil` when it has none.
             public var functionName: String? {
@@ -129,7 +137,8 @@ extension RunLoop {
             let kinds = CalloutKind.allCases.map { "\($0) \(callouts[$0] ?? 0)" }.joined(separator: ", ")
             var text = "passes \(passes), sleeps \(sleeps); woken by \(reasons)\ncallouts: \(kinds)\n"
             if let longest = longestCallout {
-                let name = longest.functionName ?? "0x" + String(longest.functionAddress, radix: 16)
+                let name = longest.callsSwiftHandler
+                    ? "(a Swift handler)" : longest.functionName ?? "0x" + String(longest.functionAddress, radix: 16)
                 let span = longest.span > 1 ? " (with the \(longest.span - 1) callouts before it)" : ""
                 text += "longest callout: \(milliseconds(longest.duration)) ms, \(longest.kind) \(name)\(span)\n"
             } else {
