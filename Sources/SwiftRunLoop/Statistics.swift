@@ -137,7 +137,8 @@ extension RunLoop {
             let kinds = CalloutKind.allCases.map { "\($0) \(callouts[$0] ?? 0)" }.joined(separator: ", ")
             var text = "passes \(passes), sleeps \(sleeps); woken by \(reasons)\ncallouts: \(kinds)\n"
             if let longest = longestCallout {
-                let name = longest.callsSwiftHandler
+                let name =
+                    longest.callsSwiftHandler
                     ? "(a Swift handler)" : longest.functionName ?? "0x" + String(longest.functionAddress, radix: 16)
                 let span = longest.span > 1 ? " (with the \(longest.span - 1) callouts before it)" : ""
                 text += "longest callout: \(milliseconds(longest.duration)) ms, \(longest.kind) \(name)\(span)\n"
