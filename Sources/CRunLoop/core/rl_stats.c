@@ -9,8 +9,9 @@
 #include <time.h>
 #include "rl_internal.h"
 
-/* The clock callouts are timed on: real time, whatever clock timers use. */
-static int64_t coarse_now(void) {
+/* Real time, whatever clock timers use; coarse, so a reading costs a few
+   nanoseconds (rl_stats.h). */
+int64_t rl_stats_clock(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
@@ -30,39 +31,29 @@ static void note_longest(rl_loop_stats *s, int64_t ns, uint32_t span) {
     atomic_store_explicit(&s->longest_seq, seq + 2, memory_order_release);
 }
 
-/* The next group: single callouts first, then groups. */
-static void start_group(rl_loop_stats *s, int64_t at) {
-    s->group_start = at;
-    s->countdown = s->group_size = s->batch_callouts < RL_STATS_SINGLES ? 1 : RL_STATS_GROUP;
-}
-
-void rl_stats_open(rl_loop_stats *s) {
-    s->open = true;
-    s->batch_callouts = 0;
-    start_group(s, coarse_now());
+/* A group of callouts was read: `n` of them took `ns` together. */
+static void group_read(rl_loop_stats *s, int64_t ns, uint32_t n) {
+    rl_count(&s->callouts[s->last_kind], n);
+    note_longest(s, ns, n);
+    s->batch_callouts += n;
 }
 
 void rl_stats_measure(rl_loop_stats *s) {
-    uint32_t n = s->group_size;
-    rl_count(&s->callouts[s->last_kind], n);
+    uint32_t n = s->group_size + 1;
     if (!s->open) { /* a callout that began in a batch that has ended since: counted only */
-        s->countdown = s->group_size = 1;
+        rl_count(&s->callouts[s->last_kind], n);
+        s->countdown = s->group_size = 0;
         return;
     }
-    int64_t now = coarse_now();
-    note_longest(s, now - s->group_start, n);
-    s->batch_callouts += n;
-    start_group(s, now);
+    int64_t now = rl_stats_clock();
+    group_read(s, now - s->group_start, n);
+    /* The next group: single callouts first, then groups. */
+    s->group_start = now;
+    s->countdown = s->group_size = s->batch_callouts < RL_STATS_SINGLES ? 0 : RL_STATS_GROUP - 1;
 }
 
-void rl_stats_close(rl_loop_stats *s) {
-    uint32_t pending = s->group_size - s->countdown;
-    if (pending) {
-        rl_count(&s->callouts[s->last_kind], pending);
-        note_longest(s, coarse_now() - s->group_start, pending);
-    }
-    s->open = false;
-    s->countdown = s->group_size = 1;
+void rl_stats_close_group(rl_loop_stats *s) {
+    group_read(s, rl_stats_clock() - s->group_start, s->group_size - s->countdown);
 }
 
 /* ---- why a sleep ended ---------------------------------------------------- */
@@ -106,7 +97,9 @@ static RLRunLoopWakeReason wake_reason(rl_mode *m, const struct epoll_event *eve
 }
 
 void rl_trace_woke(RLRunLoopRef rl, rl_mode *m, const struct epoll_event *events, int n) {
-    RLRunLoopWakeReason reason = wake_reason(m, events, n);
+    /* The commonest: a wake-up alone. */
+    RLRunLoopWakeReason reason =
+        n == 1 && events[0].data.u64 == RL_EVENT_WAKE ? kRLRunLoopWakeReasonWakeUp : wake_reason(m, events, n);
     rl_count(&rl->stats.wake_ups[reason], 1);
     RL_PROBE3(wake, rl, reason, wake_reason_names[reason]);
 }

@@ -56,22 +56,27 @@ typedef struct {
     _Atomic uint32_t longest_span;
     /* The batch being timed: the loop's thread only. */
     bool open;               /* a reading was taken in this batch */
-    uint32_t countdown;      /* callouts until the next reading */
-    uint32_t group_size;     /* callouts the next reading covers */
+    uint32_t countdown;      /* callouts after this one until the next reading */
+    uint32_t group_size;     /* callouts the next reading covers, less one */
     uint32_t batch_callouts; /* callouts of the batch read so far */
     int64_t group_start;     /* the reading the group began at */
     const void *last_fn;     /* the last callout's function and kind */
     uint32_t last_kind;
 } rl_loop_stats;
 
+/* The clock callouts are timed on (rl_stats.c). */
+int64_t rl_stats_clock(void);
 /* Out of line: each reads the clock. */
-void rl_stats_open(rl_loop_stats *s);
 void rl_stats_measure(rl_loop_stats *s);
-void rl_stats_close(rl_loop_stats *s);
+void rl_stats_close_group(rl_loop_stats *s);
 
-/* Around each callout, at the loop's run depth `depth`. */
+/* Around each callout, at the loop's run depth `depth`. A batch begins with
+   countdown, group_size and batch_callouts 0 (a zeroed loop, or the end of
+   the last batch): its first callouts are read one at a time. */
 static inline void rl_stats_callout_begin(rl_loop_stats *s, unsigned depth) {
-    if (!s->open && depth <= 1) rl_stats_open(s);
+    if (s->open || depth > 1) return;
+    s->open = true;
+    s->group_start = rl_stats_clock();
 }
 
 static inline void rl_stats_callout_end(rl_loop_stats *s, unsigned depth, RLRunLoopCalloutKind kind, const void *fn) {
@@ -81,13 +86,17 @@ static inline void rl_stats_callout_end(rl_loop_stats *s, unsigned depth, RLRunL
     }
     s->last_fn = fn;
     s->last_kind = kind;
-    if (--s->countdown == 0) rl_stats_measure(s);
+    if (s->countdown == 0) rl_stats_measure(s);
+    else s->countdown--;
 }
 
 /* The loop's thread took its lock back after callouts (or a wait): the
-   batch, if one was timed, ends. */
+   batch, if one was timed, ends; a group left unread is read now. */
 static inline void rl_stats_batch_end(rl_loop_stats *s, unsigned depth) {
-    if (s->open && depth <= 1) rl_stats_close(s);
+    if (!s->open || depth > 1) return;
+    if (s->countdown != s->group_size) rl_stats_close_group(s);
+    s->open = false;
+    s->countdown = s->group_size = s->batch_callouts = 0;
 }
 
 static inline void rl_stats_timer_fired(rl_loop_stats *s, int64_t lateness_ns, int64_t tolerance_ns) {
