@@ -19,16 +19,18 @@ int64_t rl_stats_clock(void) {
 
 /* ---- the longest callout ------------------------------------------------- */
 
+/* A sequence lock, all sequentially consistent (rare on both sides): a
+   reader that sees any field of a newer record then sees the sequence
+   number that changed before it, and reads again. */
 static void note_longest(rl_loop_stats *s, int64_t ns, uint32_t span) {
     if (ns <= 0 || (uint64_t)ns <= atomic_load_explicit(&s->longest_ns, memory_order_relaxed)) return;
     uint32_t seq = atomic_load_explicit(&s->longest_seq, memory_order_relaxed);
-    atomic_store_explicit(&s->longest_seq, seq + 1, memory_order_relaxed);
-    atomic_thread_fence(memory_order_release);
-    atomic_store_explicit(&s->longest_ns, (uint64_t)ns, memory_order_relaxed);
-    atomic_store_explicit(&s->longest_fn, s->last_fn, memory_order_relaxed);
-    atomic_store_explicit(&s->longest_kind, s->last_kind, memory_order_relaxed);
-    atomic_store_explicit(&s->longest_span, span, memory_order_relaxed);
-    atomic_store_explicit(&s->longest_seq, seq + 2, memory_order_release);
+    atomic_store(&s->longest_seq, seq + 1);
+    atomic_store(&s->longest_ns, (uint64_t)ns);
+    atomic_store(&s->longest_fn, s->last_fn);
+    atomic_store(&s->longest_kind, s->last_kind);
+    atomic_store(&s->longest_span, span);
+    atomic_store(&s->longest_seq, seq + 2);
 }
 
 /* A group of callouts was read: `n` of them took `ns` together. */
@@ -112,17 +114,16 @@ static uint64_t read_counter(rl_counter *c) {
 
 static void read_longest(rl_loop_stats *s, RLRunLoopStatistics *out) {
     for (;;) {
-        uint32_t seq = atomic_load_explicit(&s->longest_seq, memory_order_acquire);
+        uint32_t seq = atomic_load(&s->longest_seq);
         if (seq & 1) {
             rl_cpu_relax();
             continue;
         }
-        out->longestCalloutNanoseconds = read_counter(&s->longest_ns);
-        out->longestCalloutFunction = atomic_load_explicit(&s->longest_fn, memory_order_relaxed);
-        out->longestCalloutKind = atomic_load_explicit(&s->longest_kind, memory_order_relaxed);
-        out->longestCalloutSpan = atomic_load_explicit(&s->longest_span, memory_order_relaxed);
-        atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&s->longest_seq, memory_order_relaxed) == seq) return;
+        out->longestCalloutNanoseconds = atomic_load(&s->longest_ns);
+        out->longestCalloutFunction = atomic_load(&s->longest_fn);
+        out->longestCalloutKind = atomic_load(&s->longest_kind);
+        out->longestCalloutSpan = atomic_load(&s->longest_span);
+        if (atomic_load(&s->longest_seq) == seq) return;
     }
 }
 

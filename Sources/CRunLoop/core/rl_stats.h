@@ -48,7 +48,7 @@ typedef struct {
     rl_counter timers_fired;
     rl_counter timers_late;
     rl_counter latest_timer_ns;
-    /* The longest callout, under a sequence lock: odd while written. */
+    /* The longest callout, under a sequence lock: odd while written (rl_stats.c). */
     _Atomic uint32_t longest_seq;
     rl_counter longest_ns;
     _Atomic(const void *) longest_fn;
