@@ -63,8 +63,14 @@ $(BUILD)/obj/%.o: Sources/CRunLoop/%.c $(LIB_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
 
+# The USDT probes (Sources/CRunLoop/core/rl_probe.h, docs/PROBES.md) come from
+# systemtap's <sys/sdt.h>; where it is missing the library is built without
+# them (the build says so), as with -DRL_NO_PROBES in CFLAGS.
+HAVE_SDT := $(shell printf '\043include <sys/sdt.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo yes)
+
 $(BUILD)/libcrunloop.a: $(LIB_OBJS)
 	@rm -f $@
+	@[ "$(HAVE_SDT)" = yes ] || echo "no <sys/sdt.h> (Debian: systemtap-sdt-dev; make deps installs it): built without the USDT probes"
 	ar rcs $@ $^
 
 # The shared libraries carry the version in their soname, so they are relinked
@@ -146,10 +152,11 @@ LDCONFIG ?= $(firstword $(shell command -v ldconfig 2>/dev/null) /sbin/ldconfig)
 # The Debian packages every target uses besides the Swift toolchain: compilers,
 # pkg-config and GLib's development files (the GLib bridge), python3
 # (check-layers, the bench driver), valgrind, clang-format (format-check),
-# cmake (the installed CMake package's test), git (the line-length check).
+# cmake (the installed CMake package's test), git (the line-length check),
+# systemtap-sdt-dev (<sys/sdt.h>: the library's USDT probes).
 # .ci/run installs them through this target too. It is the only target that
 # installs anything (`make bench` installs its peers through bench/'s own).
-DEPS_DEBIAN := gcc g++ make pkg-config libglib2.0-dev python3 valgrind clang-format cmake git
+DEPS_DEBIAN := gcc g++ make pkg-config libglib2.0-dev python3 valgrind clang-format cmake git systemtap-sdt-dev
 APT_GET ?= apt-get
 ## deps: installs the Debian packages the build and the tests need (as root: sudo make deps)
 deps:

@@ -7,10 +7,14 @@
  * lasts: duration, mode, the activity the loop is stuck after, and the stalled
  * thread's stack. This program is linked with -rdynamic, so the stack names
  * the core's callout RL_IS_CALLING_OUT_TO_A_SOURCE0_PERFORM_FUNCTION: the
- * stall happened inside a version-0 source's perform.
+ * stall happened inside a version-0 source's perform. Each report also
+ * carries the loop's statistics (RLRunLoopCopyStatistics), and afterwards the
+ * loop's own counts name the longest callout: the stalling perform.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <CRunLoop.h>
@@ -27,7 +31,8 @@ __attribute__((noinline)) void decode_huge_image(void) {
     __asm__ volatile("");
 }
 
-static void stalling_perform(void *info) {
+void stalling_perform(void *info);
+void stalling_perform(void *info) {
     (void)info;
     printf("  loop: source0 perform starts decoding a huge image on the loop's thread...\n");
     fflush(stdout);
@@ -46,7 +51,24 @@ static void on_stall(RLHangMonitorRef m, const RLHangReport *r, void *info) {
         const char *f = strrchr(r->frames[i], '/');
         printf("      #%d %s\n", i, f ? f + 1 : r->frames[i]);
     }
+    if (r->statistics)
+        printf("      the loop so far: %llu passes, %llu sleeps, %llu timer callouts\n",
+               (unsigned long long)r->statistics->passes, (unsigned long long)r->statistics->sleeps,
+               (unsigned long long)r->statistics->callouts[kRLRunLoopCalloutTimer]);
     fflush(stdout);
+}
+
+/* The loop's statistics, and the longest callout's function by name. */
+static void print_statistics(RLRunLoopRef rl) {
+    RLRunLoopStatistics s = {.size = sizeof s};
+    if (!RLRunLoopCopyStatistics(rl, &s)) return;
+    char *text = RLRunLoopStatisticsCopyDescription(&s);
+    printf("  the loop's statistics:\n");
+    for (char *line = text ? strtok(text, "\n") : NULL; line; line = strtok(NULL, "\n")) printf("    %s\n", line);
+    free(text);
+    Dl_info where;
+    if (s.longestCalloutFunction && dladdr(s.longestCalloutFunction, &where) && where.dli_sname)
+        printf("  the longest callout was %s (%.0f ms)\n", where.dli_sname, (double)s.longestCalloutNanoseconds * 1e-6);
 }
 
 static void tick(RLRunLoopTimerRef t, void *info) {
@@ -77,8 +99,10 @@ int main(void) {
     RLRunLoopSourceSignal(s);
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false);
 
-    printf("  stalls seen: %llu, reports: %llu\n\n", (unsigned long long)RLHangMonitorGetStallCount(monitor),
+    printf("  stalls seen: %llu, reports: %llu\n", (unsigned long long)RLHangMonitorGetStallCount(monitor),
            (unsigned long long)RLHangMonitorGetReportCount(monitor));
+    print_statistics(rl);
+    printf("\n");
     RLHangMonitorRelease(monitor);
     RLRunLoopSourceInvalidate(s);
     RLRunLoopTimerInvalidate(t);

@@ -65,6 +65,10 @@ extension RunLoop {
             /// flag is needed. A stripped executable (`strip`, or
             /// `-Xlinker -s`) has none, and its frames read `app(+0x47ecd)`.
             public let frames: [String]
+            /// The loop's statistics when the report was made (read while the
+            /// loop is stalled: the stalling callout is not in them yet), or
+            /// `nil` if they could not be read.
+            public let statistics: RunLoop.Statistics?
             /// The report as the default handler writes it to standard error.
             public let description: String
         }
@@ -168,10 +172,15 @@ private let hangTrampoline: RLHangMonitorCallBack = { _, report, info in
         + "\(milliseconds(report.threshold)) ms, stall \(report.stallNumber), report \(report.reportNumber))\n"
     description += "  in mode \"\(mode)\" after \(String(cString: RLRunLoopActivityGetName(report.activity))); stack:\n"
     for (index, frame) in frames.enumerated() { description += "  #\(index) \(frame)\n" }
+    let statistics = report.statistics.map { RunLoop.Statistics($0.pointee) }
+    if let statistics {
+        description += "  loop statistics:\n"
+        for line in statistics.description.split(separator: "\n") { description += "  \(line)\n" }
+    }
     let value = RunLoop.HangMonitor.Report(
         duration: report.duration, threshold: report.threshold, activity: activity,
         mode: RunLoop.Mode(mode), stallNumber: Int(report.stallNumber),
-        reportNumber: Int(report.reportNumber), frames: frames,
+        reportNumber: Int(report.reportNumber), frames: frames, statistics: statistics,
         description: description)
     withExtendedLifetime(box) { box.call(value) }
 }

@@ -49,6 +49,13 @@ func demangle(_ symbol: String) -> String {
     return String(cString: text)
 }
 
+/// The demangled name of the function at `address` (with `+0x...` when the
+/// address is inside it), or `nil` when no symbol table names it.
+func symbolName(at address: UnsafeRawPointer) -> String? {
+    guard let (symbol, offset) = symbolize(address) else { return nil }
+    return offset == 0 ? demangle(symbol) : "\(demangle(symbol))+0x\(String(offset, radix: 16))"
+}
+
 /// The function symbol containing `address` and the offset into it, from the
 /// static symbol table of the file mapped there.
 private func symbolize(_ address: UnsafeRawPointer) -> (String, Int)? {

@@ -58,6 +58,9 @@ final class MonitorTests: XCTestCase {
                 first.frames.contains { $0.contains("(+0x") && $0.contains("SwiftRunLoopPackageTests") },
                 first.description)
             XCTAssertTrue(first.description.contains("after kRLRunLoopAfterWaiting"))
+            // The loop's statistics come along: it slept until the stalling timer.
+            XCTAssertEqual(first.statistics?.sleeps, 1)
+            XCTAssertTrue(first.description.contains("  loop statistics:\n  passes "), first.description)
             XCTAssertEqual(monitor.stallCount, 1)
             XCTAssertEqual(monitor.reportCount, seen.count)
         }

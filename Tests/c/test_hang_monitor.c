@@ -29,6 +29,7 @@ typedef struct {
     int frames;
     int named_frames;
     int timer_callout_frames;
+    uint64_t passes, sleeps; /* the first report's loop statistics */
     int invalidate_in_callback;
     RLHangMonitorRef monitor;
 } seen_t;
@@ -50,6 +51,8 @@ static void record(RLHangMonitorRef m, const RLHangReport *r, void *info) {
         seen.first_duration = r->duration;
         seen.activity = r->activity;
         snprintf(seen.mode, sizeof seen.mode, "%s", r->mode ? r->mode : "(null)");
+        seen.passes = r->statistics ? r->statistics->passes : 0;
+        seen.sleeps = r->statistics ? r->statistics->sleeps : 0;
     }
     seen.stall_last = r->stallNumber;
     seen.last_report_number = r->reportNumber;
@@ -118,6 +121,8 @@ static void monitor_reports_injected_stall_with_stack_mode_and_activity(void) {
     RL_ASSERT_GE_INT(seen.frames, 1);
     RL_ASSERT_GE_INT(seen.named_frames, 1);         /* at least libc's, by name */
     RL_ASSERT_GE_INT(seen.timer_callout_frames, 1); /* the phase is on the stack */
+    RL_ASSERT_GE_INT(seen.passes, 1);               /* the loop's statistics came along */
+    RL_ASSERT_GE_INT(seen.sleeps, 1);               /* it slept until the stalling timer */
 }
 
 static void long_stall_is_reported_repeatedly_with_growing_duration(void) {
@@ -391,13 +396,14 @@ static void default_callback_and_context_release(void) {
     RLHangMonitorStop(m);
     dup2(saved, 2);
     RL_ASSERT_GE_INT(RLHangMonitorGetReportCount(m), 1);
-    char text[4096] = {0};
+    static char text[1 << 16];
     rewind(log);
     size_t got = fread(text, 1, sizeof text - 1, log);
     fclose(log);
     RL_ASSERT(got > 0);
     RL_ASSERT(strstr(text, "RLHangMonitor: run loop") != NULL);
     RL_ASSERT(strstr(text, "after kRLRunLoopAfterWaiting") != NULL);
+    RL_ASSERT(strstr(text, "  loop statistics:\n  passes ") != NULL);
     RLHangMonitorInvalidate(m);
     RL_ASSERT_EQ_INT(released, 1);
     RLHangMonitorRelease(m);

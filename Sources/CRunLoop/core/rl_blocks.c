@@ -100,11 +100,11 @@ void RLRunLoopPerformPayload(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(voi
 
 /* Calls a taken item's function (the item must not move meanwhile), then
    its dispose, if any. */
-static void call_block(rl_block *b) {
+static void call_block(RLRunLoopRef rl, rl_block *b) {
     if (has_payload(b)) {
-        RL_IS_CALLING_OUT_TO_A_BLOCK_PAYLOAD(b->call.payload_fn, b->data.payload);
+        RL_IS_CALLING_OUT_TO_A_BLOCK_PAYLOAD(rl, b->call.payload_fn, b->data.payload);
     } else {
-        RL_IS_CALLING_OUT_TO_A_BLOCK(b->call.fn, b->data.object.info);
+        RL_IS_CALLING_OUT_TO_A_BLOCK(rl, b->call.fn, b->data.object.info);
         if (b->data.object.dispose) b->data.object.dispose(b->data.object.info);
     }
 }
@@ -150,7 +150,7 @@ static size_t do_blocks_in_place(RLRunLoopRef rl, rl_mode *m, uint64_t before) {
         count_pending(rl, &b, -1);
         run++;
         rl_loop_unlock(rl);
-        call_block(&b);
+        call_block(rl, &b);
         rl_loop_relock(rl);
     }
 }
@@ -179,7 +179,7 @@ bool rl_do_blocks(RLRunLoopRef rl, rl_mode *m) {
     if (run) {
         rl_loop_unlock(rl);
         for (size_t i = 0; i < run; i++) {
-            call_block(&batch.items[i]);
+            call_block(rl, &batch.items[i]);
         }
         rl_loop_relock(rl);
     }

@@ -24,6 +24,7 @@
 #include "rl_extras.h" /* what the extras may use too: objects, clocks */
 #include "rl_callout.h"
 #include "rl_timer_heap.h"
+#include "rl_stats.h"
 
 typedef struct rl_mode rl_mode;
 typedef struct rl_run rl_run;
@@ -268,6 +269,7 @@ struct __RLRunLoop {
     bool embed_attached;                    /* epoll_fd is in embed_fd (not: out of memory; retried) */
     rl_mode *embed_mode;                    /* the mode a host last prepared for */
     bool embed_waiting;                     /* a host sleeps on embed_fd for embed_mode */
+    rl_loop_stats stats;                    /* RLRunLoopCopyStatistics (rl_stats.h) */
 };
 
 /* ---- sources ------------------------------------------------------------- */
@@ -609,5 +611,8 @@ void rl_embed_check(RLRunLoopRef rl);
 /* A host sleeps on the embedding descriptor for mode m (timer changes made
    by other threads must re-arm the timerfd, as for a loop asleep in m). */
 bool rl_embed_waits_in(RLRunLoopRef rl, rl_mode *m);
+
+/* Statistics and probes at the points of a pass. */
+#include "rl_trace.h"
 
 #endif

@@ -98,6 +98,7 @@ void rl_loop_lock(RLRunLoopRef rl) {
 
 void rl_loop_relock(RLRunLoopRef rl) {
     owner_lock(rl);
+    rl_stats_batch_end(&rl->stats, rl->depth);
 }
 
 /* How long the loop's thread waits, once per pass, for the callers queued

@@ -93,7 +93,7 @@ static void mq_perform(void *info) {
     }
     draining = true;
     rl_loop_set_main_queue_inert(main_loop, mq.source);
-    RL_IS_SERVICING_THE_MAIN_DISPATCH_QUEUE(mq.callback, NULL);
+    RL_IS_SERVICING_THE_MAIN_DISPATCH_QUEUE(main_loop, mq.callback, NULL);
     rl_loop_set_main_queue_inert(main_loop, NULL);
     draining = false;
     if (owed) {

@@ -241,7 +241,7 @@ static void call_observers(RLRunLoopRef rl, rl_mode *m, RLRunLoopActivity activi
            info is retained once at creation and released once, when the
            observer is invalidated or freed. */
         if (atomic_load(&o->valid)) { /* again, now that it is marked firing */
-            RL_IS_CALLING_OUT_TO_AN_OBSERVER_CALLBACK_FUNCTION(o->callout, o, activity, o->context.info);
+            RL_IS_CALLING_OUT_TO_AN_OBSERVER_CALLBACK_FUNCTION(rl, o->callout, o, activity, o->context.info);
             if (!o->repeats) RLRunLoopObserverInvalidate(o);
         }
         end_firing(o);

@@ -154,6 +154,7 @@ static RLRunLoopRunResult run_passes(RLRunLoopRef rl, rl_mode *m, rl_run *run, b
     }
     event_batch batch = {.count = 0};
     for (;;) {
+        rl_trace_pass_begin(rl, m);
         rl_loop_let_callers_in(rl);
         complete_common(rl, m);
         rl_do_observers(rl, m, kRLRunLoopBeforeTimers);
@@ -174,6 +175,7 @@ static RLRunLoopRunResult run_passes(RLRunLoopRef rl, rl_mode *m, rl_run *run, b
         rl_do_blocks(rl, m);
 
         RLRunLoopRunResult result = exit_check(rl, m, run, handled, stop_after_one);
+        rl_trace_pass_end(rl, result);
         if (result) return result;
     }
 }

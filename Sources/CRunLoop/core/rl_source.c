@@ -184,6 +184,7 @@ void RLRunLoopSourceSignal(RLRunLoopSourceRef source) {
     /* An exchange, not a test first: it orders what the caller wrote before
        the signal with the perform that clears the flag. */
     if (atomic_exchange(&source->signalled, true)) return;
+    RL_PROBE2(source_signal, source, source->context.v0.perform);
     /* Only the edge is stamped (signalling again keeps the first time): a
        pass performs sources of equal order earliest-signalled first, as CF.
        Stamped before the link is pushed, so the pass that takes the link
@@ -582,7 +583,7 @@ bool rl_do_sources0(RLRunLoopRef rl, rl_mode *m, bool stop_after_one) {
     for (size_t i = 0; i < count; i++) {
         RLRunLoopSourceRef s = items[i];
         if (atomic_load(&s->valid) && atomic_exchange(&s->signalled, false)) {
-            RL_IS_CALLING_OUT_TO_A_SOURCE0_PERFORM_FUNCTION(s->context.v0.perform, s->context.v0.info);
+            RL_IS_CALLING_OUT_TO_A_SOURCE0_PERFORM_FUNCTION(rl, s->context.v0.perform, s->context.v0.info);
             handled = true;
         }
     }
@@ -634,7 +635,7 @@ bool rl_do_source1(RLRunLoopRef rl, rl_mode *m, uint64_t token, uint32_t events)
     performing.source = s;
     performing.ready = ready_flags(events);
     if (s->context.v1.perform)
-        RL_IS_CALLING_OUT_TO_A_SOURCE1_PERFORM_FUNCTION(s->context.v1.perform, s->context.v1.info);
+        RL_IS_CALLING_OUT_TO_A_SOURCE1_PERFORM_FUNCTION(rl, s->context.v1.perform, s->context.v1.info);
     performing = outer;
     rl_loop_relock(rl);
     rl_loop_release_locked(rl, s);

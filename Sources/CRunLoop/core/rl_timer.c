@@ -715,6 +715,7 @@ static bool fire(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t, int64_t now) 
     }
     begin_firing(t);
     fired_at fired = {t->fire_date, t->fire_ns};
+    rl_trace_timer_fire(rl, t, fired.deadline_ns, now);
     /* CF's ownership rule: retain and release bracket the callout only when
        the context has a retain; a context with only a release hands its info
        over, to be released once, when the timer is invalidated or freed.
@@ -729,7 +730,7 @@ static bool fire(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t, int64_t now) 
     rl_loop_unlock(rl);
     if (bracket) info = (void *)retain(info);
 
-    RL_IS_CALLING_OUT_TO_A_TIMER_CALLBACK_FUNCTION(t->callout, t, info);
+    RL_IS_CALLING_OUT_TO_A_TIMER_CALLBACK_FUNCTION(rl, t->callout, t, info);
     bool release_info_now;
     void (*release_bracket)(const void *) = bracket ? x->release : NULL;
     if (rl_timer_interval(t) <= 0) {

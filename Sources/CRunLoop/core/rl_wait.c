@@ -102,7 +102,9 @@ int rl_wait_events(RLRunLoopRef rl, struct epoll_event *events, int max, int tim
 void RLRunLoopWakeUp(RLRunLoopRef rl) {
     if (!rl) return;
     if (atomic_exchange(&rl->wake_pending, true)) return;
-    if (atomic_load(&rl->sleeping)) rl_wait_signal(rl);
+    bool asleep = atomic_load(&rl->sleeping);
+    RL_PROBE2(wakeup_send, rl, asleep);
+    if (asleep) rl_wait_signal(rl);
 }
 
 bool RLRunLoopIsWaiting(RLRunLoopRef rl) {
@@ -142,8 +144,12 @@ static int sleep_until_event(RLRunLoopRef rl, struct epoll_event *events, int ma
     for (;;) {
         int timeout = poll ? 0 : timeout_ms_until(deadline);
         int n = rl_wait_events(rl, events, max, timeout);
-        if (n > 0 && !poll && only_stale_wake(rl, events, n)) continue;
+        if (n > 0 && !poll && only_stale_wake(rl, events, n)) {
+            rl_trace_resumed(rl, kRLRunLoopWakeReasonWakeUp);
+            continue;
+        }
         if (n >= 0) return n; /* else EINTR: any other failure was fatal */
+        if (!poll) rl_trace_resumed(rl, kRLRunLoopWakeReasonSignal);
     }
 }
 
@@ -221,6 +227,7 @@ int rl_wait_sleep(RLRunLoopRef rl, rl_mode *m, bool poll, int64_t deadline, stru
             atomic_store(&rl->sleeping, false);
         }
     }
+    if (!poll) rl_trace_sleep(rl, deadline);
     rl_loop_unlock(rl);
     int64_t slept_at = poll ? 0 : rl_mono_now();
     int n = sleep_until_event(rl, events, max, poll, timeout_deadline);
@@ -229,6 +236,7 @@ int rl_wait_sleep(RLRunLoopRef rl, rl_mode *m, bool poll, int64_t deadline, stru
     atomic_store(&rl->sleeping, false);
     bool woken = atomic_exchange(&rl->wake_pending, false) && has_wake_event(events, n);
     if (!poll) rl->last_sleep_ns = woken ? woke_at - slept_at : RL_NEVER;
+    if (!poll) rl_trace_woke(rl, m, events, n);
     n = rl_wait_add_ready(rl, m, events, n, max);
     for (int i = 0; i < n; i++)
         if (events[i].data.u64 == RL_EVENT_TIMER) rl->armed_ns = RL_NEVER; /* it expired */

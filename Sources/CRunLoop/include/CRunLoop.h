@@ -17,5 +17,7 @@
 #include "CRunLoopMonitor.h"
 /* Running a loop inside another event loop. */
 #include "CRunLoopEmbed.h"
+/* What a loop has done: passes, sleeps, wake-ups, callouts. */
+#include "CRunLoopStatistics.h"
 
 #endif /* CRUNLOOP_H */

@@ -74,6 +74,9 @@ extern "C" {
    it (the description shows its state, loop, threshold and counts). */
 typedef struct __RLHangMonitor *RLHangMonitorRef;
 
+/* RLRunLoopStatistics, in CRunLoopStatistics.h. */
+struct RLRunLoopStatistics;
+
 /* One report of a stall. Every pointer in it is valid only during the
    callback. */
 typedef struct {
@@ -87,6 +90,10 @@ typedef struct {
     int                frameCount;   /* frames captured; 0 when the stack could not be had */
     const char *const *frames;       /* symbolised frames, innermost first (frameCount of them) */
     void *const       *addresses;    /* their return addresses */
+    /* The loop's statistics when the report was made (RLRunLoopCopyStatistics,
+       read from the watchdog thread while the loop is stalled: the callout
+       that stalls it is not in them yet); NULL if they could not be read. */
+    const struct RLRunLoopStatistics *statistics;
 } RLHangReport;
 
 /* Called on the watchdog thread (never on the loop's thread) for each report.
@@ -162,6 +169,12 @@ int RLHangMonitorGetSignal(void);
        in mode "kCFRunLoopDefaultMode" after kRLRunLoopBeforeSources; stack:
        #0  /lib/x86_64-linux-gnu/libc.so.6(clock_nanosleep+0xd9) [0x7f...]
        ...
+       loop statistics:
+       passes 12, sleeps 9; woken by timer 3, descriptor 0, wake-up 6, signal 0, timeout 0
+       callouts: observer 40, timer 3, source0 0, source1 0, block 6, main queue 0
+       longest callout: 4.000 ms, timer 0x55...
+       timers: 3 fired, 0 later than their tolerance (latest 0.061 ms after its date)
+   (the statistics as RLRunLoopStatisticsCopyDescription writes them).
    NULL report or a bad fd: nothing is written. */
 void RLHangReportWrite(const RLHangReport *report, int fd);
 /* The name of one activity ("kRLRunLoopBeforeSources", ...), "unknown" for

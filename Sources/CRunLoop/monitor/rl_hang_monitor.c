@@ -398,6 +398,15 @@ static int capture_stack(pid_t tid, void **out, int max) {
 
 /* ---- reports ------------------------------------------------------------------ */
 
+/* The loop's statistics under the stack, each line indented. */
+static void write_statistics(const RLRunLoopStatistics *s, int fd) {
+    char *text = s ? RLRunLoopStatisticsCopyDescription(s) : NULL;
+    if (!text) return;
+    dprintf(fd, "  loop statistics:\n");
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) dprintf(fd, "  %s\n", line);
+    free(text);
+}
+
 void RLHangReportWrite(const RLHangReport *r, int fd) {
     if (!r || fd < 0) return;
     dprintf(fd,
@@ -408,6 +417,7 @@ void RLHangReportWrite(const RLHangReport *r, int fd) {
     if (r->frameCount <= 0) dprintf(fd, "  (no backtrace: the thread did not answer the signal)\n");
     for (int i = 0; i < r->frameCount; i++)
         dprintf(fd, "  #%-2d %s\n", i, r->frames && r->frames[i] ? r->frames[i] : "?");
+    write_statistics(r->statistics, fd);
 }
 
 /* Without mu. Captures, symbolises and delivers one report. */
@@ -421,6 +431,8 @@ static void deliver(RLHangMonitorRef m, uint64_t w, int64_t now, uint64_t stall,
     char *mode = index < m->mode_count && index < MODE_INDEX_MAX ? strdup(m->modes[index]->name) : NULL;
     pthread_mutex_unlock(&m->mu);
 
+    RLRunLoopStatistics statistics = {.size = sizeof statistics};
+    bool have_statistics = RLRunLoopCopyStatistics(m->rl, &statistics);
     RLHangReport report = {
         .runLoop = m->rl,
         .duration = (double)(now - word_time_ns(w)) * 1e-9,
@@ -432,6 +444,7 @@ static void deliver(RLHangMonitorRef m, uint64_t w, int64_t now, uint64_t stall,
         .frameCount = symbols ? n : 0,
         .frames = (const char *const *)symbols,
         .addresses = addresses,
+        .statistics = have_statistics ? &statistics : NULL,
     };
     atomic_fetch_add(&m->reports, 1);
     if (m->callback) {
