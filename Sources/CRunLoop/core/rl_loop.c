@@ -77,6 +77,7 @@ static void finalize_loop(rl_object *obj) {
     rl_item_set_free(&rl->common_observers);
     rl_item_set_free(&rl->common_timers);
     rl_wait_set_close(rl);
+    rl_clock_free(rl);
     pthread_mutex_destroy(&rl->lock);
     free(rl);
 }

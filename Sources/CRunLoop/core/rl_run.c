@@ -31,14 +31,14 @@ typedef struct {
     uint64_t generation; /* the loop's run_generation when taken */
 } event_batch;
 
-static void set_deadline(rl_run *run, RLTimeInterval seconds) {
+static void set_deadline(RLRunLoopRef rl, rl_run *run, RLTimeInterval seconds) {
     if (isnan(seconds) || seconds <= 0) {
         run->polling = true;
         run->deadline_ns = 0;
     } else if (seconds > RL_INTERVAL_LIMIT) {
         run->deadline_ns = RL_NEVER;
     } else {
-        run->deadline_ns = rl_mono_now() + rl_seconds_to_ns(seconds);
+        run->deadline_ns = rl_loop_now(rl) + rl_seconds_to_ns(seconds);
     }
 }
 
@@ -119,16 +119,29 @@ static bool handle_wake_up_source(RLRunLoopRef rl, rl_mode *m, event_batch *b) {
     return rl_do_source1(rl, m, ev->data.u64, ev->events);
 }
 
-static RLRunLoopRunResult exit_check(RLRunLoopRef rl, rl_mode *m, rl_run *run, bool handled, bool stop_after_one) {
+/* `idle`: the pass found nothing and its manual clock has caught up
+   (rl_clock_wait); never on real time. */
+static RLRunLoopRunResult exit_check(RLRunLoopRef rl, rl_mode *m, rl_run *run, bool handled, bool stop_after_one,
+                                     bool idle) {
     if (handled && stop_after_one) return kRLRunLoopRunHandledSource;
-    if (run->polling || (run->deadline_ns != RL_NEVER && rl_mono_now() >= run->deadline_ns))
+    if (run->polling || (run->deadline_ns != RL_NEVER && rl_loop_now(rl) >= run->deadline_ns))
         return kRLRunLoopRunTimedOut;
     if (run->stopped) {
         run->stopped = false;
         return kRLRunLoopRunStopped;
     }
     if (rl_mode_is_empty(rl, m)) return kRLRunLoopRunFinished;
+    if (idle) return kRLRunLoopRunIdle;
     return 0;
+}
+
+/* A manual clock's pass: time moves instead of a sleep (rl_clock.c). */
+static bool wait_on_manual_clock(RLRunLoopRef rl, rl_mode *m, rl_run *run, bool poll, event_batch *out) {
+    out->next = 0;
+    bool idle =
+        rl_clock_wait(rl, m, poll, run->polling ? RL_NEVER : run->deadline_ns, out->events, MAX_EVENTS, &out->count);
+    out->generation = rl->run_generation;
+    return idle;
 }
 
 /* The common items a mode lacks since an add ran out of memory join it
@@ -165,14 +178,19 @@ static RLRunLoopRunResult run_passes(RLRunLoopRef rl, rl_mode *m, rl_run *run, b
            timeout, a wake-up, or a timer another thread adds. A batch with
            sources left stands for a wait that would end at once. */
         bool poll = handled || run->polling;
+        bool idle = false;
         if (!poll) rl_do_observers(rl, m, kRLRunLoopBeforeWaiting);
-        if (!batch_has_source(rl, &batch)) wait_for_events(rl, m, poll, &batch);
+        if (!batch_has_source(rl, &batch)) {
+            if (__builtin_expect(rl_loop_manual_clock(rl) != NULL, 0))
+                idle = wait_on_manual_clock(rl, m, run, poll, &batch);
+            else wait_for_events(rl, m, poll, &batch);
+        }
         if (!poll) rl_do_observers(rl, m, kRLRunLoopAfterWaiting);
 
         if (handle_wake_up_source(rl, m, &batch)) handled = true;
         rl_do_blocks(rl, m);
 
-        RLRunLoopRunResult result = exit_check(rl, m, run, handled, stop_after_one);
+        RLRunLoopRunResult result = exit_check(rl, m, run, handled, stop_after_one, idle);
         if (result) return result;
     }
 }
@@ -203,7 +221,7 @@ static RLRunLoopRunResult run_specific(RLRunLoopRef rl, RLRunLoopMode mode, RLTi
     }
     rl_mode_read_timer_slack(rl);
     rl_run run = {.outer = rl->current_run, .mode = m};
-    set_deadline(&run, seconds);
+    set_deadline(rl, &run, seconds);
     int64_t outer_deadline = m->run_deadline_ns;
     m->run_deadline_ns = run.deadline_ns;
     rl->current_run = &run;
@@ -232,5 +250,5 @@ void RLRunLoopRun(void) {
     RLRunLoopRunResult result;
     do {
         result = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1.0e10, false);
-    } while (result != kRLRunLoopRunStopped && result != kRLRunLoopRunFinished);
+    } while (result != kRLRunLoopRunStopped && result != kRLRunLoopRunFinished && result != kRLRunLoopRunIdle);
 }

@@ -17,5 +17,7 @@
 #include "CRunLoopMonitor.h"
 /* Running a loop inside another event loop. */
 #include "CRunLoopEmbed.h"
+/* Running a loop on a manual clock, for tests. */
+#include "CRunLoopClock.h"
 
 #endif /* CRUNLOOP_H */
