@@ -12,6 +12,7 @@
 #include "rltest.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/prctl.h>
@@ -536,6 +537,328 @@ static void nested_runs_move_the_time_and_go_idle_by_the_same_rule(void) {
     RLRelease(modal);
 }
 
+/* ---- switching clocks ---- */
+
+static bool g_switched_in_callout = true;
+static void try_to_switch(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    g_switched_in_callout = RLRunLoopUseRealClock(rl) || RLRunLoopUseManualClock(rl, 0);
+}
+
+static void *switch_from_elsewhere(void *arg) {
+    RLRunLoopRef rl = arg;
+    return (void *)(intptr_t)(RLRunLoopUseManualClock(rl, 0) || RLRunLoopUseRealClock(rl));
+}
+
+/* Only the loop's own thread switches, and never while a run is active. */
+static void switching_is_refused_inside_a_run_and_from_other_threads(void) {
+    RLRunLoopRef rl = manual_loop(0);
+    RLRunLoopTimerRef t = rl_test_timer(1, 0, try_to_switch, NULL);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RL_ASSERT(RLRunLoopClockAdvance(rl, 1));
+    RL_ASSERT_EQ_INT(run_default(), kRLRunLoopRunFinished);
+    RL_ASSERT(!g_switched_in_callout);
+    RL_ASSERT(RLRunLoopHasManualClock(rl));
+    pthread_t th;
+    void *switched = (void *)1;
+    RL_ASSERT_EQ_INT(pthread_create(&th, NULL, switch_from_elsewhere, rl), 0);
+    pthread_join(th, &switched);
+    RL_ASSERT(switched == NULL);
+    RL_ASSERT(RLRunLoopHasManualClock(rl));
+    RLRelease(t);
+}
+
+/* A switch keeps every timer's date and the order of equal dates; the
+   deadlines follow the new clock. Back on real time they are due by the
+   wall clock (real time: one short timer). */
+static void switching_clocks_keeps_dates_and_order(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLAbsoluteTime real = RLAbsoluteTimeGetCurrent();
+    RLRunLoopTimerRef t[4];
+    for (long i = 0; i < 3; i++) {
+        t[i] = rl_test_indexed_timer(real + 1000, i);
+        RLRunLoopAddTimer(rl, t[i], kRLRunLoopDefaultMode);
+    }
+    RLRunLoopTimerSetNextFireDate(t[0], real + 1000); /* after 1 and 2 now */
+    t[3] = rl_test_indexed_timer(real + 500, 3);
+    RLRunLoopAddTimer(rl, t[3], kRLRunLoopDefaultMode);
+    RL_ASSERT(RLRunLoopUseManualClock(rl, real + 400));
+    RL_ASSERT_EQ_DBL(RLRunLoopTimerGetNextFireDate(t[3]), real + 500);
+    RL_ASSERT_EQ_DBL(RLRunLoopGetNextTimerFireDate(rl, kRLRunLoopDefaultMode), real + 500);
+    RL_ASSERT(RLRunLoopClockAdvance(rl, 99.9));
+    RL_ASSERT_EQ_INT(run_default(), kRLRunLoopRunIdle);
+    RL_ASSERT_EQ_INT(rl_test_callouts.n, 0);
+    RL_ASSERT(RLRunLoopClockSetTime(rl, real + 500));
+    RL_ASSERT_EQ_INT(run_default(), kRLRunLoopRunIdle);
+    RL_ASSERT_LOG(&rl_test_callouts, 3);
+    /* Restarted at 0: the rest is due 16 years on (dates further ahead are
+       clamped, as always); back to where it was: due. */
+    RL_ASSERT(RLRunLoopUseManualClock(rl, 0));
+    RL_ASSERT_EQ_INT(run_default(), kRLRunLoopRunIdle);
+    RL_ASSERT(RLRunLoopUseManualClock(rl, real + 1000));
+    RL_ASSERT_EQ_INT(run_default(), kRLRunLoopRunFinished);
+    RL_ASSERT_LOG(&rl_test_callouts, 3, 1, 2, 0);
+    /* On real time again, a timer 20 ms ahead fires by the wall clock. */
+    RL_ASSERT(RLRunLoopUseRealClock(rl));
+    RLRunLoopTimerRef soon = rl_test_indexed_timer(RLAbsoluteTimeGetCurrent() + 0.02, 4);
+    RLRunLoopAddTimer(rl, soon, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 20, false), kRLRunLoopRunFinished);
+    RL_ASSERT_LOG(&rl_test_callouts, 3, 1, 2, 0, 4);
+    for (int i = 0; i < 4; i++) RLRelease(t[i]);
+    RLRelease(soon);
+}
+
+/* ---- timers between a real and a manual loop ---- */
+
+static RLThreadRef start_real_loop_thread(RLRunLoopRef *loop) {
+    RLThreadRef th = RLThreadCreate("real");
+    RL_ASSERT(RLThreadStart(th));
+    *loop = RLThreadGetRunLoop(th);
+    return th;
+}
+
+static atomic_int g_real_fires;
+static void count_real_fire(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+    atomic_fetch_add(&g_real_fires, 1);
+}
+
+/* A timer is in one loop at a time, whatever its clock; removed from one
+   and added to the other, it keeps its date and is due by that loop's
+   time. */
+static void timer_moved_between_a_manual_and_a_real_loop_keeps_its_date(void) {
+    RLRunLoopRef rl = manual_loop(0);
+    RLRunLoopRef real_loop;
+    RLThreadRef th = start_real_loop_thread(&real_loop);
+    /* Dated 10 on the manual clock: added to both, the real loop ignores it. */
+    RLRunLoopTimerRef t = rl_test_timer(10, 0, count_real_fire, NULL);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopAddTimer(real_loop, t, kRLRunLoopDefaultMode);
+    RL_ASSERT(!RLRunLoopContainsTimer(real_loop, t, kRLRunLoopDefaultMode));
+    /* Moved to the real loop: date 10 is long past on the wall clock. */
+    RLRunLoopRemoveTimer(rl, t, kRLRunLoopDefaultMode);
+    RLRunLoopAddTimer(real_loop, t, kRLRunLoopDefaultMode);
+    rl_test_wait_for(&g_real_fires, 1, 20);
+    RL_ASSERT_EQ_INT(atomic_load(&g_real_fires), 1);
+    /* The other way: a real loop's timer dated an hour ahead joins the
+       manual loop and is due when its time gets there. */
+    RLAbsoluteTime in_an_hour = RLAbsoluteTimeGetCurrent() + 3600;
+    RL_ASSERT(RLRunLoopClockSetTime(rl, in_an_hour - 7200));
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(run_default(), kRLRunLoopRunIdle); /* caught up (a run of an empty mode would not) */
+    RLRunLoopSourceInvalidate(keep);
+    RLRelease(keep);
+    static seen_rec r;
+    RLRunLoopTimerRef u = rl_test_timer(in_an_hour, 0, note_time, &r);
+    RLRunLoopAddTimer(real_loop, u, kRLRunLoopDefaultMode);
+    RLRunLoopRemoveTimer(real_loop, u, kRLRunLoopDefaultMode);
+    RLRunLoopAddTimer(rl, u, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_DBL(RLRunLoopGetNextTimerFireDate(rl, kRLRunLoopDefaultMode), in_an_hour);
+    RL_ASSERT(RLRunLoopClockSetTime(rl, in_an_hour - 1));
+    RL_ASSERT_EQ_INT(run_default(), kRLRunLoopRunIdle);
+    RL_ASSERT_EQ_INT(r.fired, 0);
+    RL_ASSERT(RLRunLoopClockSetTime(rl, in_an_hour));
+    RL_ASSERT_EQ_INT(run_default(), kRLRunLoopRunFinished);
+    RL_ASSERT_EQ_INT(r.fired, 1);
+    RL_ASSERT_EQ_DBL(r.at[0], in_an_hour);
+    RLThreadStop(th);
+    RLThreadRelease(th);
+    RLRelease(t);
+    RLRelease(u);
+}
+
+/* A repeating timer moved by its own callout from a manual loop to a real
+   one goes on there on the wall clock (real time: it fires a few times);
+   moved back by a later callout, it goes on on the manual clock from the
+   date it fired for, on its grid. */
+typedef struct {
+    RLRunLoopRef manual, real;
+    atomic_int on_manual, on_real;
+    RLAbsoluteTime fired_for; /* its date when the last real callout moved it back */
+    RLAbsoluteTime manual_at[4];
+} bounce_clock_rec;
+static bounce_clock_rec g_bc;
+
+static void bounce_between_clocks(RLRunLoopTimerRef t, void *info) {
+    (void)info;
+    RLRunLoopRef cur = RLRunLoopGetCurrent();
+    if (cur == g_bc.manual) {
+        int n = atomic_fetch_add(&g_bc.on_manual, 1);
+        if (n < 4) g_bc.manual_at[n] = RLRunLoopGetCurrentTime(cur);
+        if (n > 0) return;
+        RLRunLoopRemoveTimer(cur, t, kRLRunLoopDefaultMode);
+        RLRunLoopAddTimer(g_bc.real, t, kRLRunLoopDefaultMode);
+        return;
+    }
+    if (atomic_fetch_add(&g_bc.on_real, 1) + 1 < 3) return;
+    g_bc.fired_for = RLRunLoopTimerGetNextFireDate(t);
+    RLRunLoopRemoveTimer(cur, t, kRLRunLoopDefaultMode);
+    RLRunLoopAddTimer(g_bc.manual, t, kRLRunLoopDefaultMode);
+}
+
+static void repeating_timer_moved_across_clocks_by_its_callout_goes_on_in_each(void) {
+    RLAbsoluteTime start = RLAbsoluteTimeGetCurrent();
+    g_bc.manual = manual_loop(start);
+    RLThreadRef th = start_real_loop_thread(&g_bc.real);
+    RLRunLoopTimerRef t = rl_test_timer(start + 0.01, 0.01, bounce_between_clocks, NULL);
+    RLRunLoopAddTimer(g_bc.manual, t, kRLRunLoopDefaultMode);
+    RLRunLoopSourceRef keep = rl_test_keep_mode(g_bc.manual, kRLRunLoopDefaultMode);
+    RL_ASSERT(RLRunLoopClockAdvance(g_bc.manual, 0.01));
+    RL_ASSERT_EQ_INT(run_default(), kRLRunLoopRunIdle);
+    RL_ASSERT_EQ_INT(atomic_load(&g_bc.on_manual), 1);
+    /* Three fires on the wall clock, 10 ms apart: ~30 ms, bounded at 20 s. */
+    double end = rl_test_now() + 20;
+    while (!RLRunLoopContainsTimer(g_bc.manual, t, kRLRunLoopDefaultMode) && rl_test_now() < end) rl_test_sleep(0.001);
+    RL_ASSERT_EQ_INT(atomic_load(&g_bc.on_real), 3);
+    /* Back on the manual loop, whose time is still start + 0.01: the timer
+       goes on from the date it fired for, one interval on, and fires on
+       each grid point the clock passes. */
+    RLAbsoluteTime next = RLRunLoopTimerGetNextFireDate(t);
+    RL_ASSERT(fabs(next - (g_bc.fired_for + 0.01)) < 1e-6);
+    RL_ASSERT(RLRunLoopClockSetTime(g_bc.manual, next + 0.015));
+    RL_ASSERT_EQ_INT(run_default(), kRLRunLoopRunIdle);
+    RL_ASSERT_EQ_INT(atomic_load(&g_bc.on_manual), 3);
+    RL_ASSERT(fabs(g_bc.manual_at[1] - next) < 1e-6);
+    RL_ASSERT(fabs(g_bc.manual_at[2] - (next + 0.01)) < 1e-6);
+    RLRunLoopTimerInvalidate(t);
+    RLThreadStop(th);
+    RLThreadRelease(th);
+    RLRelease(t);
+    RLRelease(keep);
+}
+
+/* ---- the rest of the library on the loop's time ---- */
+
+static int g_delayed_runs;
+static void delayed_work(void *info) {
+    (void)info;
+    g_delayed_runs++;
+}
+
+static void perform_after_delay_runs_when_the_clock_gets_there(void) {
+    RLRunLoopRef rl = manual_loop(1000);
+    RLPerformRequestRef r = RLRunLoopPerformRequestAfterDelay(rl, 5, NULL, 0, NULL, delayed_work, NULL, NULL);
+    RL_ASSERT(r != NULL);
+    RL_ASSERT(RLRunLoopClockAdvance(rl, 4.9));
+    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1e10, false);
+    RL_ASSERT_EQ_INT(g_delayed_runs, 0);
+    RL_ASSERT_EQ_INT(RLPerformRequestGetStatus(r), kRLPerformRequestPending);
+    RL_ASSERT(RLRunLoopClockAdvance(rl, 0.1));
+    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1e10, false);
+    RL_ASSERT_EQ_INT(g_delayed_runs, 1);
+    RL_ASSERT_EQ_INT(RLPerformRequestGetStatus(r), kRLPerformRequestDone);
+    RLPerformRequestRelease(r);
+}
+
+/* Each task takes 4 ms of the loop's time (it advances the clock): a 10 ms
+   slice runs three of them per idle pass. */
+static int g_idle_pass, g_task_pass[9], g_tasks_run;
+static void count_idle_pass(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o;
+    (void)a;
+    (void)info;
+    g_idle_pass++;
+}
+static void four_ms_task(void *info) {
+    (void)info;
+    g_task_pass[g_tasks_run++] = g_idle_pass;
+    RL_ASSERT(RLRunLoopClockAdvance(RLRunLoopGetCurrent(), 0.004));
+}
+
+static void idle_slices_are_measured_on_the_loop_time(void) {
+    RLRunLoopRef rl = manual_loop(0);
+    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting, true, 0, count_idle_pass, NULL);
+    RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
+    RLIdleQueueRef q = RLIdleQueueCreate(rl, kRLRunLoopDefaultMode, 0.01);
+    for (int i = 0; i < 9; i++) RLIdleQueueSubmit(q, four_ms_task, NULL, NULL);
+    RL_ASSERT_EQ_INT(run_default(), kRLRunLoopRunFinished);
+    RL_ASSERT_EQ_INT(g_tasks_run, 9);
+    for (int i = 0; i < 9; i++) RL_ASSERT_EQ_INT(g_task_pass[i], 1 + i / 3);
+    RL_ASSERT(fabs(RLRunLoopGetCurrentTime(rl) - 0.036) < 1e-9);
+    RLIdleQueueRelease(q);
+    RLRunLoopObserverInvalidate(o);
+    RLRelease(o);
+}
+
+/* A hang monitor on the loop's time: a callout that advances the clock by
+   3 s (its work "took" 3 s) is a stall of 3 s against a 1 s threshold. A
+   callout that takes real time but no clock time is not. The callout waits
+   (real time, bounded) for the report, so it is made during the stall. */
+typedef struct {
+    atomic_int reports;
+    _Atomic double duration;
+} hang_rec;
+static hang_rec g_hang;
+static void note_hang(RLHangMonitorRef m, const RLHangReport *r, void *info) {
+    (void)m;
+    (void)info;
+    atomic_store(&g_hang.duration, r->duration);
+    atomic_fetch_add(&g_hang.reports, 1);
+}
+
+static void take_three_seconds(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+    RL_ASSERT(RLRunLoopClockAdvance(RLRunLoopGetCurrent(), 3));
+    rl_test_wait_for(&g_hang.reports, 1, 20);
+}
+
+static void take_real_time_only(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+    rl_test_sleep(0.05);
+}
+
+static void hang_monitor_measures_stalls_on_the_loop_time(void) {
+    RLRunLoopRef rl = manual_loop(0);
+    RLHangMonitorRef m = RLHangMonitorCreate(rl, 1, note_hang, NULL);
+    RL_ASSERT(RLHangMonitorStart(m));
+    RLRunLoopTimerRef quiet = rl_test_timer(1, 0, take_real_time_only, NULL);
+    RLRunLoopAddTimer(rl, quiet, kRLRunLoopDefaultMode);
+    RL_ASSERT(RLRunLoopClockAdvance(rl, 1));
+    RL_ASSERT_EQ_INT(run_default(), kRLRunLoopRunFinished);
+    RL_ASSERT_EQ_INT(atomic_load(&g_hang.reports), 0); /* 50 ms of real time is no stall here */
+    RLRunLoopTimerRef slow = rl_test_timer(2, 0, take_three_seconds, NULL);
+    RLRunLoopAddTimer(rl, slow, kRLRunLoopDefaultMode);
+    RL_ASSERT(RLRunLoopClockAdvance(rl, 1));
+    RL_ASSERT_EQ_INT(run_default(), kRLRunLoopRunFinished);
+    RL_ASSERT_EQ_INT(atomic_load(&g_hang.reports), 1);
+    RL_ASSERT_EQ_INT(RLHangMonitorGetStallCount(m), 1);
+    RL_ASSERT_GE_DBL(atomic_load(&g_hang.duration), 2.99);
+    RL_ASSERT_LE_DBL(atomic_load(&g_hang.duration), 3.01);
+    RLHangMonitorRelease(m);
+    RLRelease(quiet);
+    RLRelease(slow);
+}
+
+/* A host embedding a manual loop sleeps until the clock is advanced past a
+   timer: Prepare's timeout is -1 until then, 0 after (the descriptor is
+   readable), and the host's polling pass fires it. */
+static void embedded_manual_loop_wakes_its_host_only_for_advanced_timers(void) {
+    RLRunLoopRef rl = manual_loop(0);
+    static seen_rec r;
+    RLRunLoopTimerRef t = add_noting_timer(rl, 5, 0, &r);
+    int fd = RLRunLoopEmbedGetFD(rl);
+    RL_ASSERT(fd >= 0);
+    int timeout = 0;
+    RL_ASSERT(!RLRunLoopEmbedPrepare(rl, kRLRunLoopDefaultMode, &timeout));
+    RL_ASSERT_EQ_INT(timeout, -1);
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    RL_ASSERT_EQ_INT(poll(&p, 1, 0), 0);
+    RL_ASSERT(RLRunLoopClockAdvance(rl, 5));
+    RL_ASSERT(RLRunLoopEmbedPrepare(rl, kRLRunLoopDefaultMode, &timeout));
+    RL_ASSERT_EQ_INT(timeout, 0);
+    RL_ASSERT_EQ_INT(poll(&p, 1, 0), 1);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false), kRLRunLoopRunTimedOut);
+    RL_ASSERT_EQ_INT(r.fired, 1);
+    RL_ASSERT_EQ_DBL(r.at[0], 5);
+    RLRunLoopEmbedCancel(rl);
+    RLRelease(t);
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(manual_clock_reads_the_date_it_was_given),
@@ -556,6 +879,14 @@ int main(int argc, char **argv) {
         RL_TEST(advance_from_another_thread_is_caught_up_before_idle),
         RL_TEST(loop_on_another_thread_follows_the_advances),
         RL_TEST(nested_runs_move_the_time_and_go_idle_by_the_same_rule),
+        RL_TEST(switching_is_refused_inside_a_run_and_from_other_threads),
+        RL_TEST(switching_clocks_keeps_dates_and_order),
+        RL_TEST(timer_moved_between_a_manual_and_a_real_loop_keeps_its_date),
+        RL_TEST(repeating_timer_moved_across_clocks_by_its_callout_goes_on_in_each),
+        RL_TEST(perform_after_delay_runs_when_the_clock_gets_there),
+        RL_TEST(idle_slices_are_measured_on_the_loop_time),
+        RL_TEST(hang_monitor_measures_stalls_on_the_loop_time),
+        RL_TEST(embedded_manual_loop_wakes_its_host_only_for_advanced_timers),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }

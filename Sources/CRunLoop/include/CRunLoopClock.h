@@ -39,7 +39,9 @@
  * order, each callout seeing the loop's time at that wake-up. Advancing ten
  * seconds over a timer that repeats every second fires it ten times, each
  * on its grid point, and a timer a callout schedules on the way fires on the
- * way too, in its place. Tolerance, the implicit leeway and the thread's
+ * way too, in its place. Only a pass moves the loop's time (a run of an
+ * empty mode returns kRLRunLoopRunFinished at once, as always, and moves
+ * nothing). Tolerance, the implicit leeway and the thread's
  * timer slack group timers into wake-ups exactly as on real time (see
  * RLRunLoopTimerSetTolerance): two timers 10 us apart share one wake-up, at
  * the later date.
@@ -83,9 +85,10 @@
  * Timers and the two kinds of clock. A timer keeps its date, whichever
  * loop it is in. A timer is in one loop at a time (adding it to a second
  * loop is ignored, as always); removed from a real loop and added to a
- * manual one, or back, it is due when that loop's time reaches its date (a
- * timer dated on the real clock and added to a loop whose manual clock
- * started at 0 is due in ~25 years). One that its own callout moves to a loop
+ * manual one, or back, it is due when that loop's time reaches its date
+ * (a date more than ~16 years ahead of that time is scheduled 16 years
+ * ahead, as on real time: a timer dated on the wall clock and added to a
+ * loop whose manual clock reads 0 waits 16 years). One that its own callout moves to a loop
  * on the other kind of clock is dated there the same way (a repeating one
  * goes on from the date it fired for, on its grid). Switching a loop's
  * clock keeps every timer's date and takes its deadline again, timers of
