@@ -161,6 +161,7 @@ static void repeating_timer_fires_on_every_grid_point_it_passes(void) {
    at 1, 3 and 7. */
 static int g_attempts;
 static RLAbsoluteTime g_attempt_at[8];
+static RLRunLoopTimerRef g_next_attempt; /* held by the loop */
 static void retry(RLRunLoopTimerRef t, void *info) {
     (void)t;
     (void)info;
@@ -170,6 +171,7 @@ static void retry(RLRunLoopTimerRef t, void *info) {
     RLRunLoopTimerRef next = rl_test_timer(now + (double)(2 << (g_attempts - 1)), 0, retry, NULL);
     RLRunLoopAddTimer(rl, next, kRLRunLoopDefaultMode);
     RLRelease(next);
+    g_next_attempt = next;
 }
 
 static void timers_scheduled_by_callouts_on_the_way_fire_in_their_place(void) {
@@ -183,6 +185,7 @@ static void timers_scheduled_by_callouts_on_the_way_fire_in_their_place(void) {
     RL_ASSERT_EQ_DBL(g_attempt_at[1], 3);
     RL_ASSERT_EQ_DBL(g_attempt_at[2], 7);
     RL_ASSERT_EQ_DBL(RLRunLoopGetNextTimerFireDate(rl, kRLRunLoopDefaultMode), 15);
+    RLRunLoopTimerInvalidate(g_next_attempt);
     RLRelease(first);
 }
 
