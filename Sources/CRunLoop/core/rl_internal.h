@@ -174,10 +174,13 @@ struct rl_mode {
 struct rl_run {
     rl_run *outer;
     rl_mode *mode;
-    bool stopped;
-    bool polling; /* seconds <= 0: exactly one pass */
+    uint8_t stopped; /* RL_RUN_STOP_ASKED, RL_RUN_IDLE: the exit checks look at both with one test */
+    bool polling;    /* seconds <= 0: exactly one pass */
     int64_t deadline_ns;
 };
+
+#define RL_RUN_STOP_ASKED 1u /* RLRunLoopStop */
+#define RL_RUN_IDLE       2u /* a manual clock's wait found nothing to do (rl_clock_wait) */
 
 /* ---- queued functions and blocks ----------------------------------------- */
 struct rl_block {

@@ -161,7 +161,7 @@ void RLRunLoopStop(RLRunLoopRef rl) {
     if (!rl) return;
     rl_loop_lock(rl);
     bool running = rl->current_run != NULL;
-    if (running) rl->current_run->stopped = true;
+    if (running) rl->current_run->stopped |= RL_RUN_STOP_ASKED;
     rl_loop_unlock(rl);
     if (running) RLRunLoopWakeUp(rl);
 }

@@ -66,7 +66,13 @@ static bool descriptors_due_a_poll(RLRunLoopRef rl, const rl_mode *m) {
 /* __CFRunLoopServiceMachPort: sleeps (or polls) on the loop's epoll set, with
    the mode's version-1 sources armed, until the mode's next deadline (the
    handshake with wakers, the spin and the sleep are rl_wait.c's). */
+static void wait_on_manual_clock(RLRunLoopRef rl, rl_mode *m, bool poll, event_batch *out);
+
 static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, event_batch *out) {
+    if (__builtin_expect(rl_loop_manual_clock(rl) != NULL, 0)) {
+        wait_on_manual_clock(rl, m, poll, out);
+        return;
+    }
     /* A deadline that already passed (a loop behind a dense run of timers)
        needs no timer programming and no sleep: poll, and fire it next. */
     int64_t deadline = rl_mode_next_deadline(m);
@@ -119,29 +125,30 @@ static bool handle_wake_up_source(RLRunLoopRef rl, rl_mode *m, event_batch *b) {
     return rl_do_source1(rl, m, ev->data.u64, ev->events);
 }
 
-/* `idle`: the pass found nothing and its manual clock has caught up
-   (rl_clock_wait); never on real time. */
-static RLRunLoopRunResult exit_check(RLRunLoopRef rl, rl_mode *m, rl_run *run, bool handled, bool stop_after_one,
-                                     bool idle) {
+static RLRunLoopRunResult exit_check(RLRunLoopRef rl, rl_mode *m, rl_run *run, bool handled, bool stop_after_one) {
     if (handled && stop_after_one) return kRLRunLoopRunHandledSource;
     if (run->polling || (run->deadline_ns != RL_NEVER && rl_loop_now(rl) >= run->deadline_ns))
         return kRLRunLoopRunTimedOut;
     if (run->stopped) {
-        run->stopped = false;
-        return kRLRunLoopRunStopped;
+        /* Idle only on a manual clock, and last: after Finished. A pass whose
+           wait found nothing ends here, so the mark is never stale. */
+        bool asked = run->stopped & RL_RUN_STOP_ASKED;
+        run->stopped = 0;
+        if (asked) return kRLRunLoopRunStopped;
+        return rl_mode_is_empty(rl, m) ? kRLRunLoopRunFinished : kRLRunLoopRunIdle;
     }
     if (rl_mode_is_empty(rl, m)) return kRLRunLoopRunFinished;
-    if (idle) return kRLRunLoopRunIdle;
     return 0;
 }
 
-/* A manual clock's pass: time moves instead of a sleep (rl_clock.c). */
-static bool wait_on_manual_clock(RLRunLoopRef rl, rl_mode *m, rl_run *run, bool poll, event_batch *out) {
+/* A manual clock's wait: time moves instead of a sleep (rl_clock.c). The
+   run waiting is the loop's current one. */
+static void wait_on_manual_clock(RLRunLoopRef rl, rl_mode *m, bool poll, event_batch *out) {
+    rl_run *run = rl->current_run;
     out->next = 0;
-    bool idle =
-        rl_clock_wait(rl, m, poll, run->polling ? RL_NEVER : run->deadline_ns, out->events, MAX_EVENTS, &out->count);
+    if (rl_clock_wait(rl, m, poll, run->polling ? RL_NEVER : run->deadline_ns, out->events, MAX_EVENTS, &out->count))
+        run->stopped |= RL_RUN_IDLE;
     out->generation = rl->run_generation;
-    return idle;
 }
 
 /* The common items a mode lacks since an add ran out of memory join it
@@ -162,7 +169,7 @@ static void complete_common(RLRunLoopRef rl, rl_mode *m) {
 /* __CFRunLoopRun */
 static RLRunLoopRunResult run_passes(RLRunLoopRef rl, rl_mode *m, rl_run *run, bool stop_after_one) {
     if (run->stopped) {
-        run->stopped = false;
+        run->stopped = 0;
         return kRLRunLoopRunStopped;
     }
     event_batch batch = {.count = 0};
@@ -178,19 +185,14 @@ static RLRunLoopRunResult run_passes(RLRunLoopRef rl, rl_mode *m, rl_run *run, b
            timeout, a wake-up, or a timer another thread adds. A batch with
            sources left stands for a wait that would end at once. */
         bool poll = handled || run->polling;
-        bool idle = false;
         if (!poll) rl_do_observers(rl, m, kRLRunLoopBeforeWaiting);
-        if (!batch_has_source(rl, &batch)) {
-            if (__builtin_expect(rl_loop_manual_clock(rl) != NULL, 0))
-                idle = wait_on_manual_clock(rl, m, run, poll, &batch);
-            else wait_for_events(rl, m, poll, &batch);
-        }
+        if (!batch_has_source(rl, &batch)) wait_for_events(rl, m, poll, &batch);
         if (!poll) rl_do_observers(rl, m, kRLRunLoopAfterWaiting);
 
         if (handle_wake_up_source(rl, m, &batch)) handled = true;
         rl_do_blocks(rl, m);
 
-        RLRunLoopRunResult result = exit_check(rl, m, run, handled, stop_after_one, idle);
+        RLRunLoopRunResult result = exit_check(rl, m, run, handled, stop_after_one);
         if (result) return result;
     }
 }

@@ -228,10 +228,12 @@ static uint32_t implicit_leeway(int64_t ahead_ns) {
    for a nearer one the precise clock is read, so the rule holds exactly for
    every timer, and most adds (of timers over 12 ms ahead, with 4 ms ticks)
    still read one clock, the cheap one. */
-static uint32_t added_timer_leeway(RLRunLoopRef rl, int64_t deadline, int64_t coarse_now) {
+static inline __attribute__((always_inline)) uint32_t added_timer_leeway(int64_t deadline, int64_t coarse_now,
+                                                                         bool manual) {
+    if (manual) return implicit_leeway(deadline - coarse_now); /* a manual clock's reading is exact */
     if (deadline - coarse_now >= 8 * (int64_t)RL_TIMER_LEEWAY_CAP_NS + 2 * rl_mono_coarse_tick())
         return RL_TIMER_LEEWAY_CAP_NS;
-    return implicit_leeway(deadline - rl_loop_now(rl));
+    return implicit_leeway(deadline - rl_mono_now());
 }
 
 /* Puts a slot into its mode's heap, after every timer already there with the
@@ -399,17 +401,26 @@ rl_timer_slot *rl_timer_slot_for_mode(RLRunLoopTimerRef t, rl_mode *m) {
     return NULL;
 }
 
-/* Claims the timer for `rl` at `now` (rl_mono_coarse_now); false if invalid
-   or in another loop. Timer locked. */
-static bool claim(RLRunLoopRef rl, RLRunLoopTimerRef t, int64_t now) {
+/* Claims the timer for `rl` at `now` (rl_loop_coarse_now; `manual`: rl is
+   on a manual clock, as its caller found once); false if invalid or in
+   another loop. Timer locked. */
+static inline __attribute__((always_inline)) bool claim(RLRunLoopRef rl, RLRunLoopTimerRef t, int64_t now,
+                                                        bool manual) {
     if (!atomic_load(&t->valid) || (t->rl && t->rl != rl)) return false;
     /* Joining a loop converts the date again, like re-dating it: deadlines
        of equal dates never decrease from one conversion to the next, so the
        timer goes after those of its date converted before (a firing timer
        keeps the deadline it fires for until end_firing). */
-    if (!t->rl && !t->firing) t->fire_ns = rl_loop_deadline_for_date(rl, t->fire_date, now);
+    if (!t->rl && !t->firing)
+        t->fire_ns =
+            manual ? rl_manual_deadline_for_date(t->fire_date, now) : rl_deadline_for_date_at(t->fire_date, now);
     t->rl = rl;
     return true;
+}
+
+/* claim, at the loop's now. */
+static bool claim_now(RLRunLoopRef rl, RLRunLoopTimerRef t) {
+    return claim(rl, t, rl_loop_coarse_now(rl), rl_loop_manual_clock(rl) != NULL);
 }
 
 static void unclaim_if_unused(RLRunLoopTimerRef t) {
@@ -448,14 +459,14 @@ static void drop_slot(RLRunLoopTimerRef t, rl_timer_slot *slot) {
     free((rl_timer_more_slot *)slot);
 }
 
-static void add_slot(rl_mode *m, RLRunLoopTimerRef t, int64_t now) {
+static inline __attribute__((always_inline)) void add_slot(rl_mode *m, RLRunLoopTimerRef t, int64_t now, bool manual) {
     if (rl_timer_slot_for_mode(t, m) || !firing_room(m, FIRING_ROOM)) return;
     rl_timer_slot *slot = new_slot(t, m);
     if (!slot) return;
     /* A firing timer is scheduled when its callout ends (end_firing). */
     if (t->firing) {
         list_firing(slot);
-    } else if (!schedule_slot(t, slot, added_timer_leeway(m->rl, t->fire_ns, now))) {
+    } else if (!schedule_slot(t, slot, added_timer_leeway(t->fire_ns, now, manual))) {
         drop_slot(t, slot);
         return;
     }
@@ -465,14 +476,25 @@ static void add_slot(rl_mode *m, RLRunLoopTimerRef t, int64_t now) {
     rl_mode_timers_changed(m);
 }
 
-void rl_timer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
-    int64_t now = rl_loop_coarse_now(rl); /* for the date's conversion and the leeway */
+/* `now` for the date's conversion and the leeway; `manual` a constant at
+   each call, so each path has its own copy and real time pays nothing. */
+static inline __attribute__((always_inline)) void add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t,
+                                                              int64_t now, bool manual) {
     rl_item_lock_acquire(&t->lock);
-    if (claim(rl, t, now)) {
-        add_slot(m, t, now);
+    if (claim(rl, t, now, manual)) {
+        add_slot(m, t, now, manual);
         unclaim_if_unused(t);
     }
     rl_item_lock_release(&t->lock);
+}
+
+static __attribute__((noinline)) void add_to_mode_on_manual_clock(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
+    add_to_mode(rl, m, t, rl_loop_coarse_now(rl), true);
+}
+
+void rl_timer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
+    if (__builtin_expect(rl_loop_manual_clock(rl) != NULL, 0)) add_to_mode_on_manual_clock(rl, m, t);
+    else add_to_mode(rl, m, t, rl_mono_coarse_now(), false);
 }
 
 /* Timer locked. */
@@ -509,8 +531,7 @@ void RLRunLoopAddTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopMode m
         /* nothing would ever fire it */
     } else if (!is_default && rl_mode_name_is_common(mode)) {
         rl_item_lock_acquire(&timer->lock);
-        bool added = !timer->in_common && claim(rl, timer, rl_loop_coarse_now(rl)) &&
-                     rl_item_set_insert(&rl->common_timers, timer, 0);
+        bool added = !timer->in_common && claim_now(rl, timer) && rl_item_set_insert(&rl->common_timers, timer, 0);
         if (added) timer->in_common = true;
         unclaim_if_unused(timer);
         rl_item_lock_release(&timer->lock);
