@@ -862,6 +862,26 @@ static void embedded_manual_loop_wakes_its_host_only_for_advanced_timers(void) {
     RLRelease(t);
 }
 
+/* A manual loop's description shows its two readings, and timers' dates
+   from the loop's time. */
+static void description_shows_the_manual_clock(void) {
+    RLRunLoopRef rl = manual_loop(5);
+    RLRunLoopTimerRef t = rl_test_timer(6, 0, rl_test_count_fire, NULL);
+    RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    RL_ASSERT(RLRunLoopClockAdvance(rl, 0.5));
+    char *d = RLCopyDescription(rl);
+    RL_ASSERT(d != NULL);
+    RL_ASSERT(strstr(d, "manual clock = {loop time = 5.000000, clock time = 5.500000}") != NULL);
+    RL_ASSERT(strstr(d, "(+1.000000 s from now)") != NULL);
+    free(d);
+    RL_ASSERT(RLRunLoopUseRealClock(rl));
+    d = RLCopyDescription(rl);
+    RL_ASSERT(strstr(d, "manual clock") == NULL);
+    free(d);
+    RLRunLoopTimerInvalidate(t);
+    RLRelease(t);
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(manual_clock_reads_the_date_it_was_given),
@@ -890,6 +910,7 @@ int main(int argc, char **argv) {
         RL_TEST(idle_slices_are_measured_on_the_loop_time),
         RL_TEST(hang_monitor_measures_stalls_on_the_loop_time),
         RL_TEST(embedded_manual_loop_wakes_its_host_only_for_advanced_timers),
+        RL_TEST(description_shows_the_manual_clock),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }

@@ -87,7 +87,8 @@ static void print_timer(FILE *out, RLRunLoopTimerRef t) {
             "<RLRunLoopTimer %p>{valid = %s, firing = %s, interval = %g, tolerance = %g, "
             "next fire date = %.6f (%+.6f s from now), order = %ld, callout = %p, context = ",
             (void *)t, yes_no(atomic_load(&t->valid)), yes_no(firing), rl_timer_interval(t), tolerance, date,
-            date - RLAbsoluteTimeGetCurrent(), x ? x->order : 0, (void *)(uintptr_t)t->callout);
+            date - (t->rl ? rl_loop_date_now(t->rl) : RLAbsoluteTimeGetCurrent()), x ? x->order : 0,
+            (void *)(uintptr_t)t->callout);
     print_info(out, x ? x->copy_description : NULL, t->info);
     fprintf(out, "}");
 }
@@ -125,10 +126,10 @@ static void print_mode(FILE *out, RLRunLoopRef rl, rl_mode *m) {
         fprintf(out, "\n");
     }
     int64_t next = rl_mode_next_deadline(m);
-    if (next == RL_NEVER) fprintf(out, "\t),\n\tcurrently %.6f (no deadline)\n\t},\n", RLAbsoluteTimeGetCurrent());
+    if (next == RL_NEVER) fprintf(out, "\t),\n\tcurrently %.6f (no deadline)\n\t},\n", rl_loop_date_now(rl));
     else
-        fprintf(out, "\t),\n\tcurrently %.6f (next deadline in %.6f s)\n\t},\n", RLAbsoluteTimeGetCurrent(),
-                (double)(next - rl_mono_now()) * 1e-9);
+        fprintf(out, "\t),\n\tcurrently %.6f (next deadline in %.6f s)\n\t},\n", rl_loop_date_now(rl),
+                (double)(next - rl_loop_now(rl)) * 1e-9);
 }
 
 /* The buffer is only complete once the stream is closed. */
@@ -148,9 +149,14 @@ char *rl_loop_copy_description(const rl_object *obj) {
             "<RLRunLoop %p [%s]>{wakeup port = %d, port set = %d, timer port = %d, stopped = %s, sleeping = %s, main = "
             "%s, thread exited = %s,\n",
             (void *)rl, "linux", rl->wake_fd, rl->epoll_fd, rl->timer_fd,
-            yes_no(rl->current_run && rl->current_run->stopped), yes_no(atomic_load(&rl->sleeping)),
-            yes_no(rl->is_main), yes_no(rl->dead));
-    fprintf(out, "current mode = %s,\ncommon modes = {\n", rl->current_run ? rl->current_run->mode->name : "(none)");
+            yes_no(rl->current_run && (rl->current_run->stopped & RL_RUN_STOP_ASKED)),
+            yes_no(atomic_load(&rl->sleeping)), yes_no(rl->is_main), yes_no(rl->dead));
+    fprintf(out, "current mode = %s,\n", rl->current_run ? rl->current_run->mode->name : "(none)");
+    rl_manual_clock *clock = rl_loop_manual_clock(rl);
+    if (clock)
+        fprintf(out, "manual clock = {loop time = %.6f, clock time = %.6f},\n", rl_loop_date_now(rl),
+                (double)atomic_load(&clock->target) / 1e9);
+    fprintf(out, "common modes = {\n");
     for (size_t i = 0, n = 0; i < rl->mode_count; i++)
         if (rl->modes[i]->is_common) fprintf(out, "\t%zu : %s\n", n++, rl->modes[i]->name);
     fprintf(out, "},\ncommon mode items = {\n");

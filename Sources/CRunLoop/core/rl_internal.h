@@ -306,6 +306,12 @@ static inline int64_t rl_loop_coarse_now(RLRunLoopRef rl) {
     if (__builtin_expect(c != NULL, 0)) return atomic_load_explicit(&c->now, memory_order_relaxed);
     return rl_mono_coarse_now();
 }
+/* The loop's time as a date: the wall clock on real time. */
+static inline RLAbsoluteTime rl_loop_date_now(RLRunLoopRef rl) {
+    rl_manual_clock *c = rl_loop_manual_clock(rl);
+    if (c) return (double)atomic_load_explicit(&c->now, memory_order_relaxed) / 1e9;
+    return RLAbsoluteTimeGetCurrent();
+}
 /* The deadline of `date` for the loop, `now` being rl_loop_coarse_now(rl). */
 static inline int64_t rl_loop_deadline_for_date(RLRunLoopRef rl, RLAbsoluteTime date, int64_t now) {
     if (__builtin_expect(rl_loop_manual_clock(rl) != NULL, 0)) return rl_manual_deadline_for_date(date, now);

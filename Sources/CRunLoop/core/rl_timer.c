@@ -630,7 +630,7 @@ static void begin_firing(RLRunLoopTimerRef t) {
    creation, or the wall clock stepped), and then derived from the deadline. */
 static RLAbsoluteTime next_grid_date(RLRunLoopTimerRef t, RLAbsoluteTime date, int64_t steps, int64_t now) {
     RLAbsoluteTime on_grid = date + (double)steps * rl_timer_interval(t);
-    RLAbsoluteTime today = t->rl && rl_loop_manual_clock(t->rl) ? (double)now * 1e-9 : RLAbsoluteTimeGetCurrent();
+    RLAbsoluteTime today = t->rl ? rl_loop_date_now(t->rl) : RLAbsoluteTimeGetCurrent();
     RLAbsoluteTime from_deadline = today + (double)(t->fire_ns - now) * 1e-9;
     return fabs(on_grid - from_deadline) > 1.0 ? from_deadline : on_grid;
 }
