@@ -192,7 +192,9 @@ extension RunLoop {
     /// thread exits is dropped (its closure released unrun).
     ///
     /// - Parameters:
-    ///   - delay: Seconds from now; negative or NaN means now.
+    ///   - delay: Seconds from now (the loop's time, ``RunLoop/currentDate``:
+    ///     on a manual clock the block runs once that clock has been advanced
+    ///     by `delay`); negative or NaN means now.
     ///   - modes: The modes the timer is in (default: the default mode,
     ///     Cocoa's default). An empty list means the common modes.
     ///   - target: An object to cancel the request by (see

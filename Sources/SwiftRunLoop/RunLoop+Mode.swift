@@ -85,12 +85,17 @@ extension RunLoop {
         /// CF's `kCFRunLoopRunHandledSource`. Timers and performed blocks do
         /// not count as sources.
         case handledSource = 4
+        /// Only a loop on a manual clock (``RunLoop/useManualClock(at:)``):
+        /// the run had nothing left to do until the clock is advanced. Not in
+        /// CF (`kRLRunLoopRunIdle`).
+        case idle = 5
 
         init(_ result: RLRunLoopRunResult) {
             switch result {
             case kRLRunLoopRunStopped: self = .stopped
             case kRLRunLoopRunTimedOut: self = .timedOut
             case kRLRunLoopRunHandledSource: self = .handledSource
+            case kRLRunLoopRunIdle: self = .idle
             default: self = .finished
             }
         }

@@ -148,7 +148,7 @@ public final class RunLoop: @unchecked Sendable {
     /// ``run(mode:seconds:returnAfterSourceHandled:)`` yourself, or use a
     /// ``RunLoopThread``. Does nothing off the loop's thread.
     public func run() {
-        while run(mode: .default, before: .distantFuture) {}
+        while runOnce(.default, before: .distantFuture).map({ $0 != .idle }) ?? false {}
     }
 
     /// Runs the loop in the default mode until `limitDate`, or until it has
@@ -157,8 +157,12 @@ public final class RunLoop: @unchecked Sendable {
     /// Foundation's `RunLoop.run(until:)`: it calls ``run(mode:before:)``
     /// repeatedly until the date has passed or the mode is empty. A date in
     /// the past runs one polling pass. Does nothing off the loop's thread.
+    /// On a manual clock (``useManualClock(at:)``) the date is the loop's
+    /// (``currentDate``), and the run also returns once the loop is idle.
     public func run(until limitDate: Date) {
-        while run(mode: .default, before: limitDate) && limitDate.timeIntervalSinceNow > 0 {}
+        while let result = runOnce(.default, before: limitDate), result != .idle,
+            limitDate.timeIntervalSince(currentDate) > 0
+        {}
     }
 
     /// Runs the loop once in `mode`: until a source has been handled, the
@@ -179,9 +183,7 @@ public final class RunLoop: @unchecked Sendable {
     ///   when the mode became empty during the run.
     @discardableResult
     public func run(mode: RunLoop.Mode, before limitDate: Date) -> Bool {
-        guard isCurrentOrReport(), !isEmpty(mode) else { return false }
-        _ = run(mode, seconds: limitDate.timeIntervalSinceNow)
-        return true
+        runOnce(mode, before: limitDate) != nil
     }
 
     /// Runs one polling pass of the loop in `mode` and returns when its next
@@ -208,7 +210,7 @@ public final class RunLoop: @unchecked Sendable {
     /// loop's thread or when the mode is empty.
     public func acceptInput(forMode mode: RunLoop.Mode, before limitDate: Date) {
         guard isCurrentOrReport() else { return }
-        _ = run(mode, seconds: limitDate.timeIntervalSinceNow)
+        _ = run(mode, seconds: limitDate.timeIntervalSince(currentDate))
     }
 
     // MARK: Running (CoreFoundation level)
@@ -224,7 +226,8 @@ public final class RunLoop: @unchecked Sendable {
     ///   when `mode` has no sources, timers or queued blocks, is
     ///   ``Mode/common``, or this is not the calling thread's loop; otherwise
     ///   ``RunResult/stopped``, ``RunResult/timedOut`` or
-    ///   ``RunResult/handledSource``.
+    ///   ``RunResult/handledSource`` (or, on a manual clock,
+    ///   ``RunResult/idle``).
     @discardableResult
     public func run(mode: RunLoop.Mode, seconds: TimeInterval, returnAfterSourceHandled: Bool) -> RunLoop.RunResult {
         guard isCurrentOrReport() else { return .finished }
@@ -449,6 +452,14 @@ public final class RunLoop: @unchecked Sendable {
     /// One `CFRunLoopRunInMode(mode, seconds, true)`, as Foundation's run methods do.
     private func run(_ mode: Mode, seconds: TimeInterval) -> RunResult {
         RunResult(mode.withCName { RLRunLoopRunInMode($0, seconds, true) })
+    }
+
+    /// ``run(mode:before:)``, saying why it returned; `nil` when it could
+    /// not start. The limit is on the loop's own time (``currentDate``: the
+    /// wall clock, or its manual clock).
+    private func runOnce(_ mode: Mode, before limitDate: Date) -> RunResult? {
+        guard isCurrentOrReport(), !isEmpty(mode) else { return nil }
+        return run(mode, seconds: limitDate.timeIntervalSince(currentDate))
     }
 }
 

@@ -167,6 +167,8 @@ public final class Timer: @unchecked Sendable {
     ///
     /// Foundation's `Timer.scheduledTimer(withTimeInterval:repeats:block:)`.
     /// The timer fires when that thread runs its loop in the default mode.
+    /// "Now" is the loop's time (``RunLoop/currentDate``), so on a manual
+    /// clock the timer fires once that clock has been advanced by `interval`.
     ///
     /// - Parameters:
     ///   - interval: Seconds until the first fire, and between fires.
@@ -179,8 +181,12 @@ public final class Timer: @unchecked Sendable {
         userInfo: (any Sendable)?,
         block: @escaping @Sendable (Timer) -> Void
     ) -> Timer {
-        let timer = Timer(timeInterval: interval, repeats: repeats, userInfo: userInfo, block: block)
-        RunLoop.current.add(timer, forMode: .default)
+        // From the loop's time: the wall clock, or its manual clock.
+        let loop = RunLoop.current
+        let timer = Timer(
+            fire: loop.currentDate.addingTimeInterval(interval > 0 ? interval : 0), interval: interval,
+            repeats: repeats, userInfo: userInfo, block: block)
+        loop.add(timer, forMode: .default)
         return timer
     }
 

@@ -467,7 +467,7 @@ static inline void rl_test_log_observe(RLRunLoopObserverRef o, RLRunLoopActivity
 }
 
 /* What a timer calling rl_test_note_fire saw: how often it fired, and when
-   it last did (its callout's date, and rl_test_now()). */
+   it last did (its loop's time, RLRunLoopGetCurrentTime, and rl_test_now()). */
 typedef struct {
     int fired;
     RLAbsoluteTime at;
@@ -479,7 +479,7 @@ typedef struct {
 static inline void rl_test_note_fire(RLRunLoopTimerRef t, void *info) {
     (void)t;
     rl_test_fire_note *note = info;
-    note->at = RLAbsoluteTimeGetCurrent();
+    note->at = RLRunLoopGetCurrentTime(RLRunLoopGetCurrent());
     note->mono_at = rl_test_now();
     note->fired++;
     rl_test_fired++;
@@ -523,11 +523,12 @@ static inline RLRunLoopTimerRef rl_test_timer(RLAbsoluteTime fire, RLTimeInterva
     return RLRunLoopTimerCreate(fire, interval, 0, 0, callout, &ctx);
 }
 
-/* The same timer, due `delay` seconds from now, added to `mode` of rl; the
-   caller releases it. */
+/* The same timer, due `delay` seconds from rl's time (RLRunLoopGetCurrentTime:
+   the wall clock, or its manual clock), added to `mode` of rl; the caller
+   releases it. */
 static inline RLRunLoopTimerRef rl_test_add_timer(RLRunLoopRef rl, RLRunLoopMode mode, double delay,
                                                   RLTimeInterval interval, RLRunLoopTimerCallBack callout, void *info) {
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + delay, interval, callout, info);
+    RLRunLoopTimerRef t = rl_test_timer(RLRunLoopGetCurrentTime(rl) + delay, interval, callout, info);
     RLRunLoopAddTimer(rl, t, mode);
     return t;
 }
@@ -536,6 +537,31 @@ static inline RLRunLoopTimerRef rl_test_add_timer(RLRunLoopRef rl, RLRunLoopMode
    the caller releases it. */
 static inline RLRunLoopTimerRef rl_test_indexed_timer(RLAbsoluteTime date, long index) {
     return rl_test_timer(date, 0, rl_test_log_fire, (void *)(intptr_t)index);
+}
+
+/* The current thread's loop, put on a manual clock reading `start`
+   (CRunLoopClock.h): its timers fire only as the test advances the clock,
+   at once, whatever the machine's load. */
+static inline RLRunLoopRef rl_test_manual_loop(RLAbsoluteTime start) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    if (!RLRunLoopUseManualClock(rl, start)) {
+        fprintf(stderr, "  could not put the loop on a manual clock\n");
+        _exit(1);
+    }
+    return rl;
+}
+
+/* The current loop's time (RLRunLoopGetCurrentTime). */
+static inline RLAbsoluteTime rl_test_loop_time(void) {
+    return RLRunLoopGetCurrentTime(RLRunLoopGetCurrent());
+}
+
+/* Advances the current loop's manual clock by `seconds`. */
+static inline void rl_test_advance(double seconds) {
+    if (!RLRunLoopClockAdvance(RLRunLoopGetCurrent(), seconds)) {
+        fprintf(stderr, "  could not advance the loop's clock\n");
+        _exit(1);
+    }
 }
 
 /* Timer callout that stops the current loop. */

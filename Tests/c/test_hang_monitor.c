@@ -125,20 +125,37 @@ static void monitor_reports_injected_stall_with_stack_mode_and_activity(void) {
     RL_ASSERT_GE_INT(seen.sleeps, 1);               /* it slept until the stalling timer */
 }
 
+/* On a manual clock a callout's work takes the time it advances the clock
+   by: three steps of 150 ms, each waiting (real time, bounded) for the
+   report it makes, stall for 450 ms, reported at 150, 300 and 450 ms. */
+static void stall_in_steps(RLRunLoopTimerRef t, void *info) {
+    (void)t;
+    (void)info;
+    for (int i = 1; i <= 3; i++) {
+        rl_test_advance(0.15);
+        double end = rl_test_now() + 20;
+        while (seen_reports() < i && rl_test_now() < end) rl_test_sleep(0.001);
+    }
+}
+
 static void long_stall_is_reported_repeatedly_with_growing_duration(void) {
-    double k = slow();
-    RLHangMonitorRef m = make_monitor(0.1 * k);
-    run_with_stall(kRLRunLoopDefaultMode, 0.02, 0.6 * k, 0.02);
+    RLRunLoopRef rl = rl_test_manual_loop(0);
+    RLHangMonitorRef m = make_monitor(0.1);
+    RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.02, 0, stall_in_steps, NULL);
+    rl_test_advance(1);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 60, false), kRLRunLoopRunFinished);
+    RLRelease(t);
     /* The watchdog may be reporting still: invalidating waits for it, so the
        counts and what the callback saw are read at the same point. */
     RLHangMonitorInvalidate(m);
     uint64_t stalls = RLHangMonitorGetStallCount(m);
     uint64_t reports = RLHangMonitorGetReportCount(m);
     RLHangMonitorRelease(m);
-    RL_ASSERT_GE_INT(seen.reports, 2);
+    RL_ASSERT_EQ_INT(seen.reports, 3);
     RL_ASSERT_EQ_INT(seen.stall_last, seen.stall_first);     /* one stall ... */
     RL_ASSERT_EQ_INT(seen.last_report_number, seen.reports); /* ... numbered reports */
-    RL_ASSERT_GE_DBL(seen.last_duration, seen.first_duration + 0.1 * k);
+    RL_ASSERT(fabs(seen.first_duration - 0.15) < 1e-5);
+    RL_ASSERT(fabs(seen.last_duration - 0.45) < 1e-5);
     RL_ASSERT_EQ_INT(stalls, 1);
     RL_ASSERT_EQ_INT(reports, seen.reports);
 }

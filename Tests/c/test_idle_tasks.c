@@ -50,9 +50,10 @@ static void count_task(void *info) {
     tasks_this_pass++;
 }
 
-static void sleep_task(void *info) {
+/* A task that takes *info seconds of the loop's manual clock. */
+static void busy_task(void *info) {
     tasks_this_pass++;
-    rl_test_sleep(*(double *)info);
+    rl_test_advance(*(double *)info);
 }
 
 static void pass_boundary(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
@@ -83,44 +84,46 @@ static void one_task_per_idle_pass_by_default(void) {
     RLIdleQueueRelease(q);
 }
 
+/* On a manual clock: each task takes 10 ms of it. */
 static void slice_bounds_the_tasks_of_a_pass(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopRef rl = rl_test_manual_loop(0);
     add_pass_counter(rl);
     RLIdleQueueRef q = RLIdleQueueCreate(rl, kRLRunLoopDefaultMode, 0.025);
     RL_ASSERT_EQ_DBL(RLIdleQueueGetSlice(q), 0.025);
     static double task_seconds = 0.01;
-    for (int i = 0; i < 12; i++) RLIdleQueueSubmit(q, sleep_task, &task_seconds, NULL);
-    double start = rl_test_now();
-    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 30, false);
+    for (int i = 0; i < 12; i++) RLIdleQueueSubmit(q, busy_task, &task_seconds, NULL);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 30, false), kRLRunLoopRunFinished);
     RL_ASSERT_EQ_INT(RLIdleQueueGetCompletedCount(q), 12);
-    RL_ASSERT_GE_DBL(rl_test_now() - start, 0.12);
-    /* Tasks start while less than 25 ms passed: at most 3 of 10 ms each. */
-    RL_ASSERT_LE_INT(max_tasks_per_pass, 3);
-    RL_ASSERT_GE_INT(idle_passes, 4);
+    RL_ASSERT(fabs(rl_test_loop_time() - 0.12) < 1e-9);
+    /* Tasks start while less than 25 ms passed: 3 of 10 ms each. */
+    RL_ASSERT_EQ_INT(max_tasks_per_pass, 3);
+    RL_ASSERT_EQ_INT(idle_passes, 4);
     RLIdleQueueRelease(q);
 }
 
-/* A timer due while idle work is pending waits at most one slice. */
+/* A timer due while idle work is pending waits at most one slice: on a
+   manual clock, where each task takes 5 ms of it, the timer due at 50 ms
+   fires right after the tenth task, at 50 ms. */
 static double timer_fired_at;
+static uint64_t tasks_done_when_fired;
+static RLIdleQueueRef timed_queue;
 static void note_time(RLRunLoopTimerRef t, void *info) {
     (void)t;
     (void)info;
-    timer_fired_at = rl_test_now();
+    timer_fired_at = rl_test_loop_time();
+    tasks_done_when_fired = RLIdleQueueGetCompletedCount(timed_queue);
 }
 
 static void timers_are_serviced_between_slices(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLIdleQueueRef q = RLIdleQueueCreate(rl, kRLRunLoopDefaultMode, 0);
+    RLRunLoopRef rl = rl_test_manual_loop(0);
+    RLIdleQueueRef q = timed_queue = RLIdleQueueCreate(rl, kRLRunLoopDefaultMode, 0);
     static double task_seconds = 0.005;
-    for (int i = 0; i < 100; i++) RLIdleQueueSubmit(q, sleep_task, &task_seconds, NULL);
-    double start = rl_test_now();
+    for (int i = 0; i < 100; i++) RLIdleQueueSubmit(q, busy_task, &task_seconds, NULL);
     RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.05, 0, note_time, NULL);
-    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 30, false);
-    RL_ASSERT(timer_fired_at > 0);
-    RL_ASSERT_GE_DBL(timer_fired_at - start, 0.05);
-    /* The timer fired long before the 100 tasks (>= 0.5 s) were done. */
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 30, false), kRLRunLoopRunFinished);
     RL_ASSERT_EQ_INT(RLIdleQueueGetCompletedCount(q), 100);
-    RL_ASSERT_GE_DBL(rl_test_now() - timer_fired_at, 0.2);
+    RL_ASSERT(fabs(timer_fired_at - 0.05) < 1e-9);
+    RL_ASSERT_EQ_INT(tasks_done_when_fired, 10);
     RLRelease(t);
     RLIdleQueueRelease(q);
 }
@@ -304,7 +307,7 @@ static void task_may_invalidate_its_queue(void) {
 }
 
 static void common_modes_queue_runs_in_a_common_mode(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopRef rl = rl_test_manual_loop(0);
     RLRunLoopAddCommonMode(rl, "tracking");
     RLIdleQueueRef q = RLIdleQueueCreate(rl, kRLRunLoopCommonModes, 0);
     RLIdleQueueSubmit(q, log_task, (void *)1L, NULL);
@@ -314,6 +317,7 @@ static void common_modes_queue_runs_in_a_common_mode(void) {
     /* A mode that is not common does not run them. */
     RLIdleQueueSubmit(q, log_task, (void *)3L, NULL);
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, "other");
+    rl_test_advance(0.1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("other", 0.1, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(order_log.n, 2);
     RLRunLoopSourceInvalidate(keep);

@@ -146,15 +146,17 @@ static void signalled_source_in_another_mode_does_not_spin(void) {
 }
 
 /* A mode's timers keep going only in that mode: a timer in the default mode
-   does not fire while the loop runs "other" for a while. */
+   does not fire while the loop runs "other" for a while (on a manual clock:
+   that run waits once, straight to its own deadline). */
 static void timer_in_default_mode_waits_while_another_mode_runs(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopRef rl = rl_test_manual_loop(0);
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, "other");
     RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.02, 0, rl_test_count_fire, NULL);
     RLRunLoopObserverRef o = count_waits_in("other");
+    rl_test_advance(0.15);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("other", 0.15, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(rl_test_calls, 0);
-    RL_ASSERT_LE_INT(g_waits, 2);
+    RL_ASSERT_EQ_INT(g_waits, 1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, false), kRLRunLoopRunFinished);
     RL_ASSERT_EQ_INT(rl_test_calls, 1);
     RLRelease(t);
@@ -188,9 +190,9 @@ static void default_mode_is_common(void) {
 }
 
 static void common_mode_items_reach_a_mode_made_common_later(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopRef rl = rl_test_manual_loop(0);
     RLRunLoopSourceRef s = rl_test_source0(0, rl_test_count_perform, NULL);
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 1000, 0, rl_test_count_fire, NULL);
+    RLRunLoopTimerRef t = rl_test_timer(1000, 0, rl_test_count_fire, NULL);
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting, true, 0, count_wait, NULL);
     RLRunLoopAddSource(rl, s, kRLRunLoopCommonModes);
     RLRunLoopAddTimer(rl, t, kRLRunLoopCommonModes);
@@ -209,7 +211,8 @@ static void common_mode_items_reach_a_mode_made_common_later(void) {
     RLRunLoopSourceSignal(s2);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("M", 0, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(rl_test_calls, 2);
-    RLRunLoopTimerSetNextFireDate(t, RLAbsoluteTimeGetCurrent() + 0.01);
+    RLRunLoopTimerSetNextFireDate(t, rl_test_loop_time() + 0.01);
+    rl_test_advance(0.3);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("M", 0.3, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(rl_test_calls, 3);
     RL_ASSERT_GE_INT(g_waits, 1);

@@ -242,22 +242,30 @@ static void stop_run(void *info) {
     RLRunLoopStop(RLRunLoopGetCurrent());
 }
 
+/* On a manual clock: the delay is the loop's time. */
+static RLAbsoluteTime g_ran_at_loop_time;
+static void stop_run_noting_time(void *info) {
+    g_ran_at_loop_time = rl_test_loop_time();
+    stop_run(info);
+}
+
 static void delayed_request_fires_only_in_its_modes_after_its_delay(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopRef rl = rl_test_manual_loop(0);
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     counter c = {0};
     RLRunLoopMode modes[] = {"delayed.mode"};
-    double t0 = rl_test_now();
-    RLPerformRequestRef r = RLRunLoopPerformRequestAfterDelay(rl, 0.02, modes, 1, NULL, stop_run, &c, count_release);
+    RLPerformRequestRef r =
+        RLRunLoopPerformRequestAfterDelay(rl, 0.02, modes, 1, NULL, stop_run_noting_time, &c, count_release);
     RL_ASSERT(r != NULL);
     RL_ASSERT_EQ_INT(RLPerformRequestGetStatus(r), kRLPerformRequestPending);
+    rl_test_advance(0.06);
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.06, false); /* out of its mode: does not fire */
     RL_ASSERT_EQ_INT(atomic_load(&c.ran), 0);
     RL_ASSERT_EQ_INT(RLPerformRequestGetStatus(r), kRLPerformRequestPending);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("delayed.mode", 5, false), kRLRunLoopRunStopped);
     RL_ASSERT_EQ_INT(atomic_load(&c.ran), 1);
     RL_ASSERT_EQ_INT(atomic_load(&c.released), 1);
-    RL_ASSERT_GE_DBL(c.ran_at - t0, 0.02);
+    RL_ASSERT(fabs(g_ran_at_loop_time - 0.06) < 1e-9); /* due at 0.02, its mode first ran at 0.06 */
     RL_ASSERT_EQ_INT(RLPerformRequestGetStatus(r), kRLPerformRequestDone);
     RL_ASSERT(!RLPerformRequestCancel(r)); /* too late */
     RLPerformRequestRelease(r);
@@ -333,12 +341,12 @@ static void cancel_self(void *info) {
 }
 
 static void cancel_at_fire_time(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopRef rl = rl_test_manual_loop(0);
     counter a = {0}, b = {0};
     RLPerformRequestRef first =
         RLRunLoopPerformRequestAfterDelay(rl, 0.01, NULL, 0, NULL, cancel_second, &a, count_release);
     g_second = RLRunLoopPerformRequestAfterDelay(rl, 0.01, NULL, 0, NULL, count_run, &b, count_release);
-    rl_test_sleep(0.03); /* both due: they fire in one pass */
+    rl_test_advance(0.05); /* both due at 0.01: they fire in one pass */
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, false);
     RL_ASSERT_EQ_INT(atomic_load(&a.ran), 1);
     RL_ASSERT_EQ_INT(atomic_load(&g_cancel_result), 1);

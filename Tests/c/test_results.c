@@ -166,18 +166,20 @@ static void timed_out_after_the_given_seconds(void) {
     RLRelease(keep);
 }
 
+/* On a manual clock: the runs' timeouts are its time. */
 static void timers_never_make_a_run_return_handled_source(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopRef rl = rl_test_manual_loop(0);
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.01, 0, rl_test_count_fire, NULL);
+    rl_test_advance(0.2);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.2, true), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(rl_test_calls, 1);
     /* Without the keeper, the mode empties once the one-shot timer fired. */
     RLRunLoopRemoveSource(rl, keep, kRLRunLoopDefaultMode);
     RLRunLoopTimerRef t2 = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.01, 0, rl_test_count_fire, NULL);
-    double t0 = rl_test_now();
+    rl_test_advance(5);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 5, true), kRLRunLoopRunFinished);
-    RL_ASSERT_LE_DBL(rl_test_now() - t0, 4.0);
+    RL_ASSERT(fabs(rl_test_loop_time() - 0.21) < 1e-9); /* finished when it fired */
     RL_ASSERT_EQ_INT(rl_test_calls, 2);
     RLRelease(t);
     RLRelease(t2);
@@ -234,17 +236,18 @@ static void run_nested_then_continue(RLRunLoopTimerRef t, void *info) {
     g_inner_result = RLRunLoopRunInMode("inner", 10, false);
 }
 
+/* On a manual clock: the outer run goes on to its own deadline. */
 static void stop_in_nested_runs_stops_only_the_innermost(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopRef rl = rl_test_manual_loop(0);
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     RLRunLoopTimerRef outer = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.01, 0, run_nested_then_continue, NULL);
     RLRunLoopTimerRef inner = rl_test_add_timer(rl, "inner", 0.03, 0, rl_test_stop_current, NULL);
     RLRunLoopSourceRef keep2 = rl_test_keep_mode(rl, "inner");
-    double t0 = rl_test_now();
+    rl_test_advance(1);
     RLRunLoopRunResult r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.3, false);
     RL_ASSERT_EQ_INT(g_inner_result, kRLRunLoopRunStopped);
     RL_ASSERT_EQ_INT(r, kRLRunLoopRunTimedOut);
-    RL_ASSERT_GE_DBL(rl_test_now() - t0, 0.299);
+    RL_ASSERT(fabs(rl_test_loop_time() - 0.3) < 1e-9);
     RLRelease(outer);
     RLRelease(inner);
     RLRelease(keep);

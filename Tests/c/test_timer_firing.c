@@ -4,8 +4,10 @@
    left exactly as an earlier callout left it; a timer (or observer) moved to
    another loop from its own callout lives on in that loop and fires on time;
    re-dating inside the callout and ties follow CF; tolerance only delays a
-   timer to share a wake-up; CF's ownership rules for context info. Timing is
-   checked only with lower bounds, counts, or very generous upper bounds. */
+   timer to share a wake-up; CF's ownership rules for context info. Tests of
+   order, counts and wake-ups run on a manual clock (CRunLoopClock.h),
+   exactly and without waiting; across real threads, timing is checked only
+   with lower bounds, counts, or very generous upper bounds. */
 #include <CRunLoop.h>
 #include "rltest.h"
 
@@ -27,18 +29,18 @@ static void run_nested_half_second(RLRunLoopTimerRef t, void *info) {
 }
 
 /* A modal loop run from a timer callout keeps the other timers going, even
-   those that were due in the same pass (a 20 Hz timer fires ~10 times). */
+   those that were due in the same pass: a 20 Hz timer due with it fires at
+   0, 0.05, ..., 0.5 s inside the nested 0.5 s run. */
 static void nested_run_from_a_timer_callout_fires_the_other_due_timers(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
-    RLRunLoopTimerRef modal = rl_test_timer(now, 0, run_nested_half_second, NULL);
-    RLRunLoopTimerRef fast = rl_test_timer(now, 0.05, rl_test_count_fire, NULL);
+    RLRunLoopRef rl = rl_test_manual_loop(0);
+    RLRunLoopTimerRef modal = rl_test_timer(0, 0, run_nested_half_second, NULL);
+    RLRunLoopTimerRef fast = rl_test_timer(0, 0.05, rl_test_count_fire, NULL);
     RLRunLoopAddTimer(rl, modal, kRLRunLoopDefaultMode);
     RLRunLoopAddTimer(rl, fast, kRLRunLoopDefaultMode);
+    rl_test_advance(1);
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.01, true);
     RL_ASSERT(!RLRunLoopTimerIsValid(modal));
-    printf("  a 20 Hz timer fired %ld times in a 0.5 s run nested in another timer's callout\n", g_fast_in_nested);
-    RL_ASSERT_GE_INT(g_fast_in_nested, 3);
+    RL_ASSERT_EQ_INT(g_fast_in_nested, 11);
     RLRunLoopTimerInvalidate(fast);
     RLRelease(modal);
     RLRelease(fast);
@@ -58,11 +60,12 @@ static void nested_self(RLRunLoopTimerRef t, void *info) {
 }
 
 static void timer_is_not_fired_again_inside_its_own_nested_run(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopRef rl = rl_test_manual_loop(0);
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0, 0.01, nested_self, NULL);
+    rl_test_advance(1);
     RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.001, true);
-    RL_ASSERT_GE_INT(g_self_nested_calls, 1);
+    RL_ASSERT_EQ_INT(g_self_nested_calls, 1);
     RL_ASSERT_EQ_INT(g_self_reentered, 0);
     RLRunLoopTimerInvalidate(t);
     RLRelease(t);
@@ -198,8 +201,9 @@ static void add_three_indexed(RLRunLoopRef rl, RLAbsoluteTime date, RLRunLoopTim
 
 /* A timer removed and added again goes after the others of its date. */
 static void readded_timer_goes_after_others_with_the_same_date(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLAbsoluteTime date = RLAbsoluteTimeGetCurrent() + 0.01;
+    RLRunLoopRef rl = rl_test_manual_loop(0);
+    RLAbsoluteTime date = 0.01;
+    rl_test_advance(0.01);
     RLRunLoopTimerRef t[3];
     add_three_indexed(rl, date, t);
     RLRunLoopRemoveTimer(rl, t[0], kRLRunLoopDefaultMode);
@@ -211,8 +215,9 @@ static void readded_timer_goes_after_others_with_the_same_date(void) {
 
 /* A timer re-dated to the date of others goes after them. */
 static void redated_timer_goes_after_others_with_the_same_date(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLAbsoluteTime date = RLAbsoluteTimeGetCurrent() + 0.01;
+    RLRunLoopRef rl = rl_test_manual_loop(0);
+    RLAbsoluteTime date = 0.01;
+    rl_test_advance(0.01);
     RLRunLoopTimerRef t[3];
     add_three_indexed(rl, date, t);
     RLRunLoopTimerSetNextFireDate(t[1], date);
@@ -655,17 +660,18 @@ static void note_wake_of_fire(RLRunLoopTimerRef t, void *info) {
     (void)t;
     long i = (long)(intptr_t)info;
     g_wake_of[i] = g_wakes;
-    g_fired_at[i] = rl_test_now();
+    g_fired_at[i] = rl_test_loop_time();
 }
 
 /* Runs n one-shot timers without tolerance, due `ahead` seconds from now and
-   `apart` seconds apart, in the current loop; fails unless all fired after
-   one wake-up, none before its date. */
+   `apart` seconds apart, in the current loop on a manual clock; fails
+   unless all fired after one wake-up, at the last one's date. */
 static void timers_fire_after_one_wake_up(int n, double ahead, double apart) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopRef rl = rl_test_manual_loop(0);
     RLRunLoopObserverRef o = rl_test_wake_counter(rl, kRLRunLoopDefaultMode, &g_wakes);
-    double start = rl_test_now();
-    RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
+    double start = 0;
+    RLAbsoluteTime now = 0;
+    rl_test_advance(1);
     RLRunLoopTimerRef t[SHARED_WAKE_TIMERS];
     for (long i = 0; i < n; i++) {
         t[i] = rl_test_timer(now + ahead + apart * (double)i, 0, note_wake_of_fire, (void *)(intptr_t)i);
@@ -674,7 +680,7 @@ static void timers_fire_after_one_wake_up(int n, double ahead, double apart) {
     }
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 20, false), kRLRunLoopRunFinished);
     for (int i = 0; i < n; i++) {
-        RL_ASSERT_GE_DBL(g_fired_at[i] - start, ahead + apart * i - CLOCK_SLACK);
+        RL_ASSERT(fabs(g_fired_at[i] - start - (ahead + apart * (n - 1))) < 1e-9);
         RL_ASSERT_EQ_INT(g_wake_of[i], g_wake_of[0]);
         RLRelease(t[i]);
     }
@@ -721,20 +727,35 @@ static RLRunLoopTimerRef add_tolerant_timer(RLAbsoluteTime date, RLTimeInterval 
 /* Alone, a timer with a large tolerance fires at its date, not at the end of
    its window (5 s late before). */
 static void lone_timer_with_tolerance_fires_at_its_date(void) {
+    rl_test_manual_loop(0);
     static rl_test_fire_note w;
-    double start = rl_test_now();
-    RLRunLoopTimerRef t = add_tolerant_timer(RLAbsoluteTimeGetCurrent() + 0.05, 5, &w);
+    RLRunLoopTimerRef t = add_tolerant_timer(0.05, 5, &w);
+    rl_test_advance(20);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 20, false), kRLRunLoopRunFinished);
     RL_ASSERT_EQ_INT(w.fired, 1);
-    RL_ASSERT_GE_DBL(w.mono_at - start, 0.05 - CLOCK_SLACK);
-    printf("  a lone timer due in 0.05 s with 5 s tolerance fired after %.4f s\n", w.mono_at - start);
-    RL_ASSERT_LE_DBL(w.mono_at - start, 2.5);
+    RL_ASSERT_EQ_DBL(w.at, 0.05);
     RLRelease(t);
 }
 
 /* A tolerant timer whose window holds another timer's date waits for it:
-   one wake-up fires both (never before the later date, earliest first). */
+   one wake-up fires both (at the later date, earliest first). */
 static void tolerant_timer_shares_a_wake_up_with_a_timer_in_its_window(void) {
+    rl_test_manual_loop(0);
+    static rl_test_fire_note w[2];
+    RLRunLoopTimerRef early = add_tolerant_timer(0.05, 1, &w[0]);
+    RLRunLoopTimerRef late = add_tolerant_timer(0.15, 0, &w[1]);
+    rl_test_advance(20);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 20, false), kRLRunLoopRunFinished);
+    RL_ASSERT_EQ_INT(w[0].fired + w[1].fired, 2);
+    RL_ASSERT_EQ_DBL(w[0].at, 0.15);
+    RL_ASSERT_EQ_DBL(w[1].at, 0.15);
+    RLRelease(early);
+    RLRelease(late);
+}
+
+/* The same on real time, where the loop's timerfd is armed for the shared
+   wake-up: never before the later date, earliest first. */
+static void tolerant_timer_shares_a_wake_up_on_real_time(void) {
     static rl_test_fire_note w[2];
     double start = rl_test_now();
     RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
@@ -748,19 +769,19 @@ static void tolerant_timer_shares_a_wake_up_with_a_timer_in_its_window(void) {
     RLRelease(late);
 }
 
-/* A timer beyond every window does not hold the tolerant one back. */
+/* A timer beyond every window does not hold the tolerant one back: it fires
+   at its date (it waited up to 2.5 s of real time before). */
 static void tolerant_timer_does_not_wait_for_a_timer_outside_its_window(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopRef rl = rl_test_manual_loop(0);
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     static rl_test_fire_note w[2];
-    double start = rl_test_now();
-    RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
-    RLRunLoopTimerRef early = add_tolerant_timer(now + 0.05, 3, &w[0]);
-    RLRunLoopTimerRef late = add_tolerant_timer(now + 10, 3, &w[1]);
-    RLRunLoopRunInMode(kRLRunLoopDefaultMode, 2.9, true);
+    RLRunLoopTimerRef early = add_tolerant_timer(0.05, 3, &w[0]);
+    RLRunLoopTimerRef late = add_tolerant_timer(10, 3, &w[1]);
+    rl_test_advance(2.9);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 2.9, true), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(w[0].fired, 1);
     RL_ASSERT_EQ_INT(w[1].fired, 0);
-    RL_ASSERT_LE_DBL(w[0].mono_at - start, 2.5);
+    RL_ASSERT_EQ_DBL(w[0].at, 0.05);
     RLRunLoopTimerInvalidate(late);
     RLRelease(early);
     RLRelease(late);
@@ -784,11 +805,12 @@ static void owned_timer_fire(RLRunLoopTimerRef t, void *info) {
 
 /* release without retain hands ownership over: release exactly once. */
 static void timer_context_with_release_but_no_retain_is_released_once(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopRef rl = rl_test_manual_loop(0);
     static owned o;
     RLRunLoopTimerContext c = {0, &o, NULL, rl_test_counted_release, NULL};
-    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 0.001, 0, 0, owned_timer_fire, &c);
+    RLRunLoopTimerRef t = RLRunLoopTimerCreate(0, 0.001, 0, 0, owned_timer_fire, &c);
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    rl_test_advance(1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunFinished);
     RL_ASSERT_EQ_INT(o.calls, 11);
     RL_ASSERT_EQ_INT(o.counted.releases, 1);
@@ -798,12 +820,13 @@ static void timer_context_with_release_but_no_retain_is_released_once(void) {
 
 /* With retain, every callout is bracketed by retain and release. */
 static void timer_context_with_retain_brackets_every_callout(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopRef rl = rl_test_manual_loop(0);
     static owned o;
     RLRunLoopTimerContext c = {0, &o, rl_test_counted_retain, rl_test_counted_release, NULL};
-    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent(), 0.001, 0, 0, owned_timer_fire, &c);
+    RLRunLoopTimerRef t = RLRunLoopTimerCreate(0, 0.001, 0, 0, owned_timer_fire, &c);
     RL_ASSERT_EQ_INT(o.counted.retains, 1);
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
+    rl_test_advance(1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 10, false), kRLRunLoopRunFinished);
     RL_ASSERT_EQ_INT(o.calls, 11);
     RL_ASSERT_EQ_INT(o.counted.retains, 12);
@@ -998,11 +1021,12 @@ static void next_fire_date_inside_the_only_timers_callout_is_its_date(void) {
 /* A repeating timer: the date being fired inside each callout (the second
    is a later point of its grid), its next date after the callouts. */
 static void next_fire_date_inside_a_repeating_timers_callout_is_the_date_being_fired(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopRef rl = rl_test_manual_loop(0);
     next_date_seen r = {.ask = rl, .mode = "only.timer"};
-    RLAbsoluteTime date = RLAbsoluteTimeGetCurrent() - 0.001;
+    RLAbsoluteTime date = -0.001;
     RLRunLoopTimerRef t = rl_test_timer(date, 0.02, note_next_fire_date, &r);
     RLRunLoopAddTimer(rl, t, r.mode);
+    rl_test_advance(10);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(r.mode, 10, false), kRLRunLoopRunStopped);
     RL_ASSERT_EQ_INT(r.fires, 2);
     RL_ASSERT_EQ_DBL(r.seen[0], date);
@@ -1087,6 +1111,7 @@ int main(int argc, char **argv) {
         RL_TEST(sources_bounced_between_two_loops_by_their_performs),
         RL_TEST(lone_timer_with_tolerance_fires_at_its_date),
         RL_TEST(tolerant_timer_shares_a_wake_up_with_a_timer_in_its_window),
+        RL_TEST(tolerant_timer_shares_a_wake_up_on_real_time),
         RL_TEST(tolerant_timer_does_not_wait_for_a_timer_outside_its_window),
         RL_TEST(timers_within_the_timer_slack_share_one_wake_up),
         RL_TEST(timer_redated_still_due_fires_in_its_place_in_the_pass),

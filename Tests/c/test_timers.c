@@ -1,8 +1,11 @@
 /* test_timers.c: timers fire no earlier than their fire date, stay on their
    grid, fire once when late, are invalidated after a one-shot fire, keep
    insertion order on equal dates, belong to one loop, and can be moved from
-   another thread while the loop sleeps. Timing is checked only as lower
-   bounds, or as very generous upper bounds. */
+   another thread while the loop sleeps. Tests of order, counts and the
+   grid run on a manual clock (CRunLoopClock.h), exactly and without
+   waiting; those of the real clock (never early, a sleeping loop re-armed
+   from another thread) check timing only as lower bounds, or as very
+   generous upper bounds. */
 #include <CRunLoop.h>
 #include "rltest.h"
 
@@ -65,12 +68,13 @@ static void timer_callout_gets_the_timer_and_info(void) {
 }
 
 static void one_shot_timer_is_invalidated_after_firing(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopRef rl = rl_test_manual_loop(0);
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    RLRunLoopTimerRef t = rl_test_timer(RLAbsoluteTimeGetCurrent() + 0.01, 0, rl_test_count_fire, NULL);
+    RLRunLoopTimerRef t = rl_test_timer(0.01, 0, rl_test_count_fire, NULL);
     RL_ASSERT(!RLRunLoopTimerDoesRepeat(t));
     RLRunLoopAddTimer(rl, t, kRLRunLoopDefaultMode);
     RLRunLoopAddTimer(rl, t, "other");
+    rl_test_advance(0.15);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.15, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(rl_test_fired, 1);
     RL_ASSERT(!RLRunLoopTimerIsValid(t));
@@ -85,13 +89,14 @@ static void one_shot_timer_is_invalidated_after_firing(void) {
 static void move_self(RLRunLoopTimerRef t, void *info) {
     (void)info;
     rl_test_fired++;
-    RLRunLoopTimerSetNextFireDate(t, RLAbsoluteTimeGetCurrent() + 0.01);
+    RLRunLoopTimerSetNextFireDate(t, rl_test_loop_time() + 0.01);
 }
 
 static void one_shot_timer_moved_in_its_callout_is_still_invalidated(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopRef rl = rl_test_manual_loop(0);
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0, 0, move_self, NULL);
+    rl_test_advance(0.1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(rl_test_fired, 1);
     RL_ASSERT(!RLRunLoopTimerIsValid(t));
@@ -117,11 +122,11 @@ static grid_rec g_grid;
 static void grid_callout(RLRunLoopTimerRef t, void *info) {
     (void)info;
     RL_ASSERT(t == g_grid.timer);
-    if (g_grid.n < 16) g_grid.at[g_grid.n] = RLAbsoluteTimeGetCurrent();
+    if (g_grid.n < 16) g_grid.at[g_grid.n] = rl_test_loop_time();
     g_grid.n++;
     if (g_grid.n == 1) {
-        rl_test_sleep(4.3 * g_grid.interval); /* late by four intervals */
-        g_grid.end_first = RLAbsoluteTimeGetCurrent();
+        rl_test_advance(4.3 * g_grid.interval); /* the callout takes four intervals and more */
+        g_grid.end_first = rl_test_loop_time();
     }
     if (g_grid.n == 4) RLRunLoopStop(RLRunLoopGetCurrent());
 }
@@ -132,7 +137,7 @@ static void grid_before_waiting(RLRunLoopObserverRef o, RLRunLoopActivity a, voi
     (void)info;
     if (g_grid.nnext < 64) {
         g_grid.next[g_grid.nnext] = RLRunLoopTimerGetNextFireDate(g_grid.timer);
-        g_grid.next_at[g_grid.nnext] = RLAbsoluteTimeGetCurrent();
+        g_grid.next_at[g_grid.nnext] = rl_test_loop_time();
         g_grid.nnext++;
     }
 }
@@ -141,10 +146,11 @@ static double grid_k(RLAbsoluteTime d) {
     return (d - g_grid.fire) / g_grid.interval;
 }
 
+/* On a manual clock: the late first callout advances the clock itself. */
 static void repeating_timer_stays_on_its_grid_and_fires_once_when_late(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopRef rl = rl_test_manual_loop(0);
     g_grid.interval = 0.05;
-    g_grid.fire = RLAbsoluteTimeGetCurrent() + 0.05;
+    g_grid.fire = 0.05;
     g_grid.timer = rl_test_timer(g_grid.fire, g_grid.interval, grid_callout, NULL);
     RL_ASSERT(RLRunLoopTimerDoesRepeat(g_grid.timer));
     RL_ASSERT_EQ_DBL(RLRunLoopTimerGetInterval(g_grid.timer), 0.05);
@@ -152,8 +158,13 @@ static void repeating_timer_stays_on_its_grid_and_fires_once_when_late(void) {
     RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting, true, 0, grid_before_waiting, NULL);
     RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
     RLRunLoopAddTimer(rl, g_grid.timer, kRLRunLoopDefaultMode);
+    rl_test_advance(1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 30, false), kRLRunLoopRunStopped);
     RL_ASSERT_EQ_INT(g_grid.n, 4);
+    /* Exactly: on its date, then once late at the first grid point after
+       the long callout (0.265 s), then on the grid. */
+    static const double want[] = {0.05, 0.30, 0.35, 0.40};
+    for (int i = 0; i < 4; i++) RL_ASSERT(fabs(g_grid.at[i] - want[i]) < 1e-9);
     /* Every next fire date seen is on the grid, in the future of the moment
        it was seen, at most one interval ahead... */
     RL_ASSERT(g_grid.nnext >= 4);
@@ -249,16 +260,17 @@ static void repeating_timer_fires_repeatedly(void) {
 static void move_later(RLRunLoopTimerRef t, void *info) {
     RLAbsoluteTime *want = info;
     if (++rl_test_fired == 1) {
-        *want = RLAbsoluteTimeGetCurrent() + 100;
+        *want = rl_test_loop_time() + 100;
         RLRunLoopTimerSetNextFireDate(t, *want);
     }
 }
 
 static void repeating_timer_moved_later_in_its_callout_keeps_the_new_date(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopRef rl = rl_test_manual_loop(0);
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     static RLAbsoluteTime want;
     RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0, 0.01, move_later, &want);
+    rl_test_advance(0.1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(rl_test_fired, 1);
     RL_ASSERT(fabs(RLRunLoopTimerGetNextFireDate(t) - want) < 1e-3);
@@ -271,10 +283,11 @@ static void repeating_timer_moved_later_in_its_callout_keeps_the_new_date(void) 
 /* ---- ordering ---- */
 
 static void timers_with_the_same_fire_date_fire_in_insertion_order(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopRef rl = rl_test_manual_loop(0);
     enum { N = 50 };
     RLRunLoopTimerRef t[N];
-    RLAbsoluteTime fire = RLAbsoluteTimeGetCurrent() + 0.02;
+    RLAbsoluteTime fire = 0.02;
+    rl_test_advance(0.02);
     for (int i = 0; i < N; i++) {
         RLRunLoopTimerContext c = {0, (void *)(intptr_t)i, NULL, NULL, NULL};
         /* `order` does not affect firing. */
@@ -288,11 +301,12 @@ static void timers_with_the_same_fire_date_fire_in_insertion_order(void) {
 }
 
 static void timers_fire_in_fire_date_order(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopRef rl = rl_test_manual_loop(0);
     static const int delay_ms[] = {30, 10, 50, 0, 20, 40, 10};
     enum { N = sizeof delay_ms / sizeof delay_ms[0] };
     RLRunLoopTimerRef t[N];
-    RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
+    RLAbsoluteTime now = rl_test_loop_time();
+    rl_test_advance(0.05);
     for (int i = 0; i < N; i++) {
         t[i] = rl_test_indexed_timer(now + delay_ms[i] * 1e-3, i);
         RLRunLoopAddTimer(rl, t[i], kRLRunLoopDefaultMode);
@@ -307,9 +321,9 @@ static void timers_fire_in_fire_date_order(void) {
 enum { MANY_DUE = 3000 }; /* rl_test_callouts holds them all */
 
 static void thousands_of_due_timers_fire_in_date_then_insertion_order(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopRef rl = rl_test_manual_loop(0);
     static RLRunLoopTimerRef t[MANY_DUE];
-    RLAbsoluteTime past = RLAbsoluteTimeGetCurrent() - 1;
+    RLAbsoluteTime past = -1;
     unsigned x = 12345;
     static int slot_of[MANY_DUE];
     for (int i = 0; i < MANY_DUE; i++) {
@@ -357,15 +371,16 @@ static void timer_belongs_to_one_run_loop(void) {
 
 /* A timer may be in several modes of its loop; it fires in whichever runs. */
 static void timer_in_two_modes_fires_in_either(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopRef rl = rl_test_manual_loop(0);
     RLRunLoopTimerRef t = rl_test_add_timer(rl, "A", 0, 0.02, rl_test_count_fire, NULL);
     RLRunLoopAddTimer(rl, t, "B");
     RL_ASSERT(RLRunLoopContainsTimer(rl, t, "A") && RLRunLoopContainsTimer(rl, t, "B"));
+    rl_test_advance(0.05);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("A", 0.05, false), kRLRunLoopRunTimedOut);
-    long a = rl_test_fired;
-    RL_ASSERT_GE_INT(a, 1);
+    RL_ASSERT_EQ_INT(rl_test_fired, 3); /* at 0, 0.02, 0.04 */
+    rl_test_advance(0.05);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode("B", 0.05, false), kRLRunLoopRunTimedOut);
-    RL_ASSERT_GE_INT(rl_test_fired, a + 1);
+    RL_ASSERT_EQ_INT(rl_test_fired, 6); /* at 0.06, 0.08, 0.1 */
     RLRunLoopRemoveTimer(rl, t, "A");
     RL_ASSERT(!RLRunLoopContainsTimer(rl, t, "A") && RLRunLoopContainsTimer(rl, t, "B"));
     RL_ASSERT(RLRunLoopTimerIsValid(t));
@@ -381,6 +396,7 @@ static void note_timer(RLRunLoopTimerRef t, void *info) {
 /* Fires t in `mode` and answers whether its callout got t itself. */
 static bool fires_as_itself(RLRunLoopTimerRef t, RLRunLoopTimerRef *seen, RLRunLoopMode mode) {
     *seen = NULL;
+    rl_test_advance(0.05);
     RLRunLoopRunInMode(mode, 0.05, false);
     return *seen == t;
 }
@@ -389,7 +405,7 @@ static bool fires_as_itself(RLRunLoopTimerRef t, RLRunLoopTimerRef *seen, RLRunL
    own: the callout gets the timer whichever slot fired it, also after the
    first mode's slot was given up and taken again. */
 static void timer_in_three_modes_calls_out_with_itself_from_every_slot(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopRef rl = rl_test_manual_loop(0);
     RLRunLoopTimerRef seen = NULL;
     RLRunLoopTimerRef t = rl_test_add_timer(rl, "A", 0, 0.01, note_timer, &seen);
     RLRunLoopAddTimer(rl, t, "B");
@@ -536,15 +552,17 @@ static void timers_created_added_and_released_on_other_threads_fire_once_on_time
 }
 
 static void set_next_fire_date_earlier_and_later(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopRef rl = rl_test_manual_loop(0);
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
     RLRunLoopTimerRef t = rl_test_add_timer(rl, kRLRunLoopDefaultMode, 0.02, 0, rl_test_count_fire, NULL);
-    RLAbsoluteTime later = RLAbsoluteTimeGetCurrent() + 500;
+    RLAbsoluteTime later = rl_test_loop_time() + 500;
     RLRunLoopTimerSetNextFireDate(t, later);
     RL_ASSERT_EQ_DBL(RLRunLoopTimerGetNextFireDate(t), later);
+    rl_test_advance(0.1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(rl_test_fired, 0);
-    RLRunLoopTimerSetNextFireDate(t, RLAbsoluteTimeGetCurrent() - 1);
+    RLRunLoopTimerSetNextFireDate(t, rl_test_loop_time() - 1);
+    rl_test_advance(0.1);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.1, false), kRLRunLoopRunTimedOut);
     RL_ASSERT_EQ_INT(rl_test_fired, 1);
     RLRelease(t);
@@ -710,11 +728,12 @@ static void mark_fired(RLRunLoopTimerRef t, void *info) {
 }
 
 static void ten_thousand_timers_all_fire_once(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopRef rl = rl_test_manual_loop(0);
     long n = rl_test_scaled(10000);
     g_fired = calloc((size_t)n, 1);
     RLRunLoopTimerRef *t = calloc((size_t)n, sizeof *t);
-    RLAbsoluteTime now = RLAbsoluteTimeGetCurrent();
+    RLAbsoluteTime now = rl_test_loop_time();
+    rl_test_advance(0.1);
     for (long i = 0; i < n; i++) {
         t[i] = rl_test_timer(now + (double)((i * 7919) % 100) * 0.001, 0, mark_fired, (void *)(intptr_t)i);
         RLRunLoopAddTimer(rl, t[i], kRLRunLoopDefaultMode);

@@ -88,6 +88,9 @@ static void print_timer(FILE *out, RLRunLoopTimerRef t) {
     bool firing = t->firing;
     RLAbsoluteTime date = t->fire_date;
     RLTimeInterval tolerance = rl_timer_tolerance(t);
+    /* Its loop is alive while the timer names it (under the timer's lock),
+       and a manual loop's time is read without the loop's lock. */
+    RLAbsoluteTime now = t->rl ? rl_loop_date_now(t->rl) : RLAbsoluteTimeGetCurrent();
     rl_item_lock_release(&t->lock);
     /* Order and context functions live in the timer's extra part, if made
        (read here, not through rl_timer.c: a timer's class names this file). */
@@ -96,7 +99,7 @@ static void print_timer(FILE *out, RLRunLoopTimerRef t) {
             "<RLRunLoopTimer %p>{valid = %s, firing = %s, interval = %g, tolerance = %g, "
             "next fire date = %.6f (%+.6f s from now), order = %ld, callout = %p, context = ",
             (void *)t, yes_no(atomic_load(&t->valid)), yes_no(firing), rl_timer_interval(t), tolerance, date,
-            date - RLAbsoluteTimeGetCurrent(), x ? x->order : 0, (void *)(uintptr_t)t->callout);
+            date - now, x ? x->order : 0, (void *)(uintptr_t)t->callout);
     print_info(out, x ? x->context_version : 0, x ? x->copy_description : NULL, t->info);
     fprintf(out, "}");
 }
@@ -133,6 +136,10 @@ typedef struct {
     int wake_fd, epoll_fd, timer_fd;
     bool stopped, sleeping, is_main, dead;
     const char *current_mode;
+    int64_t now;             /* the loop's time: real, or its manual clock's */
+    RLAbsoluteTime date_now; /* the same as a date */
+    bool manual;             /* on a manual clock, whose time is: */
+    RLAbsoluteTime clock_time;
     size_t common_sources, common_observers, common_timers;
     mode_copy *modes;
     size_t mode_count;
@@ -187,11 +194,18 @@ static bool copy_loop(RLRunLoopRef rl, loop_copy *c) {
     *c = (loop_copy){.wake_fd = rl->wake_fd,
                      .epoll_fd = rl->epoll_fd,
                      .timer_fd = rl->timer_fd,
-                     .stopped = rl->current_run && rl->current_run->stopped,
+                     .stopped = rl->current_run && (rl->current_run->stopped & RL_RUN_STOP_ASKED),
                      .sleeping = atomic_load(&rl->sleeping),
                      .is_main = rl->is_main,
                      .dead = rl->dead,
-                     .current_mode = rl->current_run ? rl->current_run->mode->name : NULL};
+                     .current_mode = rl->current_run ? rl->current_run->mode->name : NULL,
+                     .now = rl_loop_now(rl),
+                     .date_now = rl_loop_date_now(rl)};
+    rl_manual_clock *clock = rl_loop_manual_clock(rl);
+    if (clock) {
+        c->manual = true;
+        c->clock_time = (double)atomic_load(&clock->target) / 1e9;
+    }
     size_t items = items_in(rl);
     c->modes = malloc((rl->mode_count ? rl->mode_count : 1) * sizeof *c->modes);
     c->items = malloc((items ? items : 1) * sizeof *c->items);
@@ -246,11 +260,10 @@ static void print_mode(FILE *out, const loop_copy *c, const mode_copy *m, size_t
     print_items(out, c, at, m->observers, print_observer_item, "\t\t", true);
     fprintf(out, "\t),\n\ttimers = %s(\n", m->timer_count ? "" : "(null) ");
     print_items(out, c, at, m->timers, print_timer_item, "\t\t", true);
-    if (m->next_deadline == RL_NEVER)
-        fprintf(out, "\t),\n\tcurrently %.6f (no deadline)\n\t},\n", RLAbsoluteTimeGetCurrent());
+    if (m->next_deadline == RL_NEVER) fprintf(out, "\t),\n\tcurrently %.6f (no deadline)\n\t},\n", c->date_now);
     else
-        fprintf(out, "\t),\n\tcurrently %.6f (next deadline in %.6f s)\n\t},\n", RLAbsoluteTimeGetCurrent(),
-                (double)(m->next_deadline - rl_mono_now()) * 1e-9);
+        fprintf(out, "\t),\n\tcurrently %.6f (next deadline in %.6f s)\n\t},\n", c->date_now,
+                (double)(m->next_deadline - c->now) * 1e-9);
 }
 
 /* The buffer is only complete once the stream is closed. */
@@ -265,7 +278,9 @@ static void print_loop(FILE *out, RLRunLoopRef rl, const loop_copy *c) {
             "%s, thread exited = %s,\n",
             (void *)rl, "linux", c->wake_fd, c->epoll_fd, c->timer_fd, yes_no(c->stopped), yes_no(c->sleeping),
             yes_no(c->is_main), yes_no(c->dead));
-    fprintf(out, "current mode = %s,\ncommon modes = {\n", c->current_mode ? c->current_mode : "(none)");
+    fprintf(out, "current mode = %s,\n", c->current_mode ? c->current_mode : "(none)");
+    if (c->manual) fprintf(out, "manual clock = {loop time = %.6f, clock time = %.6f},\n", c->date_now, c->clock_time);
+    fprintf(out, "common modes = {\n");
     for (size_t i = 0, n = 0; i < c->mode_count; i++)
         if (c->modes[i].is_common) fprintf(out, "\t%zu : %s\n", n++, c->modes[i].name);
     fprintf(out, "},\ncommon mode items = {\n");

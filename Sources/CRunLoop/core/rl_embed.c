@@ -84,6 +84,17 @@ static void drain_wait_set(RLRunLoopRef rl) {
     } while (n == 16 || (n < 0 && errno == EINTR));
 }
 
+/* Now, for a host: on a manual clock the clock's time, and a timer not due
+   by then never ends the host's sleep (only the program moves the clock,
+   and its advance wakes the loop). */
+static int64_t host_now(RLRunLoopRef rl, int64_t *deadline) {
+    rl_manual_clock *c = rl_loop_manual_clock(rl);
+    if (!c) return rl_mono_now();
+    int64_t clock_time = atomic_load(&c->target);
+    if (*deadline > clock_time) *deadline = RL_NEVER;
+    return clock_time;
+}
+
 static int timeout_ms_until(int64_t deadline, int64_t now) {
     if (deadline == RL_NEVER) return -1;
     if (deadline <= now) return 0;
@@ -110,7 +121,7 @@ bool RLRunLoopEmbedPrepare(RLRunLoopRef rl, RLRunLoopMode mode, int *timeout_ms)
     /* From here wakers write the eventfd; what they did before is seen
        below (their changes were made under the lock, before their wake-up). */
     atomic_store(&rl->sleeping, true);
-    int64_t now = rl_mono_now();
+    int64_t now = host_now(rl, &deadline);
     bool work;
     if (rl_mode_is_empty(rl, m)) {
         /* Nothing can run: a pass would finish at once. */

@@ -30,6 +30,16 @@ typedef struct rl_mode rl_mode;
 typedef struct rl_run rl_run;
 typedef struct rl_block rl_block;
 
+/* A loop's manual clock (rl_clock.c): the loop's time and the clock's, in ns
+   since 2001 (a date times 1e9: the frame of a manual loop's deadlines). The
+   loop's time moves up to the clock's as its runs wait (or at once, for an
+   advance made in one of its callouts). Written under the loop's lock. */
+typedef struct {
+    _Atomic int64_t now;    /* the loop's time: what its timers and runs are measured against */
+    _Atomic int64_t target; /* the clock's time: advances move it; never behind `now` */
+} rl_manual_clock;
+typedef struct rl_clock_listeners rl_clock_listeners;
+
 /* A growable array of pointers. */
 typedef struct {
     void **items;
@@ -165,10 +175,13 @@ struct rl_mode {
 struct rl_run {
     rl_run *outer;
     rl_mode *mode;
-    bool stopped;
-    bool polling; /* seconds <= 0: exactly one pass */
+    uint8_t stopped; /* RL_RUN_STOP_ASKED, RL_RUN_IDLE: the exit checks look at both with one test */
+    bool polling;    /* seconds <= 0: exactly one pass */
     int64_t deadline_ns;
 };
+
+#define RL_RUN_STOP_ASKED 1u /* RLRunLoopStop */
+#define RL_RUN_IDLE       2u /* a manual clock's wait found nothing to do (rl_clock_wait) */
 
 /* ---- queued functions and blocks ----------------------------------------- */
 struct rl_block {
@@ -270,7 +283,43 @@ struct __RLRunLoop {
     rl_mode *embed_mode;                    /* the mode a host last prepared for */
     bool embed_waiting;                     /* a host sleeps on embed_fd for embed_mode */
     rl_loop_stats stats;                    /* RLRunLoopCopyStatistics (rl_stats.h) */
+    /* The manual clock the loop runs on (rl_clock.c); NULL: real time. Set
+       and cleared by the loop's own thread under the lock; other threads
+       load it (acquire) and read its atomics. */
+    _Atomic(rl_manual_clock *) clock;
+    rl_manual_clock *clock_memory; /* made on the first switch, freed with the loop: a stale `clock` stays readable */
+    rl_clock_listeners *clock_listeners; /* told when a callout's advance moves the loop's time (rl_clock.c) */
 };
+
+/* The loop's manual clock, NULL on real time (rl_clock.c). */
+static inline rl_manual_clock *rl_loop_manual_clock(RLRunLoopRef rl) {
+    return atomic_load_explicit(&rl->clock, memory_order_acquire);
+}
+/* The loop's now in the frame of its deadlines: CLOCK_MONOTONIC ns on real
+   time, the manual clock's reading (ns since 2001) otherwise. One branch,
+   never taken on real time. */
+static inline int64_t rl_loop_now(RLRunLoopRef rl) {
+    rl_manual_clock *c = rl_loop_manual_clock(rl);
+    if (__builtin_expect(c != NULL, 0)) return atomic_load_explicit(&c->now, memory_order_relaxed);
+    return rl_mono_now();
+}
+/* The same, from the coarse clock on real time (rl_mono_coarse_now). */
+static inline int64_t rl_loop_coarse_now(RLRunLoopRef rl) {
+    rl_manual_clock *c = rl_loop_manual_clock(rl);
+    if (__builtin_expect(c != NULL, 0)) return atomic_load_explicit(&c->now, memory_order_relaxed);
+    return rl_mono_coarse_now();
+}
+/* The loop's time as a date: the wall clock on real time. */
+static inline RLAbsoluteTime rl_loop_date_now(RLRunLoopRef rl) {
+    rl_manual_clock *c = rl_loop_manual_clock(rl);
+    if (c) return (double)atomic_load_explicit(&c->now, memory_order_relaxed) / 1e9;
+    return RLAbsoluteTimeGetCurrent();
+}
+/* The deadline of `date` for the loop, `now` being rl_loop_coarse_now(rl). */
+static inline int64_t rl_loop_deadline_for_date(RLRunLoopRef rl, RLAbsoluteTime date, int64_t now) {
+    if (__builtin_expect(rl_loop_manual_clock(rl) != NULL, 0)) return rl_manual_deadline_for_date(date, now);
+    return rl_deadline_for_date_at(date, now);
+}
 
 /* ---- sources ------------------------------------------------------------- */
 struct __RLRunLoopSource {
@@ -418,6 +467,9 @@ bool rl_mode_arm(rl_mode *m, int64_t deadline);
    mode the loop is running in (its own thread re-arms before it sleeps). */
 void rl_mode_timers_changed(rl_mode *m);
 int64_t rl_mode_next_deadline(rl_mode *m);
+/* When the mode's timers want the loop awake (rl_mode_next_deadline without
+   a run's deadline); RL_NEVER without timers. */
+int64_t rl_mode_timers_deadline(rl_mode *m);
 /* Reads the calling thread's timer slack into the loop, once (its own thread). */
 void rl_mode_read_timer_slack(RLRunLoopRef rl);
 
@@ -595,6 +647,24 @@ void rl_wait_signal(RLRunLoopRef rl);
    of events, or -1 with errno EINTR (a signal: the caller resumes); any
    other failure is a broken set and fatal. */
 int rl_wait_events(RLRunLoopRef rl, struct epoll_event *events, int max, int timeout_ms);
+
+/* A manual clock's part of a pass (rl_clock.c); loop locked, its own
+   thread. Where a real loop would sleep (or poll) in m, moves the loop's
+   time toward the clock's (to the mode's next wake-up if that comes first,
+   and no further than `run_deadline`), then polls the mode's descriptors
+   into `events` (at most `max`; *count of them) and takes any pending
+   wake-up. Returns whether the pass found nothing (unless `poll`): nothing
+   due, no descriptor ready, no wake-up, and the loop's time has caught up
+   with the clock's: a real loop would sleep with nothing to end its sleep
+   but time, which only the program moves. */
+bool rl_clock_wait(RLRunLoopRef rl, rl_mode *m, bool poll, int64_t run_deadline, struct epoll_event *events, int max,
+                   int *count);
+/* The loop's finalization: frees its clock and listeners. */
+void rl_clock_free(RLRunLoopRef rl);
+/* Re-dates every scheduled timer of the loop for the clock it now runs on,
+   keeping their order (rl_timer.c); false, nothing changed, when out of
+   memory. Loop locked, no run active. */
+bool rl_timers_reconvert(RLRunLoopRef rl);
 
 /* The embedding descriptor's side of the wait set (rl_embed_fd.c); loop locked.
    init/close: with the wait set; detach: the wait set is about to be

@@ -77,6 +77,7 @@ static void finalize_loop(rl_object *obj) {
     rl_item_set_free(&rl->common_observers);
     rl_item_set_free(&rl->common_timers);
     rl_wait_set_close(rl);
+    rl_clock_free(rl);
     pthread_mutex_destroy(&rl->lock);
     free(rl);
 }
@@ -160,7 +161,7 @@ void RLRunLoopStop(RLRunLoopRef rl) {
     if (!rl) return;
     rl_loop_lock(rl);
     bool running = rl->current_run != NULL;
-    if (running) rl->current_run->stopped = true;
+    if (running) rl->current_run->stopped |= RL_RUN_STOP_ASKED;
     rl_loop_unlock(rl);
     if (running) RLRunLoopWakeUp(rl);
 }

@@ -194,7 +194,15 @@ int64_t rl_mode_next_deadline(rl_mode *m) {
     return deadline;
 }
 
+int64_t rl_mode_timers_deadline(rl_mode *m) {
+    return rl_heap_top(&m->timers) ? timers_wake_up(m) : RL_NEVER;
+}
+
+/* A manual clock's deadlines mean nothing to the kernel's clock: its loop
+   never arms the timerfd for them (its passes never sleep; a host embedding
+   it is told of due timers through the wake eventfd). */
 bool rl_mode_arm(rl_mode *m, int64_t deadline) {
+    if (rl_loop_manual_clock(m->rl)) return false;
     return rl_wait_arm_timer(m->rl, deadline);
 }
 

@@ -31,14 +31,14 @@ typedef struct {
     uint64_t generation; /* the loop's run_generation when taken */
 } event_batch;
 
-static void set_deadline(rl_run *run, RLTimeInterval seconds) {
+static void set_deadline(RLRunLoopRef rl, rl_run *run, RLTimeInterval seconds) {
     if (isnan(seconds) || seconds <= 0) {
         run->polling = true;
         run->deadline_ns = 0;
     } else if (seconds > RL_INTERVAL_LIMIT) {
         run->deadline_ns = RL_NEVER;
     } else {
-        run->deadline_ns = rl_mono_now() + rl_seconds_to_ns(seconds);
+        run->deadline_ns = rl_loop_now(rl) + rl_seconds_to_ns(seconds);
     }
 }
 
@@ -66,7 +66,13 @@ static bool descriptors_due_a_poll(RLRunLoopRef rl, const rl_mode *m) {
 /* __CFRunLoopServiceMachPort: sleeps (or polls) on the loop's epoll set, with
    the mode's version-1 sources armed, until the mode's next deadline (the
    handshake with wakers, the spin and the sleep are rl_wait.c's). */
+static void wait_on_manual_clock(RLRunLoopRef rl, rl_mode *m, bool poll, event_batch *out);
+
 static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, event_batch *out) {
+    if (__builtin_expect(rl_loop_manual_clock(rl) != NULL, 0)) {
+        wait_on_manual_clock(rl, m, poll, out);
+        return;
+    }
     /* A deadline that already passed (a loop behind a dense run of timers)
        needs no timer programming and no sleep: poll, and fire it next. */
     int64_t deadline = rl_mode_next_deadline(m);
@@ -121,14 +127,28 @@ static bool handle_wake_up_source(RLRunLoopRef rl, rl_mode *m, event_batch *b) {
 
 static RLRunLoopRunResult exit_check(RLRunLoopRef rl, rl_mode *m, rl_run *run, bool handled, bool stop_after_one) {
     if (handled && stop_after_one) return kRLRunLoopRunHandledSource;
-    if (run->polling || (run->deadline_ns != RL_NEVER && rl_mono_now() >= run->deadline_ns))
+    if (run->polling || (run->deadline_ns != RL_NEVER && rl_loop_now(rl) >= run->deadline_ns))
         return kRLRunLoopRunTimedOut;
     if (run->stopped) {
-        run->stopped = false;
-        return kRLRunLoopRunStopped;
+        /* Idle only on a manual clock, and last: after Finished. A pass whose
+           wait found nothing ends here, so the mark is never stale. */
+        bool asked = run->stopped & RL_RUN_STOP_ASKED;
+        run->stopped = 0;
+        if (asked) return kRLRunLoopRunStopped;
+        return rl_mode_is_empty(rl, m) ? kRLRunLoopRunFinished : kRLRunLoopRunIdle;
     }
     if (rl_mode_is_empty(rl, m)) return kRLRunLoopRunFinished;
     return 0;
+}
+
+/* A manual clock's wait: time moves instead of a sleep (rl_clock.c). The
+   run waiting is the loop's current one. */
+static void wait_on_manual_clock(RLRunLoopRef rl, rl_mode *m, bool poll, event_batch *out) {
+    rl_run *run = rl->current_run;
+    out->next = 0;
+    if (rl_clock_wait(rl, m, poll, run->polling ? RL_NEVER : run->deadline_ns, out->events, MAX_EVENTS, &out->count))
+        run->stopped |= RL_RUN_IDLE;
+    out->generation = rl->run_generation;
 }
 
 /* The common items a mode lacks since an add ran out of memory join it
@@ -149,7 +169,7 @@ static void complete_common(RLRunLoopRef rl, rl_mode *m) {
 /* __CFRunLoopRun */
 static RLRunLoopRunResult run_passes(RLRunLoopRef rl, rl_mode *m, rl_run *run, bool stop_after_one) {
     if (run->stopped) {
-        run->stopped = false;
+        run->stopped = 0;
         return kRLRunLoopRunStopped;
     }
     event_batch batch = {.count = 0};
@@ -206,7 +226,7 @@ static RLRunLoopRunResult run_specific(RLRunLoopRef rl, RLRunLoopMode mode, RLTi
     }
     rl_mode_read_timer_slack(rl);
     rl_run run = {.outer = rl->current_run, .mode = m};
-    set_deadline(&run, seconds);
+    set_deadline(rl, &run, seconds);
     int64_t outer_deadline = m->run_deadline_ns;
     m->run_deadline_ns = run.deadline_ns;
     rl->current_run = &run;
@@ -235,5 +255,5 @@ void RLRunLoopRun(void) {
     RLRunLoopRunResult result;
     do {
         result = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1.0e10, false);
-    } while (result != kRLRunLoopRunStopped && result != kRLRunLoopRunFinished);
+    } while (result != kRLRunLoopRunStopped && result != kRLRunLoopRunFinished && result != kRLRunLoopRunIdle);
 }

@@ -134,3 +134,11 @@ int64_t rl_deadline_for_date_at(RLAbsoluteTime date, int64_t coarse_now) {
        deadlines whenever they are converted. */
     return round_to_int64(date * 1e9) - offset;
 }
+
+int64_t rl_manual_deadline_for_date(RLAbsoluteTime date, int64_t now) {
+    if (isnan(date)) return now;
+    double ahead = date - (double)now * 1e-9;
+    if (ahead > RL_INTERVAL_LIMIT) return now + rl_seconds_to_ns(RL_INTERVAL_LIMIT);
+    if (ahead < -RL_INTERVAL_LIMIT) return now - rl_seconds_to_ns(RL_INTERVAL_LIMIT);
+    return rl_seconds_to_ns(date);
+}

@@ -228,7 +228,9 @@ static uint32_t implicit_leeway(int64_t ahead_ns) {
    for a nearer one the precise clock is read, so the rule holds exactly for
    every timer, and most adds (of timers over 12 ms ahead, with 4 ms ticks)
    still read one clock, the cheap one. */
-static uint32_t added_timer_leeway(int64_t deadline, int64_t coarse_now) {
+static inline __attribute__((always_inline)) uint32_t added_timer_leeway(int64_t deadline, int64_t coarse_now,
+                                                                         bool manual) {
+    if (manual) return implicit_leeway(deadline - coarse_now); /* a manual clock's reading is exact */
     if (deadline - coarse_now >= 8 * (int64_t)RL_TIMER_LEEWAY_CAP_NS + 2 * rl_mono_coarse_tick())
         return RL_TIMER_LEEWAY_CAP_NS;
     return implicit_leeway(deadline - rl_mono_now());
@@ -345,7 +347,7 @@ static void unschedule_slot(rl_timer_slot *slot) {
 
 /* Re-keys every scheduled slot after the deadline moved; both locks held. */
 static void reschedule_slots(RLRunLoopTimerRef t) {
-    uint32_t leeway = implicit_leeway(t->fire_ns - rl_mono_now());
+    uint32_t leeway = implicit_leeway(t->fire_ns - rl_loop_now(t->rl));
     for (size_t i = 0; i < slot_count(t); i++) {
         rl_timer_slot *slot = slot_at(t, i);
         if (slot->heap_handle == RL_HEAP_NO_HANDLE) continue;
@@ -363,6 +365,8 @@ void RLRunLoopTimerSetNextFireDate(RLRunLoopTimerRef timer, RLAbsoluteTime fireD
     int64_t deadline = rl_deadline_for_date(fireDate);
     RLRunLoopRef rl = lock_timer_and_loop(timer);
     timer->fire_date = fireDate;
+    /* A manual clock's deadlines are its dates. */
+    if (rl && rl_loop_manual_clock(rl)) deadline = rl_loop_deadline_for_date(rl, fireDate, rl_loop_now(rl));
     timer->fire_ns = deadline;
     if (rl) reschedule_slots(timer);
     unlock_timer_and_loop(timer, rl);
@@ -397,17 +401,26 @@ rl_timer_slot *rl_timer_slot_for_mode(RLRunLoopTimerRef t, rl_mode *m) {
     return NULL;
 }
 
-/* Claims the timer for `rl` at `now` (rl_mono_coarse_now); false if invalid
-   or in another loop. Timer locked. */
-static bool claim(RLRunLoopRef rl, RLRunLoopTimerRef t, int64_t now) {
+/* Claims the timer for `rl` at `now` (rl_loop_coarse_now; `manual`: rl is
+   on a manual clock, as its caller found once); false if invalid or in
+   another loop. Timer locked. */
+static inline __attribute__((always_inline)) bool claim(RLRunLoopRef rl, RLRunLoopTimerRef t, int64_t now,
+                                                        bool manual) {
     if (!atomic_load(&t->valid) || (t->rl && t->rl != rl)) return false;
     /* Joining a loop converts the date again, like re-dating it: deadlines
        of equal dates never decrease from one conversion to the next, so the
        timer goes after those of its date converted before (a firing timer
        keeps the deadline it fires for until end_firing). */
-    if (!t->rl && !t->firing) t->fire_ns = rl_deadline_for_date_at(t->fire_date, now);
+    if (!t->rl && !t->firing)
+        t->fire_ns =
+            manual ? rl_manual_deadline_for_date(t->fire_date, now) : rl_deadline_for_date_at(t->fire_date, now);
     t->rl = rl;
     return true;
+}
+
+/* claim, at the loop's now. */
+static bool claim_now(RLRunLoopRef rl, RLRunLoopTimerRef t) {
+    return claim(rl, t, rl_loop_coarse_now(rl), rl_loop_manual_clock(rl) != NULL);
 }
 
 static void unclaim_if_unused(RLRunLoopTimerRef t) {
@@ -446,14 +459,14 @@ static void drop_slot(RLRunLoopTimerRef t, rl_timer_slot *slot) {
     free((rl_timer_more_slot *)slot);
 }
 
-static void add_slot(rl_mode *m, RLRunLoopTimerRef t, int64_t now) {
+static inline __attribute__((always_inline)) void add_slot(rl_mode *m, RLRunLoopTimerRef t, int64_t now, bool manual) {
     if (rl_timer_slot_for_mode(t, m) || !firing_room(m, FIRING_ROOM)) return;
     rl_timer_slot *slot = new_slot(t, m);
     if (!slot) return;
     /* A firing timer is scheduled when its callout ends (end_firing). */
     if (t->firing) {
         list_firing(slot);
-    } else if (!schedule_slot(t, slot, added_timer_leeway(t->fire_ns, now))) {
+    } else if (!schedule_slot(t, slot, added_timer_leeway(t->fire_ns, now, manual))) {
         drop_slot(t, slot);
         return;
     }
@@ -463,14 +476,25 @@ static void add_slot(rl_mode *m, RLRunLoopTimerRef t, int64_t now) {
     rl_mode_timers_changed(m);
 }
 
-void rl_timer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
-    int64_t now = rl_mono_coarse_now(); /* for the date's conversion and the leeway */
+/* `now` for the date's conversion and the leeway; `manual` a constant at
+   each call, so each path has its own copy and real time pays nothing. */
+static inline __attribute__((always_inline)) void add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t,
+                                                              int64_t now, bool manual) {
     rl_item_lock_acquire(&t->lock);
-    if (claim(rl, t, now)) {
-        add_slot(m, t, now);
+    if (claim(rl, t, now, manual)) {
+        add_slot(m, t, now, manual);
         unclaim_if_unused(t);
     }
     rl_item_lock_release(&t->lock);
+}
+
+static __attribute__((noinline)) void add_to_mode_on_manual_clock(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
+    add_to_mode(rl, m, t, rl_loop_coarse_now(rl), true);
+}
+
+void rl_timer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
+    if (__builtin_expect(rl_loop_manual_clock(rl) != NULL, 0)) add_to_mode_on_manual_clock(rl, m, t);
+    else add_to_mode(rl, m, t, rl_mono_coarse_now(), false);
 }
 
 /* Timer locked. */
@@ -507,8 +531,7 @@ void RLRunLoopAddTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopMode m
         /* nothing would ever fire it */
     } else if (!is_default && rl_mode_name_is_common(mode)) {
         rl_item_lock_acquire(&timer->lock);
-        bool added = !timer->in_common && claim(rl, timer, rl_mono_coarse_now()) &&
-                     rl_item_set_insert(&rl->common_timers, timer, 0);
+        bool added = !timer->in_common && claim_now(rl, timer) && rl_item_set_insert(&rl->common_timers, timer, 0);
         if (added) timer->in_common = true;
         unclaim_if_unused(timer);
         rl_item_lock_release(&timer->lock);
@@ -607,7 +630,8 @@ static void begin_firing(RLRunLoopTimerRef t) {
    creation, or the wall clock stepped), and then derived from the deadline. */
 static RLAbsoluteTime next_grid_date(RLRunLoopTimerRef t, RLAbsoluteTime date, int64_t steps, int64_t now) {
     RLAbsoluteTime on_grid = date + (double)steps * rl_timer_interval(t);
-    RLAbsoluteTime from_deadline = RLAbsoluteTimeGetCurrent() + (double)(t->fire_ns - now) * 1e-9;
+    RLAbsoluteTime today = t->rl ? rl_loop_date_now(t->rl) : RLAbsoluteTimeGetCurrent();
+    RLAbsoluteTime from_deadline = today + (double)(t->fire_ns - now) * 1e-9;
     return fabs(on_grid - from_deadline) > 1.0 ? from_deadline : on_grid;
 }
 
@@ -615,7 +639,17 @@ static RLAbsoluteTime next_grid_date(RLRunLoopTimerRef t, RLAbsoluteTime date, i
 typedef struct {
     RLAbsoluteTime date;
     int64_t deadline_ns;
+    bool manual; /* on a manual clock's frame of deadlines (rl_clock.c) */
 } fired_at;
+
+/* A callout that moved its timer to a loop on the other kind of clock
+   leaves deadlines of the first: they are taken again from the dates, in
+   the frame of the loop the timer is in now. Timer and t->rl locked. */
+static void convert_if_moved_across_clocks(RLRunLoopTimerRef t, fired_at *fired, int64_t now) {
+    if (!t->rl || (rl_loop_manual_clock(t->rl) != NULL) == fired->manual) return;
+    fired->deadline_ns = rl_loop_deadline_for_date(t->rl, fired->date, now);
+    t->fire_ns = rl_loop_deadline_for_date(t->rl, t->fire_date, now);
+}
 
 /* After the callout, under the lock of the loop the timer is in now (none, or
    another loop than the one that fired it, if the callout moved it): as in
@@ -632,7 +666,8 @@ static bool end_firing(RLRunLoopTimerRef t, fired_at fired) {
     bool release_info_now = t->release_after_firing;
     t->release_after_firing = false;
     if (!atomic_load(&t->valid)) return release_info_now; /* its invalidation removes every slot */
-    int64_t now = rl_mono_now();
+    int64_t now = t->rl ? rl_loop_now(t->rl) : rl_mono_now();
+    convert_if_moved_across_clocks(t, &fired, now);
     if (rl_timer_interval(t) > 0 && t->fire_date <= fired.date) {
         int64_t interval_ns = rl_seconds_to_ns(rl_timer_interval(t));
         int64_t steps = now >= fired.deadline_ns ? (now - fired.deadline_ns) / interval_ns + 1 : 1;
@@ -714,7 +749,7 @@ static bool fire(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t, int64_t now) 
         return false;
     }
     begin_firing(t);
-    fired_at fired = {t->fire_date, t->fire_ns};
+    fired_at fired = {t->fire_date, t->fire_ns, rl_loop_manual_clock(rl) != NULL};
     rl_trace_timer_fire(rl, t, fired.deadline_ns, now);
     /* CF's ownership rule: retain and release bracket the callout only when
        the context has a retain; a context with only a release hands its info
@@ -829,7 +864,7 @@ static void fire_the_rest(RLRunLoopRef rl, rl_mode *m, rl_timer_pass *p) {
 bool rl_do_timers(RLRunLoopRef rl, rl_mode *m) {
     const rl_heap_entry *top = rl_heap_top(&m->timers);
     if (!top) return false;
-    int64_t now = rl_mono_now();
+    int64_t now = rl_loop_now(rl);
     if (top->deadline_ns > now) return false;
     rl_timer_pass pass = {.now = now, .sequence = rl->timer_sequence, .outer = m->timer_passes};
     m->timer_passes = &pass;
@@ -859,5 +894,39 @@ bool rl_do_timers(RLRunLoopRef rl, rl_mode *m) {
     m->timer_passes = pass.outer;
     if (rest || pass.displaced_count) fire_the_rest(rl, m, &pass);
     else free(pass.displaced);
+    return true;
+}
+
+/* ---- a loop changing clocks ------------------------------------------------ */
+
+/* Re-keys a mode's heap, whose keys are sorted in `keys`, in that order: each
+   timer's deadline taken again from its date for the loop's clock, equal
+   dates keeping their order. */
+static void reconvert_mode(RLRunLoopRef rl, rl_mode *m, const rl_heap_key_buffer *keys, int64_t now) {
+    for (size_t i = 0; i < keys->count; i++) {
+        rl_heap_handle handle = keys->items[i].handle;
+        RLRunLoopTimerRef t = rl_timer_slot_timer(rl_heap_item(&m->timers, handle));
+        rl_item_lock_acquire(&t->lock);
+        t->fire_ns = rl_loop_deadline_for_date(rl, t->fire_date, now);
+        rl_heap_update(&m->timers, handle, t->fire_ns, ++rl->timer_sequence);
+        rl_heap_set_leeway(&m->timers, handle, implicit_leeway(t->fire_ns - now));
+        rl_item_lock_release(&t->lock);
+    }
+}
+
+bool rl_timers_reconvert(RLRunLoopRef rl) {
+    size_t most = 0;
+    for (size_t i = 0; i < rl->mode_count; i++)
+        if (rl_heap_count(&rl->modes[i]->timers) > most) most = rl_heap_count(&rl->modes[i]->timers);
+    rl_heap_key_buffer keys = {0};
+    if (most && !rl_heap_key_buffer_reserve(&keys, most)) return false;
+    int64_t now = rl_loop_now(rl);
+    for (size_t i = 0; i < rl->mode_count; i++) {
+        rl_mode *m = rl->modes[i];
+        if (!rl_heap_count(&m->timers)) continue;
+        rl_heap_collect_due(&m->timers, RL_NEVER, &keys); /* room for all: reserved */
+        reconvert_mode(rl, m, &keys, now);
+    }
+    rl_heap_key_buffer_free(&keys);
     return true;
 }

@@ -32,6 +32,22 @@ void rl_eventfd_signal(int fd, const char *object);
    (already zero) is fine; anything else is fatal. */
 void rl_eventfd_reset(int fd, const char *object);
 
+/* The loop's time in ns, any thread: CLOCK_MONOTONIC on real time, the
+   manual clock's loop time (ns since 2001) on a manual clock
+   (CRunLoopClock.h). Differences of two readings are durations on the
+   clock the loop runs on; readings across a switch of clocks mean nothing. */
+int64_t rl_loop_time_ns(RLRunLoopRef rl);
+/* Whether the loop runs on a manual clock. Any thread. */
+bool rl_loop_clock_is_manual(RLRunLoopRef rl);
+/* Calls moved(info) each time an advance made inside one of the loop's runs,
+   on its own thread, moves the loop's time (time passing while a callout
+   works); on that thread, no loop lock held, but with the listeners' own
+   lock: moved must only signal (not listen, unlisten or use the loop).
+   False when out of memory. */
+bool rl_loop_clock_listen(RLRunLoopRef rl, void (*moved)(void *info), void *info);
+/* Stops calling moved(info); once this returns it is not running either. */
+void rl_loop_clock_unlisten(RLRunLoopRef rl, void (*moved)(void *info), void *info);
+
 /* The calling thread's loop if it has one already; never makes one. */
 RLRunLoopRef rl_loop_current_if_made(void);
 

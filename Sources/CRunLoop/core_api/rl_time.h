@@ -27,6 +27,10 @@ int64_t rl_deadline_for_date(RLAbsoluteTime date);
 /* The same, converted at `coarse_now`, a reading of rl_mono_coarse_now the
    caller needs anyway (adding a timer: one clock reading, not two). */
 int64_t rl_deadline_for_date_at(RLAbsoluteTime date, int64_t coarse_now);
+/* The deadline for `date` on a manual clock, whose deadlines are dates in
+   ns since 2001 and whose reading is `now`: exact (equal dates, equal
+   deadlines), clamped to ~16 years from now as on the real clock; NaN: now. */
+int64_t rl_manual_deadline_for_date(RLAbsoluteTime date, int64_t now);
 /* Seconds to nanoseconds, saturating. */
 int64_t rl_seconds_to_ns(double seconds);
 

@@ -19,5 +19,7 @@
 #include "CRunLoopEmbed.h"
 /* What a loop has done: passes, sleeps, wake-ups, callouts. */
 #include "CRunLoopStatistics.h"
+/* Running a loop on a manual clock, for tests. */
+#include "CRunLoopClock.h"
 
 #endif /* CRUNLOOP_H */

@@ -126,7 +126,10 @@ typedef enum {
     kRLRunLoopRunFinished      = 1,
     kRLRunLoopRunStopped       = 2,
     kRLRunLoopRunTimedOut      = 3,
-    kRLRunLoopRunHandledSource = 4
+    kRLRunLoopRunHandledSource = 4,
+    /* Only a loop on a manual clock (CRunLoopClock.h): the run had nothing
+       left to do until its clock is advanced. Not in CF. */
+    kRLRunLoopRunIdle = 5
 } RLRunLoopRunResult;
 
 typedef enum {
@@ -185,7 +188,8 @@ RLAbsoluteTime RLRunLoopGetNextTimerFireDate(RLRunLoopRef rl, RLRunLoopMode mode
    name: true. Asking never creates the mode. */
 bool RLRunLoopModeIsEmpty(RLRunLoopRef rl, RLRunLoopMode mode);
 /* Runs the current thread's loop in the default mode until it is stopped or
-   the default mode is empty. */
+   the default mode is empty (or, on a manual clock, it goes idle:
+   kRLRunLoopRunIdle). */
 void RLRunLoopRun(void);
 /* Runs the current thread's loop in `mode` (one pass of __CFRunLoopRun per
    iteration) until one of the results below. `seconds` <= 0 or NaN: exactly one
@@ -210,7 +214,10 @@ void RLRunLoopRun(void);
    timer added meanwhile; the exit checks then say TimedOut, Stopped or
    Finished, in that order. With returnAfterSourceHandled, a pass that
    performed a version-0 source also performs a version-1 source its poll finds
-   ready, then returns kRLRunLoopRunHandledSource. */
+   ready, then returns kRLRunLoopRunHandledSource.
+   On a loop with a manual clock (CRunLoopClock.h), `seconds` are the
+   clock's, a pass never sleeps, and a run that would wait for the clock
+   returns kRLRunLoopRunIdle instead. */
 RLRunLoopRunResult RLRunLoopRunInMode(RLRunLoopMode mode, RLTimeInterval seconds, bool returnAfterSourceHandled);
 /* True while the loop sleeps waiting for an event. false for NULL. */
 bool RLRunLoopIsWaiting(RLRunLoopRef rl);

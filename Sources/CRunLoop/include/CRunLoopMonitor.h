@@ -36,7 +36,11 @@ extern "C" {
  * and time outside every run of the loop (after the outermost
  * kRLRunLoopExit), is never a stall. A stall is reported once the threshold
  * has passed, then again every `threshold` seconds while it lasts, with the
- * duration so far; it ends at the loop's next activity.
+ * duration so far; it ends at the loop's next activity. A monitor started
+ * while its loop runs on a manual clock (CRunLoopClock.h) measures on the
+ * loop's time: only a callout that advances the clock by more than the
+ * threshold is a stall (the watchdog waits for such advances instead of
+ * timing out); switch the loop's clock while the monitor is stopped.
  *
  * How it watches: two observers per watched mode (order LONG_MIN for Entry,
  * BeforeTimers, BeforeSources and AfterWaiting, so the clock restarts before
@@ -187,8 +191,10 @@ const char *RLRunLoopActivityGetName(RLRunLoopActivity activity);
  * A FIFO of tasks a loop runs only when it is idle: in a kRLRunLoopBeforeWaiting
  * observer (order LONG_MAX - 1, after the application's own BeforeWaiting
  * observers), i.e. on passes that would go to sleep. Each such pass runs one
- * task, or with a slice > 0 tasks until `slice` seconds have passed (the task
- * that crosses the limit finishes: a task is never interrupted), then, while
+ * task, or with a slice > 0 tasks until `slice` seconds have passed on the
+ * loop's time (RLRunLoopGetCurrentTime: on a manual clock, only the tasks'
+ * own advances of it count; the task that crosses the limit finishes: a task
+ * is never interrupted), then, while
  * tasks remain, calls RLRunLoopWakeUp so that the loop polls instead of
  * sleeping, services its timers and sources, and comes back for the next
  * slice. So timers and sources wait at most one slice (or one task) for idle

@@ -98,6 +98,9 @@ RLPerformRequestStatus RLRunLoopPerformRequest(RLRunLoopRef rl, const RLRunLoopM
  * Arms a one-shot timer on `rl`, in each of `modes` (NULL or 0: common modes),
  * that calls fn(info) on rl's thread `delay` seconds from now, when rl runs
  * in one of those modes (a timer in no running mode waits, as any timer).
+ * "Now" is rl's time (RLRunLoopGetCurrentTime): on a manual clock
+ * (CRunLoopClock.h) the request runs once that clock has been advanced by
+ * `delay`.
  * Returns a request the caller owns (release it with RLPerformRequestRelease;
  * releasing does not cancel it), or NULL for bad input (then release(info)
  * was called). NaN or negative delay means 0. If rl's thread has exited the

@@ -65,7 +65,8 @@ struct __RLHangMonitor {
     RLRunLoopRef rl;
     int64_t epoch_ns;
     int64_t threshold_ns;
-    clockid_t clock; /* CLOCK_MONOTONIC, or _COARSE when its tick is < threshold / 20 */
+    clockid_t clock;     /* CLOCK_MONOTONIC, or _COARSE when its tick is < threshold / 20 */
+    _Atomic bool manual; /* started on a loop with a manual clock: time is the loop's (set under mu at Start) */
     RLHangMonitorCallBack callback;
     RLHangMonitorContext context;
 
@@ -108,6 +109,13 @@ static int64_t clock_ns(clockid_t clock) {
 
 static int64_t mono_ns(void) {
     return clock_ns(CLOCK_MONOTONIC);
+}
+
+/* The time a stall is measured in: the loop's own on a manual clock (only
+   a callout's advance makes time pass while it is awake), else `clock`. */
+static int64_t monitor_now(RLHangMonitorRef m) {
+    if (atomic_load_explicit(&m->manual, memory_order_relaxed)) return rl_loop_time_ns(m->rl);
+    return clock_ns(m->clock);
 }
 
 static int64_t word_time_ns(uint64_t w) {
@@ -208,7 +216,7 @@ static void observe(RLRunLoopObserverRef o, RLRunLoopActivity activity, void *in
     } else if (activity == kRLRunLoopBeforeWaiting) {
         awake = false;
     }
-    uint64_t units = (uint64_t)(clock_ns(m->clock) - m->epoch_ns) >> TIME_UNIT_SHIFT;
+    uint64_t units = (uint64_t)(monitor_now(m) - m->epoch_ns) >> TIME_UNIT_SHIFT;
     uint64_t w = (units << W_TIME_SHIFT) | ((uint64_t)hm->index << W_MODE_SHIFT) | (awake ? W_AWAKE : 0) |
                  activity_index(activity);
     atomic_store(&m->state, w);
@@ -463,6 +471,12 @@ static void timed_wait(RLHangMonitorRef m, int64_t deadline_ns) {
     pthread_cond_timedwait(&m->cv, &m->mu, &ts);
 }
 
+/* A callout advanced the manual clock of the loop (rl_loop_clock_listen):
+   the watchdog, which waits for that rather than for a timeout, looks. */
+static void clock_moved(void *info) {
+    wake_watchdog(info);
+}
+
 static void *watchdog_main(void *arg) {
     RLHangMonitorRef m = arg;
     pthread_once(&capture_once, capture_init);
@@ -488,9 +502,10 @@ static void *watchdog_main(void *arg) {
             due = m->epoch_ns + word_time_ns(w) + m->threshold_ns;
             report_number = 0;
         }
-        int64_t now = clock_ns(m->clock);
+        int64_t now = monitor_now(m);
         if (now < due) {
-            timed_wait(m, due);
+            if (atomic_load(&m->manual)) pthread_cond_wait(&m->cv, &m->mu); /* until clock_moved */
+            else timed_wait(m, due);
             continue;
         }
         due = now + m->threshold_ns;
@@ -546,6 +561,10 @@ RLHangMonitorRef RLHangMonitorCreate(RLRunLoopRef rl, RLTimeInterval threshold, 
         if (m->context.retain) m->context.info = (void *)m->context.retain(m->context.info); /* NULL info too */
     }
     if (rl == rl_loop_current_if_made()) atomic_store(&m->tid, (pid_t)syscall(SYS_gettid));
+    if (!rl_loop_clock_listen(rl, clock_moved, m)) {
+        RLRelease(m); /* out of memory */
+        return NULL;
+    }
     return m;
 }
 
@@ -586,6 +605,8 @@ bool RLHangMonitorStart(RLHangMonitorRef m) {
     }
     atomic_store(&m->depth, 0);
     atomic_store(&m->state, 0);
+    atomic_store(&m->manual, rl_loop_clock_is_manual(m->rl));
+    m->epoch_ns = monitor_now(m);
     record_all_modes(m);
     bool ok = true;
     for (size_t i = 0; i < m->mode_count; i++) ok = watch(m, m->modes[i]) && ok;
@@ -640,6 +661,7 @@ bool RLHangMonitorIsRunning(RLHangMonitorRef m) {
 
 void RLHangMonitorInvalidate(RLHangMonitorRef m) {
     if (!m || !atomic_exchange(&m->valid, false)) return;
+    rl_loop_clock_unlisten(m->rl, clock_moved, m); /* outside mu: clock_moved takes it */
     pthread_mutex_lock(&m->mu);
     stop_locked(m);
     m->quit = true;

@@ -58,12 +58,6 @@ struct __RLIdleQueue {
     RLRunLoopSourceRef keeper;
 };
 
-static int64_t mono_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static int64_t clamp_slice(RLTimeInterval slice) {
     if (isnan(slice) || slice <= 0) return 0;
     if (slice >= (double)MAX_SLICE_NS * 1e-9) return MAX_SLICE_NS;
@@ -158,7 +152,9 @@ static void run_slice(RLRunLoopObserverRef o, RLRunLoopActivity activity, void *
     (void)activity;
     RLIdleQueueRef q = info;
     int64_t slice = atomic_load_explicit(&q->slice_ns, memory_order_relaxed);
-    int64_t start = slice > 0 ? mono_ns() : 0;
+    /* On the loop's time: on a manual clock only the tasks' own advances
+       end a slice. */
+    int64_t start = slice > 0 ? rl_loop_time_ns(q->rl) : 0;
     bool more = false, emptied = false;
     for (;;) {
         pthread_mutex_lock(&q->mu);
@@ -169,7 +165,7 @@ static void run_slice(RLRunLoopObserverRef o, RLRunLoopActivity activity, void *
         if (!t) break;
         finish(t, true);
         atomic_fetch_add_explicit(&q->completed, 1, memory_order_relaxed);
-        if (!more || slice == 0 || mono_ns() - start >= slice) break;
+        if (!more || slice == 0 || rl_loop_time_ns(q->rl) - start >= slice) break;
     }
     /* Tasks remain: poll instead of sleeping, then come back for more. Or
        the keeper just left: the mode may be empty now, and the pass must

@@ -434,7 +434,9 @@ RLPerformRequestRef RLRunLoopPerformRequestAfterDelay(RLRunLoopRef rl, RLTimeInt
     if (atomic_load(&r->state) != (uint32_t)kRLPerformRequestPending) return r;
 
     RLRunLoopTimerContext ctx = {0, r, timer_info_retain, timer_info_release, NULL};
-    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLAbsoluteTimeGetCurrent() + delay, 0, 0, 0, delayed_fire, &ctx);
+    /* Dated on the loop's own time: a loop on a manual clock runs it once
+       the program has advanced that clock by `delay`. */
+    RLRunLoopTimerRef t = RLRunLoopTimerCreate(RLRunLoopGetCurrentTime(rl) + delay, 0, 0, 0, delayed_fire, &ctx);
     if (!t) {
         close_unrun(r, kRLPerformRequestDropped);
         return r;
