@@ -34,7 +34,10 @@ extension RunLoop.Source {
     ///   library's: the sources hear nothing more, and it stays when the last
     ///   source goes.
     /// - A signal blocked in every thread (taken with `sigwait`, say) stays
-    ///   pending and is reported only once a thread unblocks it.
+    ///   pending and is reported only once a thread unblocks it; one sent to
+    ///   a single thread that blocks it (`raise`, `pthread_kill`) stays
+    ///   pending there. Dispatch's worker threads, and the threads they
+    ///   start, block most signals.
     /// - The handler interrupts the thread it runs in, as any handler does:
     ///   a blocking call there that the kernel cannot restart returns
     ///   `EINTR`.

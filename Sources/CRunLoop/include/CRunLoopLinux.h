@@ -149,7 +149,10 @@ void RLFileDescriptorGetContext(RLFileDescriptorRef f, RLFileDescriptorContext *
  *    handler stays in place when the last source goes.
  *  - A signal the program blocks in every thread (to take it with sigwait or
  *    a signalfd of its own, say) stays pending and is reported only if a
- *    thread unblocks it. Nothing is blocked or unblocked by the library.
+ *    thread unblocks it. Likewise a signal sent to one thread (raise,
+ *    pthread_kill) that blocks it stays pending on that thread. (libdispatch's
+ *    worker threads block most signals, and threads inherit their creator's
+ *    mask.) Nothing is blocked or unblocked by the library.
  *  - The handler interrupts whatever the thread it runs in was doing, as
  *    any handler does: a system call the kernel cannot restart (epoll_wait,
  *    poll, nanosleep, sem_timedwait...) returns EINTR there.
