@@ -1,4 +1,5 @@
-// UNIX signals as run-loop sources (RLSignalSourceCreate, over signalfd).
+// UNIX signals as run-loop sources (RLSignalSourceCreate: a process-wide
+// handler of the C library's forwards each signal to the loops).
 
 import CRunLoop
 
@@ -6,21 +7,43 @@ extension RunLoop.Source {
     /// Makes a source that reports the UNIX signal `signal` on the run loops
     /// it is added to, instead of running the signal's disposition.
     ///
-    /// A Linux extra, over signalfd (on macOS you would use a
+    /// A Linux extra (on macOS you would use a
     /// `DispatchSource.makeSignalSource`). Add the source to a mode with
     /// ``RunLoop/add(_:forMode:)-(RunLoop.Source,_)``; the handler then runs on
     /// the loop's thread after the signal arrived, with the number of
-    /// instances since its last call (standard signals coalesce while
-    /// pending, so a burst may be reported as a smaller count, never as 0).
-    /// Every signal source for the same signal, in any loop, sees each arrival.
+    /// arrivals since its last call. Every signal source for the same signal,
+    /// in any loop, counts each arrival exactly once, from its creation on.
+    /// The kernel merges instances of a standard signal sent while one is
+    /// still pending, so a burst of them may be reported as a smaller count,
+    /// never as 0; real-time signals are counted one by one.
     ///
-    /// While such a source exists the signal is blocked in the thread that
-    /// made it, so it stays pending for the source. A process-directed signal
-    /// goes to any thread that does not block it: make the first signal
-    /// source on the main thread before starting other threads (they inherit
-    /// the mask), or block the signal in each thread. When the last source for
-    /// the signal is freed (after ``invalidate()`` and removal), pending
-    /// instances are discarded and the mask restored.
+    /// It works whatever threads exist: while a source for the signal
+    /// exists, a handler of the library's is the signal's disposition, in
+    /// whichever thread the kernel delivers it to (made before or after the
+    /// source, a ``RunLoopThread``, Dispatch's or Swift concurrency's
+    /// threads), and no thread's signal mask is changed. So a `SIGINT` or
+    /// `SIGTERM` source made at any time keeps the process alive and tells
+    /// the loop instead.
+    ///
+    /// Other handling of the signal:
+    /// - The disposition the program had set (a handler, `SIG_IGN`,
+    ///   `SIG_DFL`) comes back when the last source for the signal is freed
+    ///   (after ``invalidate()`` and removal); meanwhile that handler is not
+    ///   called.
+    /// - A handler the program installs while sources exist replaces the
+    ///   library's: the sources hear nothing more, and it stays when the last
+    ///   source goes.
+    /// - A signal blocked in every thread (taken with `sigwait`, say) stays
+    ///   pending and is reported only once a thread unblocks it; one sent to
+    ///   a single thread that blocks it (`raise`, `pthread_kill`) stays
+    ///   pending there. Dispatch's worker threads, and the threads they
+    ///   start, block most signals.
+    /// - The handler interrupts the thread it runs in, as any handler does:
+    ///   a blocking call there that the kernel cannot restart returns
+    ///   `EINTR`.
+    /// - A fault (`SIGSEGV`, `SIGBUS`, `SIGFPE`, `SIGILL`, `SIGTRAP` raised by
+    ///   the CPU) is not reported: it meets the previous disposition, so the
+    ///   process dies as it would without a source.
     ///
     /// - Returns: `nil` for a signal that cannot be caught (`SIGKILL`,
     ///   `SIGSTOP`, out of range, reserved by the C library), or when out of

@@ -186,7 +186,11 @@ final class LinuxExtrasTests: XCTestCase {
             else { return XCTFail("RunLoop.Source(signal:) failed") }
             XCTAssertEqual(source.signalNumber, SIGUSR2)
             loop.add(source, forMode: .default)
-            pthread_kill(pthread_self(), SIGUSR2)  // blocked here, so it stays pending for the source
+            var unblocked = sigset_t()
+            sigemptyset(&unblocked)
+            sigaddset(&unblocked, SIGUSR2)
+            pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)  // as a Dispatch thread's child, it might block it
+            pthread_kill(pthread_self(), SIGUSR2)  // the library's handler runs here, the source reports it
             XCTAssertEqual(loop.run(mode: .default, seconds: 10, returnAfterSourceHandled: true), .handledSource)
             XCTAssertEqual(counts.current.count, 1)
             XCTAssertGreaterThanOrEqual(counts.current.first ?? 0, 1)

@@ -410,7 +410,7 @@ static void signal_source_bad_input(void) {
     RL_ASSERT_EQ_INT(RLSignalSourceGetSignal(s), SIGUSR2);
     RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.02, false), kRLRunLoopRunFinished);
     RLRelease(s);
-    /* The last source freed: the thread's mask is back as it was. */
+    /* The last source freed: the thread's mask was never changed. */
     pthread_sigmask(SIG_SETMASK, NULL, &after);
     RL_ASSERT_EQ_INT(sigismember(&after, SIGUSR2), sigismember(&before, SIGUSR2));
     RL_ASSERT_EQ_INT(rl_test_calls, 0);

@@ -259,7 +259,7 @@ static void crowd(RLRunLoopRef rl, crowd_outcome *out) {
     RLRunLoopSourceRef sig = RLSignalSourceCreate(SIGUSR1, 0, heard, NULL);
     RLRunLoopAddSource(rl, sig, kRLRunLoopDefaultMode);
     out->signal_in = RLRunLoopContainsSource(rl, sig, kRLRunLoopDefaultMode);
-    if (sig) raise(SIGUSR1); /* blocked on this thread while the source exists */
+    if (sig) raise(SIGUSR1); /* caught by the source's handler, reported by the passes below */
 
     char *d = RLCopyDescription(rl);
     free(d);

@@ -502,13 +502,22 @@ static void port_invalidate_on_loop_thread_in_nested_run_stops_callbacks(void) {
 }
 
 /* Invalidation from another thread while the loop's thread is delivering a
-   steady stream: at most the delivery already under way (its message taken
-   out of the queue) starts after RLMessagePortInvalidate returns, messages
-   arrive in send order without gaps, and the context is released once,
-   after the last callback. */
+   steady stream, checked in every round: after RLMessagePortInvalidate
+   returns, the one loop servicing the port finishes at most the delivery it
+   had begun (its message out of the queue, its callback running or about to
+   run) and starts no other. So the callbacks ever started, minus those
+   finished when it returned, are at most one. In every other round a
+   callback is held running until the invalidation has returned, so the
+   bound is tested with a delivery under way (otherwise the loop is almost
+   always between callbacks then, and a loop that took two messages out at
+   a time would pass). Messages arrive in send order without gaps, and the
+   context is released once, after the last callback. */
 typedef struct {
     RLMessagePortRef port;
+    long hold_at; /* the callback of this message waits for `returned`; -1: none */
     _Atomic long started;
+    _Atomic long finished;
+    _Atomic bool holding;
     _Atomic bool returned;
     _Atomic long late;
     _Atomic long released;
@@ -528,6 +537,11 @@ static void cross_cb(RLMessagePortRef port, int32_t msgid, const void *bytes, si
     if (atomic_load(&p->released)) atomic_fetch_add(&p->after_release, 1);
     if (msgid != p->next_id) p->out_of_order++;
     p->next_id = msgid + 1;
+    if (msgid == p->hold_at) {
+        atomic_store(&p->holding, true);
+        while (!atomic_load(&p->returned)) sched_yield();
+    }
+    atomic_fetch_add(&p->finished, 1);
 }
 
 static void cross_release(const void *info) {
@@ -546,26 +560,32 @@ static void *cross_loop(void *arg) {
     return NULL;
 }
 
+static bool cross_ready_to_invalidate(cross_probe *p, long target) {
+    return p->hold_at >= 0 ? atomic_load(&p->holding) : atomic_load(&p->started) >= target;
+}
+
 static void port_invalidate_from_another_thread_stress_counts(void) {
     for (int round = 0; round < 60; round++) {
-        cross_probe p = {.next_id = 0};
+        long target = 200 + (round % 7) * 150;
+        cross_probe p = {.next_id = 0, .hold_at = round % 2 ? target : -1};
         RLMessagePortContext ctx = {0, &p, NULL, cross_release, NULL};
         p.port = RLMessagePortCreate(cross_cb, &ctx, 4096);
         pthread_t th;
         pthread_create(&th, NULL, cross_loop, &p);
         int32_t sent = 0;
-        long target = 200 + (round % 7) * 150;
-        while (atomic_load(&p.started) < target) {
+        while (!cross_ready_to_invalidate(&p, target)) {
             int rc = RLMessagePortSend(p.port, sent, NULL, 0);
             if (rc == 0) sent++;
             else sched_yield();
         }
         RLMessagePortInvalidate(p.port);
+        long finished_at_return = atomic_load(&p.finished);
+        long started_at_return = atomic_load(&p.started);
         atomic_store(&p.returned, true);
-        long at_return = atomic_load(&p.started);
         atomic_store(&p.stop, true);
         pthread_join(th, NULL);
-        RL_ASSERT_LE_INT(atomic_load(&p.started) - at_return, 1);
+        if (p.hold_at >= 0) RL_ASSERT_EQ_INT(started_at_return - finished_at_return, 1); /* one under way */
+        RL_ASSERT_LE_INT(atomic_load(&p.started) - finished_at_return, 1);
         RL_ASSERT_LE_INT(atomic_load(&p.late), 1);
         RL_ASSERT_EQ_INT(p.out_of_order, 0);
         RL_ASSERT_LE_INT(atomic_load(&p.started), sent);

@@ -3,7 +3,8 @@
  *
  *  - RLFileDescriptor: a file descriptor watched for reading and/or writing,
  *    modelled on macOS's CFFileDescriptor (callbacks are one-shot per enable).
- *  - Signal sources: UNIX signals delivered as run-loop sources (signalfd).
+ *  - Signal sources: UNIX signals delivered as run-loop sources (a handler
+ *    of the library's forwards them to the loops).
  *  - RLMessagePort: a thread message port in the spirit of NSPort/NSMachPort;
  *    any thread sends, the loop(s) it is scheduled in receive in FIFO order.
  *
@@ -108,39 +109,77 @@ RLRunLoopSourceRef RLFileDescriptorCreateRunLoopSource(RLFileDescriptorRef f, RL
 void RLFileDescriptorGetContext(RLFileDescriptorRef f, RLFileDescriptorContext *context);
 
 /* ===========================================================================
- * Signal sources (signalfd)
+ * Signal sources
  *
  * RLSignalSourceCreate returns a version-1 run-loop source whose callback is
- * called, in the loop's thread, after the signal arrived: with the number of
- * instances read since the last callout (standard signals coalesce in the
- * kernel while pending, so a storm of kill()s may be reported as a smaller
- * count, but never as none; real-time signals are counted one by one). Any
- * number of sources, in any number of loops, may watch the same signal: each
- * arrival is reported to every one of them.
+ * called, in the loop's thread, after the signal arrived, with the number of
+ * arrivals since its last callout. Any number of sources, in any number of
+ * loops, may watch the same signal: each arrival is reported to every one of
+ * them.
  *
- * Blocking: while at least one source for a signal exists, the signal is
- * blocked in the thread(s) that created the sources, so that it stays pending
- * for signalfd instead of running its disposition. POSIX cannot block a
- * signal for the whole process from one thread: a process-directed signal
- * (kill) goes to any thread that does not block it. So create the first
- * signal source (or block the signal with pthread_sigmask) on the main thread
- * before creating other threads, which inherit the mask, or block it in each
- * thread yourself. When the last source for the signal is freed (its last
- * reference released, typically after RLRunLoopSourceInvalidate and removal),
- * the instances still pending are discarded and, if that happens on the
- * thread that first blocked it, its mask for that signal is restored (a
- * signal that was blocked before stays blocked). No other thread's mask is
- * ever changed, not even a later thread that got the same pthread_t value.
+ * How: while at least one source for a signal exists, a handler of the
+ * library's is the signal's disposition (installed by the first source with
+ * sigaction, SA_RESTART | SA_SIGINFO | SA_ONSTACK). It runs in whichever
+ * thread the kernel picks, counts the arrival and writes an eventfd that
+ * wakes the loops holding sources for the signal; it only uses atomics and
+ * write(), so it is async-signal-safe and takes no lock. No thread's signal
+ * mask is needed or changed: a source works whatever threads exist, made
+ * before or after it, and whichever of them the signal is sent to (kill,
+ * pthread_kill, raise, sigqueue). The state behind this is process-wide, as
+ * a disposition is: one slot per signal number, under one lock.
  *
- * Thread-directed signals (pthread_kill, tgkill, raise() in a multi-threaded
- * process) can be read only by the thread they target: they are reported only
- * when a loop on that thread services a source for the signal.
+ * Counts: every source counts each run of the handler exactly once, from
+ * its creation on (arrivals before it was made are not reported; arrivals
+ * while it is in no loop, or in a mode that is not running, are reported
+ * when it next performs). Arrivals between two callouts are reported as one
+ * callout with their number. The kernel keeps at most one instance of a
+ * standard signal (1-31) pending: instances sent while one is pending (not
+ * yet handled by any thread, for example while every thread blocks it)
+ * merge into it, so a burst of kill()s may be reported as a smaller count,
+ * never as none. Real-time signals are queued and counted one by one.
+ *
+ * The program's own handling:
+ *  - A disposition the program had set (a handler, SIG_IGN or SIG_DFL) is
+ *    saved by the first source and put back when the last source for the
+ *    signal is freed (its last reference released, typically after
+ *    RLRunLoopSourceInvalidate and removal). Meanwhile its handler is not
+ *    called, and an ignored signal is reported.
+ *  - A handler the program installs while sources exist replaces the
+ *    library's: the sources hear nothing from then on, and the program's
+ *    handler stays in place when the last source goes.
+ *  - A signal the program blocks in every thread (to take it with sigwait or
+ *    a signalfd of its own, say) stays pending and is reported only if a
+ *    thread unblocks it. Likewise a signal sent to one thread (raise,
+ *    pthread_kill) that blocks it stays pending on that thread. (libdispatch's
+ *    worker threads block most signals, and threads inherit their creator's
+ *    mask.) Nothing is blocked or unblocked by the library.
+ *  - The handler interrupts whatever the thread it runs in was doing, as
+ *    any handler does: a system call the kernel cannot restart (epoll_wait,
+ *    poll, nanosleep, sem_timedwait...) returns EINTR there.
+ *  - A fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGTRAP raised by the CPU
+ *    for an instruction of the process) is not reported: the handler puts
+ *    the previous disposition back so the faulting instruction meets it
+ *    when it runs again (by default the process dies, as without a source).
+ *    The same signals sent with kill or sigqueue are reported.
+ *  (On macOS a dispatch signal source watches a signal beside its
+ *  disposition, which the program sets to SIG_IGN itself; here the
+ *  library's handler is the disposition while sources exist.)
+ *
+ * Before this design the sources read the signal with a signalfd, which
+ * needs it blocked in every thread: a source made after other threads
+ * existed let the signal run its default action in one of them (SIGINT then
+ * killed the process), and a signal sent to one thread was seen only by a
+ * loop on that thread. Both work now; a signal blocked before stays
+ * blocked, and the pending instances are no longer discarded when the last
+ * source goes (there are none to discard unless the program blocks it).
  *
  * fork(): a signal source belongs to each process that has it. In a forked
  * child an inherited source reports the child's signals (the child starts
  * with none pending, as POSIX says), never the parent's, and nothing the
  * child does takes or hides a signal from the parent's sources. Arrivals the
- * parent had read but not yet reported stay the parent's.
+ * parent had caught but not yet reported stay the parent's. The child keeps
+ * the parent's dispositions, so the library's handler stays installed there
+ * while the inherited sources live.
  * ======================================================================== */
 
 typedef void (*RLSignalCallBack)(int signo, uint32_t count, void *info);
@@ -154,9 +193,9 @@ typedef struct {
 
 /* Creates a source that reports `signo`. The context is copied and
    retain(info) called; release(info) is called when the source is freed.
-   Returns NULL (and changes no mask) when signo is not a signal that can be
-   caught and blocked (<= 0, >= _NSIG, SIGKILL, SIGSTOP, or one reserved by
-   the C library), when callout is NULL, or when out of memory or descriptors.
+   Returns NULL (and changes no disposition) when signo is not a signal that
+   can be caught (<= 0, >= _NSIG, SIGKILL, SIGSTOP, or one reserved by the C
+   library), when callout is NULL, or when out of memory or descriptors.
    The caller owns the returned reference (RLRelease). */
 RLRunLoopSourceRef RLSignalSourceCreate(int signo, RLIndex order, RLSignalCallBack callout,
                                         const RLSignalSourceContext *context);
