@@ -30,9 +30,16 @@ LIB_SRCS := $(sort $(wildcard Sources/CRunLoop/*/*.c))
 LIB_HDRS := $(wildcard Sources/CRunLoop/*/*.h)
 LIB_OBJS := $(patsubst Sources/CRunLoop/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 
-TEST_SRCS := $(sort $(wildcard Tests/c/test_*.c))
+# The C tests sit in one folder per group (Tests/README.md: core/, cf/,
+# extras/, robustness/, load/); a test not yet filed, at the top of Tests/c,
+# is built and run too (test-c names it). Every binary goes to one flat
+# $(BUILD)/tests/, so two tests may not share a file name.
+TEST_UNFILED := $(sort $(wildcard Tests/c/test_*.c))
+TEST_SRCS := $(TEST_UNFILED) $(sort $(wildcard Tests/c/*/test_*.c))
 TEST_HDRS := $(wildcard Tests/c/*.h)
-TEST_BINS := $(patsubst Tests/c/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
+TEST_BINS := $(addprefix $(BUILD)/tests/,$(basename $(notdir $(TEST_SRCS))))
+# The source of test binary $(1): the one test file of that name.
+test_src = $(filter %/$(1).c,$(TEST_SRCS))
 
 # ---- GLib bridge: its own library, built only where GLib's development files
 # are (pkg-config glib-2.0); the core above never depends on GLib. Its tests
@@ -47,7 +54,15 @@ GLIB_SRCS   := $(sort $(wildcard Sources/CRunLoopGLib/*.c))
 GLIB_HDRS   := $(wildcard Sources/CRunLoopGLib/*.h Sources/CRunLoopGLib/include/*.h)
 GLIB_OBJS   := $(patsubst Sources/CRunLoopGLib/%.c,$(BUILD)/obj-glib/%.o,$(GLIB_SRCS))
 GLIB_LIBS_OUT := $(BUILD)/libcrunloop-glib.a $(BUILD)/libcrunloop-glib.so
-GLIB_TEST_BINS := $(patsubst Tests/c-glib/%.c,$(BUILD)/tests/%,$(sort $(wildcard Tests/c-glib/test_*.c)))
+GLIB_TEST_SRCS := $(sort $(wildcard Tests/c-glib/test_*.c))
+GLIB_TEST_BINS := $(patsubst Tests/c-glib/%.c,$(BUILD)/tests/%,$(GLIB_TEST_SRCS))
+endif
+
+TEST_NAMES := $(notdir $(TEST_SRCS) $(GLIB_TEST_SRCS))
+TEST_CLASHES := $(strip $(foreach n,$(sort $(TEST_NAMES)),$(if $(word 2,$(filter $(n),$(TEST_NAMES))),$(n))))
+ifneq ($(TEST_CLASHES),)
+$(error tests share a file name, and so a binary in $(BUILD)/tests/: $(foreach n,$(TEST_CLASHES),\
+  $(filter %/$(n),$(TEST_SRCS) $(GLIB_TEST_SRCS))); rename one)
 endif
 
 .PHONY: all lib install test check-layers layers-graph docs test-c test-sanitize test-asan test-tsan test-valgrind \
@@ -170,9 +185,11 @@ deps:
 	export DEBIAN_FRONTEND=noninteractive; $(APT_GET) update -qq && $(APT_GET) install -y -qq $$missing
 
 # ---- tests ------------------------------------------------------------------
-# Each Tests/c/test_*.c is one program linked with the static library.
+# Each Tests/c/GROUP/test_*.c is one program linked with the static library,
+# $(BUILD)/tests/test_* (its source found by name: test_src above).
 
-$(BUILD)/tests/%: Tests/c/%.c $(TEST_HDRS) $(BUILD)/libcrunloop.a
+.SECONDEXPANSION:
+$(TEST_BINS): $(BUILD)/tests/%: $$(call test_src,$$*) $(TEST_HDRS) $(BUILD)/libcrunloop.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -include Tests/c/rltest_prelude.h -ITests/c $< -o $@ $(BUILD)/libcrunloop.a $(LDLIBS)
 
@@ -182,7 +199,7 @@ $(BUILD)/tests/%: Tests/c-glib/%.c $(TEST_HDRS) $(GLIB_HDRS) $(BUILD)/libcrunloo
 	  $(BUILD)/libcrunloop-glib.a $(BUILD)/libcrunloop.a $(GIO_LDLIBS) $(LDLIBS)
 
 # CRunLoopCFNames.h must also compile as C++, and with blocks under clang; a
-# C++ program written for macOS (Tests/c/cf_names_cpp.cpp) runs, built with
+# C++ program written for macOS (Tests/c/cf/cf_names_cpp.cpp) runs, built with
 # $(CXX); programs it must refuse fail saying why (cf_names_errors.sh). Where
 # clang finds the Swift toolchain's blocks runtime, the block variants run, in
 # C and in C++ (not in sanitized builds: the library's sanitizer runtime is
@@ -191,28 +208,29 @@ BLOCKS_RT = $(abspath $(dir $(shell command -v clang 2>/dev/null))../lib/swift/l
 SWIFT_INCLUDE = $(abspath $(dir $(shell command -v clang 2>/dev/null))../lib/swift)
 CF_NAMES_CXXFLAGS = -std=c++11 -Wall -Wextra -Werror -Wshadow -ISources/CRunLoop/include
 CF_NAMES_BLOCKS = -fblocks -ISources/CRunLoop/include -L$(BLOCKS_RT) -lBlocksRuntime -Wl,-rpath,$(BLOCKS_RT)
-$(BUILD)/tests/cf_names_compile.ok: Tests/c/cf_names_compile.c Tests/c/cf_names_blocks.c Tests/c/cf_names_cpp.cpp \
-                                    Tests/c/cf_names_errors.c Tests/c/cf_names_errors.sh $(LIB_HDRS) $(TEST_HDRS) \
-                                    $(BUILD)/libcrunloop.a
+CF_NAMES_DIR := Tests/c/cf
+CF_NAMES_SRCS := $(addprefix $(CF_NAMES_DIR)/,cf_names_compile.c cf_names_blocks.c cf_names_cpp.cpp cf_names_errors.c \
+                                               cf_names_errors.sh)
+$(BUILD)/tests/cf_names_compile.ok: $(CF_NAMES_SRCS) $(LIB_HDRS) $(TEST_HDRS) $(BUILD)/libcrunloop.a
 	@mkdir -p $(dir $@)
 	$(CXX) -x c++ $(CF_NAMES_CXXFLAGS) -fsyntax-only $<
-	$(CXX) $(CF_NAMES_CXXFLAGS) $(CFLAGS) Tests/c/cf_names_cpp.cpp -o $(BUILD)/tests/cf_names_cpp \
+	$(CXX) $(CF_NAMES_CXXFLAGS) $(CFLAGS) $(CF_NAMES_DIR)/cf_names_cpp.cpp -o $(BUILD)/tests/cf_names_cpp \
 	  $(BUILD)/libcrunloop.a $(LDLIBS)
 	$(BUILD)/tests/cf_names_cpp
-	@CC="$(CC)" CXX="$(CXX)" sh Tests/c/cf_names_errors.sh Sources/CRunLoop/include
+	@CC="$(CC)" CXX="$(CXX)" sh $(CF_NAMES_DIR)/cf_names_errors.sh Sources/CRunLoop/include
 	@if command -v clang >/dev/null 2>&1; then \
 	  dispatch=""; [ -e "$(SWIFT_INCLUDE)/dispatch/dispatch.h" ] && \
 	    dispatch="-isystem $(SWIFT_INCLUDE) -DRLCF_EXPECT_DISPATCH"; \
 	  echo "clang -fblocks -fsyntax-only $< $$dispatch"; \
 	  clang -std=c11 -fblocks $(WARN) -ISources/CRunLoop/include $$dispatch -fsyntax-only $< || exit 1; \
 	  if [ -z "$(findstring sanitize,$(CFLAGS))" ] && [ -e "$(BLOCKS_RT)/libBlocksRuntime.so" ]; then \
-	    echo "clang -fblocks Tests/c/cf_names_blocks.c && run it"; \
+	    echo "clang -fblocks $(CF_NAMES_DIR)/cf_names_blocks.c && run it"; \
 	    clang -std=c11 $(WARN) $(CF_NAMES_BLOCKS) -include Tests/c/rltest_prelude.h -ITests/c \
-	      Tests/c/cf_names_blocks.c -o $(BUILD)/tests/cf_names_blocks $(BUILD)/libcrunloop.a $(LDLIBS) && \
+	      $(CF_NAMES_DIR)/cf_names_blocks.c -o $(BUILD)/tests/cf_names_blocks $(BUILD)/libcrunloop.a $(LDLIBS) && \
 	    $(BUILD)/tests/cf_names_blocks || exit 1; \
-	    echo "clang++ -fblocks Tests/c/cf_names_cpp.cpp && run it"; \
-	    clang++ $(CF_NAMES_CXXFLAGS) $(CF_NAMES_BLOCKS) Tests/c/cf_names_cpp.cpp -o $(BUILD)/tests/cf_names_cpp_blocks \
-	      $(BUILD)/libcrunloop.a $(LDLIBS) && \
+	    echo "clang++ -fblocks $(CF_NAMES_DIR)/cf_names_cpp.cpp && run it"; \
+	    clang++ $(CF_NAMES_CXXFLAGS) $(CF_NAMES_BLOCKS) $(CF_NAMES_DIR)/cf_names_cpp.cpp \
+	      -o $(BUILD)/tests/cf_names_cpp_blocks $(BUILD)/libcrunloop.a $(LDLIBS) && \
 	    $(BUILD)/tests/cf_names_cpp_blocks || exit 1; fi; fi
 	@touch $@
 
@@ -235,9 +253,10 @@ check-layers: $(LIB_OBJS)
 layers-graph: $(LIB_OBJS)
 	@python3 Tests/layers/graph.py Sources/CRunLoop $(BUILD)/obj
 
-## test-c: the C tests (Tests/c, Tests/c-glib), the CF-names compile check and README's C blocks
+## test-c: the C tests (Tests/c/*/, Tests/c-glib), the CF-names compile check and README's C blocks
 test-c: check-layers $(TEST_BINS) $(GLIB_TEST_BINS) $(BUILD)/tests/cf_names_compile.ok $(BUILD)/tests/readme_c.ok
 	@sh Tests/run-c-tests.sh $(TEST_BINS) $(GLIB_TEST_BINS)
+	@$(if $(TEST_UNFILED),echo "test-c: not yet in a group folder of Tests/c (Tests/README.md): $(TEST_UNFILED)")
 
 # Sanitized builds live in their own build folders so they never mix objects.
 ## test-asan: the C tests under AddressSanitizer and UBSan (build/asan)

@@ -3,9 +3,26 @@ import PackageDescription
 import Foundation
 
 // The GLib bridge (CRunLoopGLib, SwiftRunLoopGLib) is declared only where
-// GLib's development files are installed, so the package keeps building
-// everywhere else with libc alone.
-let haveGLib = FileManager.default.fileExists(atPath: "/usr/include/glib-2.0/glib.h")
+// pkg-config finds GLib, so the package keeps building everywhere else with
+// libc alone. The same pkg-config answer (PKG_CONFIG_PATH, a sysroot's
+// PKG_CONFIG_SYSROOT_DIR) gives the CGLib system library target its flags,
+// and through it every target that depends on it: no header path is fixed
+// here, so other layouts and cross-compiling work.
+func pkgConfigFinds(_ module: String) -> Bool {
+    let pkgConfig = Process()
+    pkgConfig.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    pkgConfig.arguments = ["pkg-config", "--exists", module]
+    pkgConfig.standardOutput = FileHandle.nullDevice
+    pkgConfig.standardError = FileHandle.nullDevice
+    do {
+        try pkgConfig.run()
+    } catch {
+        return false
+    }
+    pkgConfig.waitUntilExit()
+    return pkgConfig.terminationStatus == 0
+}
+let haveGLib = pkgConfigFinds("glib-2.0")
 
 // The C targets show the warnings the Makefile builds the library with. Not as
 // errors (and not through unsafeFlags): either would keep packages that depend
@@ -68,6 +85,7 @@ if haveGLib {
         .systemLibrary(
             name: "CGLib", path: "Sources/CGLib", pkgConfig: "glib-2.0",
             providers: [.apt(["libglib2.0-dev"])]),
+        // GLib's include flags reach this C target through CGLib (pkg-config).
         .target(
             name: "CRunLoopGLib",
             dependencies: ["CRunLoop", "CGLib"],

@@ -442,8 +442,6 @@ public final class RunLoop: @unchecked Sendable {
 
     // MARK: Private
 
-    /// Runs `RLRunLoopRunInMode` and tells whether the run got past its start
-    /// (an Entry callout happened), which "finished" alone does not say.
     /// Whether running `mode` now would finish at once (CF's `_CFRunLoopFinished`).
     private func isEmpty(_ mode: Mode) -> Bool {
         mode.withCName { RLRunLoopModeIsEmpty(ref, $0) }

@@ -1,5 +1,5 @@
 // A file that imports Foundation and SwiftRunLoop together: the scoped
-// imports make the unqualified names ours, as API.md promises.
+// imports make the unqualified names ours, as the README promises.
 
 import Foundation
 import XCTest

@@ -588,6 +588,26 @@ static inline int rl_test_wait_sleeping(RLRunLoopRef rl, double limit) {
     return 1;
 }
 
+/* n loops, each on a thread of its own (RLThread), retained in loops[]. A
+   callout on one loop may still reach another while the threads stop, so
+   rl_test_stop_loops_on_threads keeps every loop alive until all the
+   threads are gone. */
+static inline void rl_test_start_loops_on_threads(int n, RLThreadRef *threads, RLRunLoopRef *loops) {
+    for (int k = 0; k < n; k++) {
+        threads[k] = RLThreadCreate("rltest");
+        RL_ASSERT(RLThreadStart(threads[k]));
+        loops[k] = (RLRunLoopRef)RLRetain(RLThreadGetRunLoop(threads[k]));
+    }
+}
+
+static inline void rl_test_stop_loops_on_threads(int n, RLThreadRef *threads, RLRunLoopRef *loops) {
+    for (int k = 0; k < n; k++) RLThreadStop(threads[k]);
+    for (int k = 0; k < n; k++) {
+        RLThreadRelease(threads[k]);
+        RLRelease(loops[k]);
+    }
+}
+
 /* True when the NULL-terminated list holds `name`. */
 static inline int rl_test_list_has(char **list, const char *name) {
     for (char **p = list; p && *p; p++)

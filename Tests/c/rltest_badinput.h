@@ -1,5 +1,6 @@
-/* rltest_badinput.h: what the bad-input tests (test_badinput.c,
-   test_badinput_more.c) share: the check each case ends with, that the loop
+/* rltest_badinput.h: what the bad-input and misuse tests (test_badinput.c,
+   test_badinput_extras.c, test_misuse.c, test_fd_reuse.c) share: the check
+   each case ends with, that the loop
    still services a source and a timer after whatever the case did to it
    (counted in rltest.h's rl_test_calls). Include after rltest.h. */
 #ifndef RLTEST_BADINPUT_H

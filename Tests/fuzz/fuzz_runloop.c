@@ -41,10 +41,10 @@
  * array and followed by the heap's verifier.
  *
  * Every input runs on fresh threads, so its loops are torn down (and
- * checked) at the end, and inputs do not share modes. Built by Tests/fuzz/Makefile
- * with libFuzzer; Tests/c/test_fuzz_corpus.c includes this file to replay the
- * corpus without libFuzzer. On a broken invariant it prints the line and
- * aborts.
+ * checked) at the end, and inputs do not share modes. Built by
+ * Tests/fuzz/Makefile with libFuzzer; Tests/c/robustness/test_fuzz_corpus.c
+ * includes this file to replay the corpus without libFuzzer. On a broken
+ * invariant it prints the line and aborts.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -1,6 +1,7 @@
 /* test_sources.c: version-0 and version-1 sources: perform order, the
    signal flag, schedule/cancel, wake-ups, fd sources, context and info
-   lifetime. */
+   lifetime, sources in the loops of two threads and moved between loops by
+   their own performs. */
 #include <CRunLoop.h>
 #include "rltest.h"
 
@@ -486,6 +487,54 @@ static void source_can_be_in_loops_of_two_threads(void) {
     RLRelease(s);
 }
 
+/* Two loops bounce version-0 sources between them from the sources' own
+   performs: each perform runs on the loop its source is in. */
+enum { SRC_BOUNCERS = 8 };
+typedef struct {
+    RLRunLoopRef loops[2];
+    RLRunLoopSourceRef sources[SRC_BOUNCERS];
+    atomic_int performs;
+    atomic_int wrong_loop;
+    atomic_int stop;
+} src_bounce_rec;
+static src_bounce_rec g_src_bounce;
+
+static void bounce_source(void *info) {
+    int i = (int)(intptr_t)info;
+    RLRunLoopSourceRef s = g_src_bounce.sources[i];
+    RLRunLoopRef cur = RLRunLoopGetCurrent();
+    int side = cur == g_src_bounce.loops[1];
+    if (cur != g_src_bounce.loops[side] || !RLRunLoopContainsSource(cur, s, kRLRunLoopDefaultMode))
+        atomic_fetch_add(&g_src_bounce.wrong_loop, 1);
+    atomic_fetch_add(&g_src_bounce.performs, 1);
+    if (atomic_load(&g_src_bounce.stop)) return;
+    RLRunLoopRemoveSource(cur, s, kRLRunLoopDefaultMode);
+    RLRunLoopRef other = g_src_bounce.loops[!side];
+    RLRunLoopAddSource(other, s, kRLRunLoopDefaultMode);
+    RLRunLoopSourceSignal(s);
+    RLRunLoopWakeUp(other);
+}
+
+static void sources_bounced_between_two_loops_by_their_performs(void) {
+    RLThreadRef th[2];
+    rl_test_start_loops_on_threads(2, th, g_src_bounce.loops);
+    for (int i = 0; i < SRC_BOUNCERS; i++)
+        g_src_bounce.sources[i] = rl_test_source0(0, bounce_source, (void *)(intptr_t)i);
+    for (int i = 0; i < SRC_BOUNCERS; i++) {
+        RLRunLoopAddSource(g_src_bounce.loops[i & 1], g_src_bounce.sources[i], kRLRunLoopDefaultMode);
+        RLRunLoopSourceSignal(g_src_bounce.sources[i]);
+        RLRunLoopWakeUp(g_src_bounce.loops[i & 1]);
+    }
+    int want = (int)rl_test_scaled(20000);
+    double end = rl_test_now() + 60;
+    while (atomic_load(&g_src_bounce.performs) < want && rl_test_now() < end) rl_test_sleep(0.005);
+    RL_ASSERT_GE_INT(atomic_load(&g_src_bounce.performs), want);
+    atomic_store(&g_src_bounce.stop, 1);
+    rl_test_stop_loops_on_threads(2, th, g_src_bounce.loops);
+    RL_ASSERT_EQ_INT(atomic_load(&g_src_bounce.wrong_loop), 0);
+    for (int i = 0; i < SRC_BOUNCERS; i++) RLRelease(g_src_bounce.sources[i]);
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(sources_perform_by_order_then_insertion),
@@ -504,6 +553,7 @@ int main(int argc, char **argv) {
         RL_TEST(info_is_retained_on_create_and_released_with_the_last_reference),
         RL_TEST(invalidated_source_releases_info_with_the_last_reference),
         RL_TEST(source_can_be_in_loops_of_two_threads),
+        RL_TEST(sources_bounced_between_two_loops_by_their_performs),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }

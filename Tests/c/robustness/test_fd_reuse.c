@@ -1,11 +1,14 @@
 /*
  * test_fd_reuse.c: a version-1 source's registration belongs to the file it
  * watched, not to the number: closing the number (while the file lives on
- * elsewhere) or reusing it never disturbs another source or makes a loop spin.
+ * elsewhere) or reusing it never disturbs another source or makes a loop spin;
+ * a source removed and added again, or a descriptor object, watches the file
+ * that has the number now.
  */
 #include <CRunLoop.h>
 #include <fcntl.h>
 #include "rltest.h"
+#include "rltest_badinput.h"
 
 /* A new non-blocking pipe p whose read end a version-1 source in `mode`
    watches (draining it when asked), counting into info. */
@@ -197,6 +200,114 @@ static void closed_number_reused_by_the_loop(void) {
     close(p[1]);
 }
 
+/* ---- a number closed and reused while a source or object watches it ---- */
+
+static int g_fd;
+static int read_fd(void *info) {
+    (void)info;
+    return g_fd;
+}
+static char g_got;
+static void read_one(void *info) {
+    (void)info;
+    char b;
+    if (read(g_fd, &b, 1) == 1) g_got = b;
+    rl_test_calls++;
+}
+
+/* A version-1 source watches the open file its fd named when it was added
+   to the mode (the fd is asked for at each add, CRunLoop.h). Closing it
+   behind the loop's back and opening another file on the same number must
+   not crash or spin; removing and re-adding the source watches the new
+   file. */
+/* Makes the loop's own descriptors (the mode's timerfd) before the test
+   recycles fd numbers, so a recycled number is never one of the loop's. */
+static void warm_up_loop(RLRunLoopRef rl) {
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.001, false), kRLRunLoopRunTimedOut);
+    RLRunLoopSourceInvalidate(keep);
+    RLRelease(keep);
+}
+
+/* Closes the file behind fd `num` and opens a new pipe whose read end takes
+   the same number, in one step (dup3), so no other open can take it. The
+   old pipe's write end is closed too. */
+static void replace_with_new_pipe(int num, int old_write, int b[2]) {
+    RL_ASSERT_EQ_INT(pipe2(b, O_NONBLOCK | O_CLOEXEC), 0);
+    RL_ASSERT_EQ_INT(dup3(b[0], num, O_CLOEXEC), num);
+    close(b[0]);
+    b[0] = num;
+    close(old_write);
+}
+
+static void v1_source_fd_closed_and_number_reused(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    warm_up_loop(rl);
+    int a[2], b[2];
+    RL_ASSERT_EQ_INT(pipe2(a, O_NONBLOCK | O_CLOEXEC), 0);
+    g_fd = a[0];
+    RLRunLoopSourceRef s = rl_test_source1(0, read_fd, read_one, NULL);
+    RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(write(a[1], "a", 1), 1);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(g_got, 'a');
+    replace_with_new_pipe(g_fd, a[1], b);
+    RL_ASSERT_EQ_INT(write(b[1], "b", 1), 1);
+    int before = rl_test_calls;
+    RLRunLoopRunResult r = RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0.05, false);
+    RL_ASSERT(r == kRLRunLoopRunTimedOut);
+    RL_ASSERT_LE_INT(rl_test_calls - before, 1); /* no spin whatever it watches */
+    RLRunLoopRemoveSource(rl, s, kRLRunLoopDefaultMode);
+    RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
+    if (rl_test_calls == before) {
+        RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1, true), kRLRunLoopRunHandledSource);
+    }
+    RL_ASSERT_EQ_INT(g_got, 'b');
+    RLRunLoopSourceInvalidate(s);
+    RLRelease(s);
+    close(b[0]);
+    close(b[1]);
+    assert_loop_still_works();
+}
+
+static int g_fd_calls;
+static RLOptionFlags g_fd_types;
+static void fd_callback(RLFileDescriptorRef f, RLOptionFlags types, void *info) {
+    (void)info;
+    g_fd_calls++;
+    g_fd_types |= types;
+    char b;
+    if (read(RLFileDescriptorGetNativeDescriptor(f), &b, 1) == 1) g_got = b;
+}
+
+/* CRunLoopLinux.h: "once the closed number is reused by a new open, the
+   object watches whatever now has that number". */
+static void file_descriptor_number_reused_watches_the_new_file(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    warm_up_loop(rl);
+    int a[2], b[2];
+    RL_ASSERT_EQ_INT(pipe2(a, O_NONBLOCK | O_CLOEXEC), 0);
+    RLFileDescriptorRef f = RLFileDescriptorCreate(a[0], false, fd_callback, NULL);
+    RL_ASSERT(f != NULL);
+    RLRunLoopSourceRef s = RLFileDescriptorCreateRunLoopSource(f, 0);
+    RLRunLoopAddSource(rl, s, kRLRunLoopDefaultMode);
+    int num = a[0];
+    replace_with_new_pipe(num, a[1], b);
+    int calls = g_fd_calls;
+    RL_ASSERT_EQ_INT(write(b[1], "n", 1), 1);
+    g_got = 0;
+    RLFileDescriptorEnableCallBacks(f, kRLFileDescriptorReadCallBack);
+    RL_ASSERT_EQ_INT(RLRunLoopRunInMode(kRLRunLoopDefaultMode, 1, true), kRLRunLoopRunHandledSource);
+    RL_ASSERT_EQ_INT(g_fd_calls, calls + 1);
+    RL_ASSERT_EQ_INT(g_got, 'n');
+    RLFileDescriptorInvalidate(f);
+    RLRelease(s);
+    RLRelease(f);
+    close(b[0]);
+    close(b[1]);
+    assert_loop_still_works();
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(invalidating_a_source_whose_number_was_reused),
@@ -206,6 +317,8 @@ int main(int argc, char **argv) {
         RL_TEST(readable_source_of_another_mode_stays_quiet),
         RL_TEST(nested_run_in_another_mode_then_back),
         RL_TEST(closed_number_reused_by_the_loop),
+        RL_TEST(v1_source_fd_closed_and_number_reused),
+        RL_TEST(file_descriptor_number_reused_watches_the_new_file),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }

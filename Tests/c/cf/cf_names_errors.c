@@ -1,6 +1,6 @@
 /*
  * cf_names_errors.c: programs CRunLoopCFNames.h must refuse to compile, each
- * with an error that says why. Tests/c/cf_names_errors.sh compiles each
+ * with an error that says why. Tests/c/cf/cf_names_errors.sh compiles each
  * CASE and checks the message.
  */
 #include <CRunLoopCFNames.h>

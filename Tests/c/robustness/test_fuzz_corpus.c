@@ -7,7 +7,7 @@
 #include "rltest.h"
 
 #include <dirent.h>
-#include "../fuzz/fuzz_runloop.c"
+#include "../../fuzz/fuzz_runloop.c"
 
 #define CORPUS_DIR "Tests/fuzz/corpus"
 

@@ -9,7 +9,7 @@
 #include <stdatomic.h>
 #include <CRunLoop.h>
 #include "rltest.h"
-#include "../../Sources/CRunLoop/core/rl_callout.h" /* the callouts: global, not public */
+#include "../../../Sources/CRunLoop/core/rl_callout.h" /* the callouts: global, not public */
 
 static double slow(void) {
     const char *s = getenv("RL_TEST_SLOW");

@@ -15,7 +15,7 @@
 #endif
 #include <CRunLoop.h>
 #include "rltest.h"
-#include "../../Sources/CRunLoop/core/rl_callout.h" /* the callouts: global, not public */
+#include "../../../Sources/CRunLoop/core/rl_callout.h" /* the callouts: global, not public */
 
 #include <elf.h>
 #include <execinfo.h>

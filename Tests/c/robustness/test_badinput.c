@@ -1,5 +1,8 @@
-/* test_badinput.c: every bad input named in API.md and CRunLoop.h is
-   ignored or clamped, never crashes, and leaves the loop working. */
+/* test_badinput.c: every bad argument the core's headers name (NULL
+   objects, NULL or empty mode names, bad context versions, NaN, negative and
+   huge dates, intervals, timeouts and tolerances, invalid descriptors,
+   objects of another loop or already invalidated) is ignored or clamped as
+   documented, never crashes, and leaves the loop working. */
 #include <CRunLoop.h>
 #include "rltest.h"
 #include "rltest_badinput.h"

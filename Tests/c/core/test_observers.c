@@ -1,6 +1,9 @@
 /* test_observers.c: observers are called in `order` (ties in the order
    added), only for their activities; non-repeating ones once; invalidation
-   and removal from inside their own callout; one run loop per observer. */
+   and removal from inside their own callout; one run loop per observer, and
+   an observer moved to another loop by its own callout is called there; CF's
+   ownership rules for the context info (released once, never bracketed
+   around a callout). */
 #include <CRunLoop.h>
 #include "rltest.h"
 
@@ -301,6 +304,114 @@ static void invalidation_from_another_thread_waits_for_the_callout_to_release_in
     RLRelease(keep);
 }
 
+/* Two loops bounce observers (of BeforeWaiting and AfterWaiting) between
+   them from the observers' own callouts: each callout runs on the loop its
+   observer is in. */
+typedef struct {
+    RLRunLoopRef loops[2];
+    atomic_int calls;
+    atomic_int wrong_loop;
+} obs_bounce_rec;
+static obs_bounce_rec g_obs_bounce;
+
+static void bounce_observer(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)a;
+    (void)info;
+    RLRunLoopRef cur = RLRunLoopGetCurrent();
+    int side = cur == g_obs_bounce.loops[1];
+    if (cur != g_obs_bounce.loops[side]) atomic_fetch_add(&g_obs_bounce.wrong_loop, 1);
+    atomic_fetch_add(&g_obs_bounce.calls, 1);
+    RLRunLoopRemoveObserver(cur, o, kRLRunLoopDefaultMode);
+    RLRunLoopAddObserver(g_obs_bounce.loops[!side], o, kRLRunLoopDefaultMode);
+    RLRunLoopWakeUp(g_obs_bounce.loops[!side]);
+}
+
+static void observers_bounced_between_two_loops_by_their_callouts(void) {
+    RLThreadRef th[2];
+    rl_test_start_loops_on_threads(2, th, g_obs_bounce.loops);
+    enum { N = 8 };
+    RLRunLoopObserverRef o[N];
+    for (int i = 0; i < N; i++) {
+        o[i] =
+            RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting | kRLRunLoopAfterWaiting, true, i, bounce_observer, NULL);
+        RLRunLoopAddObserver(g_obs_bounce.loops[i & 1], o[i], kRLRunLoopDefaultMode);
+        RLRunLoopWakeUp(g_obs_bounce.loops[i & 1]);
+    }
+    int want = (int)rl_test_scaled(4000);
+    double end = rl_test_now() + 60;
+    while (atomic_load(&g_obs_bounce.calls) < want && rl_test_now() < end) rl_test_sleep(0.005);
+    RL_ASSERT_GE_INT(atomic_load(&g_obs_bounce.calls), want);
+    for (int i = 0; i < N; i++) RLRunLoopObserverInvalidate(o[i]);
+    RL_ASSERT_EQ_INT(atomic_load(&g_obs_bounce.wrong_loop), 0);
+    rl_test_stop_loops_on_threads(2, th, g_obs_bounce.loops);
+    for (int i = 0; i < N; i++) RLRelease(o[i]);
+}
+
+/* The info is freed by its release: an observer must not touch it after
+   that, nor release it per callout (CF never brackets observer callouts). */
+typedef struct {
+    int calls;
+} heap_info;
+static int g_heap_info_frees;
+static void heap_info_free(const void *info) {
+    g_heap_info_frees++;
+    free((void *)info);
+}
+static void observe_heap_info(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o;
+    (void)a;
+    heap_info *h = info;
+    h->calls++;
+    if (h->calls == 5) RLRunLoopStop(RLRunLoopGetCurrent());
+}
+
+static void observer_context_with_release_but_no_retain_is_released_once(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    heap_info *h = calloc(1, sizeof *h);
+    RLRunLoopObserverContext c = {0, h, NULL, heap_info_free, NULL};
+    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopBeforeSources, true, 0, observe_heap_info, &c);
+    RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
+    for (int i = 0; i < 8 && g_heap_info_frees == 0; i++) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false);
+    RL_ASSERT_EQ_INT(g_heap_info_frees, 0);
+    RLRunLoopObserverInvalidate(o);
+    RL_ASSERT_EQ_INT(g_heap_info_frees, 1);
+    RLRelease(o);
+    RL_ASSERT_EQ_INT(g_heap_info_frees, 1);
+    RLRelease(keep);
+}
+
+/* An info counting its retains and releases (rl_test_counted's callbacks
+   take it for the rl_test_counted it starts with) and its callouts. */
+typedef struct {
+    rl_test_counted counted;
+    int calls;
+} owned;
+
+static void observe_owned(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
+    (void)o;
+    (void)a;
+    ((owned *)info)->calls++;
+}
+
+/* Even with retain, an observer callout is not bracketed. */
+static void observer_context_retain_is_called_once_at_creation(void) {
+    RLRunLoopRef rl = RLRunLoopGetCurrent();
+    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
+    static owned ow;
+    RLRunLoopObserverContext c = {0, &ow, rl_test_counted_retain, rl_test_counted_release, NULL};
+    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopBeforeSources, true, 0, observe_owned, &c);
+    RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
+    for (int i = 0; i < 5; i++) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false);
+    RL_ASSERT_EQ_INT(ow.calls, 5);
+    RL_ASSERT_EQ_INT(ow.counted.retains, 1);
+    RL_ASSERT_EQ_INT(ow.counted.releases, 0);
+    RLRelease(o);
+    RLRunLoopRemoveObserver(rl, o, kRLRunLoopDefaultMode);
+    RL_ASSERT_EQ_INT(ow.counted.releases, 1);
+    RLRelease(keep);
+}
+
 int main(int argc, char **argv) {
     static const rl_test tests[] = {
         RL_TEST(observers_are_called_by_order_then_insertion),
@@ -315,6 +426,9 @@ int main(int argc, char **argv) {
         RL_TEST(invalidate_releases_the_info),
         RL_TEST(observer_in_another_mode_is_not_called),
         RL_TEST(invalidation_from_another_thread_waits_for_the_callout_to_release_info),
+        RL_TEST(observers_bounced_between_two_loops_by_their_callouts),
+        RL_TEST(observer_context_with_release_but_no_retain_is_released_once),
+        RL_TEST(observer_context_retain_is_called_once_at_creation),
     };
     return rl_test_main(argc, argv, tests, RL_TEST_COUNT(tests));
 }

@@ -219,7 +219,8 @@ static void repeating_timer_far_behind_fires_once_then_skips_ahead(void) {
 }
 
 /* The grid of a timer created with a past date is that date's:
-   fire + k * interval (API.md), not the moment it was added. */
+   fire + k * interval (RLRunLoopTimerCreate in CRunLoopCore.h), not the
+   moment it was added. */
 static void repeating_timer_created_in_the_past_keeps_the_phase_of_its_fire_date(void) {
     RLRunLoopRef rl = RLRunLoopGetCurrent();
     RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);

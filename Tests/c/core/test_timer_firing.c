@@ -1,8 +1,8 @@
 /* test_timer_firing.c: how a pass fires its timers, one at a time as CF does:
    a timer is marked firing only when its own callout starts, so a nested run
    from a callout fires the other due timers; a timer skipped in a pass is
-   left exactly as an earlier callout left it; a timer (or observer) moved to
-   another loop from its own callout lives on in that loop and fires on time;
+   left exactly as an earlier callout left it; a timer moved to another loop
+   from its own callout lives on in that loop and fires on time;
    re-dating inside the callout and ties follow CF; tolerance only delays a
    timer to share a wake-up; CF's ownership rules for context info. Tests of
    order, counts and wake-ups run on a manual clock (CRunLoopClock.h),
@@ -466,29 +466,10 @@ static void bounce(RLRunLoopTimerRef t, void *info) {
     if (i % 4 == 1) RLRunLoopTimerSetNextFireDate(t, RLAbsoluteTimeGetCurrent() + 0.0003);
 }
 
-/* Two loops on their own threads for the bounce tests. A callout on one
-   loop may still reach the other while the threads stop, so each loop is
-   kept alive until both threads are gone. */
-static void start_two_loops(RLThreadRef th[2], RLRunLoopRef loops[2]) {
-    for (int k = 0; k < 2; k++) {
-        th[k] = RLThreadCreate("bounce");
-        RL_ASSERT(RLThreadStart(th[k]));
-        loops[k] = (RLRunLoopRef)RLRetain(RLThreadGetRunLoop(th[k]));
-    }
-}
-
-static void stop_two_loops(RLThreadRef th[2], RLRunLoopRef loops[2]) {
-    for (int k = 0; k < 2; k++) RLThreadStop(th[k]);
-    for (int k = 0; k < 2; k++) {
-        RLThreadRelease(th[k]);
-        RLRelease(loops[k]);
-    }
-}
-
 static void timers_bounced_between_two_loops_by_their_callouts_all_fire(void) {
     g_bounce.quota = (int)rl_test_scaled(300);
     RLThreadRef th[2];
-    start_two_loops(th, g_bounce.loops);
+    rl_test_start_loops_on_threads(2, th, g_bounce.loops);
     RLRunLoopTimerRef t[BOUNCE_TIMERS];
     for (int i = 0; i < BOUNCE_TIMERS; i++) {
         t[i] = rl_test_add_timer(g_bounce.loops[i & 1], kRLRunLoopDefaultMode, 0, 0.0002 * (1 + i % 3), bounce,
@@ -499,7 +480,7 @@ static void timers_bounced_between_two_loops_by_their_callouts_all_fire(void) {
     RL_ASSERT_EQ_INT(atomic_load(&g_bounce.done), BOUNCE_TIMERS);
     for (int i = 0; i < BOUNCE_TIMERS; i++) RL_ASSERT_EQ_INT(atomic_load(&g_bounce.fires[i]), g_bounce.quota);
     RL_ASSERT_EQ_INT(atomic_load(&g_bounce.wrong_loop), 0);
-    stop_two_loops(th, g_bounce.loops);
+    rl_test_stop_loops_on_threads(2, th, g_bounce.loops);
     for (int i = 0; i < BOUNCE_TIMERS; i++) RLRelease(t[i]);
 }
 
@@ -543,7 +524,7 @@ static void bounce_loose(RLRunLoopTimerRef t, void *info) {
 static void timers_moved_by_another_thread_while_they_fire_all_fire(void) {
     g_bounce.quota = (int)rl_test_scaled(200);
     RLThreadRef th[2];
-    start_two_loops(th, g_bounce.loops);
+    rl_test_start_loops_on_threads(2, th, g_bounce.loops);
     for (int i = 0; i < BOUNCE_TIMERS; i++) {
         g_moved[i] = rl_test_add_timer(g_bounce.loops[i & 1], kRLRunLoopDefaultMode, 0, 0.0003, bounce_loose,
                                        (void *)(intptr_t)i);
@@ -556,96 +537,8 @@ static void timers_moved_by_another_thread_while_they_fire_all_fire(void) {
     pthread_join(m, NULL);
     RL_ASSERT_EQ_INT(atomic_load(&g_bounce.done), BOUNCE_TIMERS);
     for (int i = 0; i < BOUNCE_TIMERS; i++) RL_ASSERT_EQ_INT(atomic_load(&g_bounce.fires[i]), g_bounce.quota);
-    stop_two_loops(th, g_bounce.loops);
+    rl_test_stop_loops_on_threads(2, th, g_bounce.loops);
     for (int i = 0; i < BOUNCE_TIMERS; i++) RLRelease(g_moved[i]);
-}
-
-/* Observers bounced the same way (BeforeWaiting and AfterWaiting). */
-typedef struct {
-    RLRunLoopRef loops[2];
-    atomic_int calls;
-    atomic_int wrong_loop;
-} obs_bounce_rec;
-static obs_bounce_rec g_obs_bounce;
-
-static void bounce_observer(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)a;
-    (void)info;
-    RLRunLoopRef cur = RLRunLoopGetCurrent();
-    int side = cur == g_obs_bounce.loops[1];
-    if (cur != g_obs_bounce.loops[side]) atomic_fetch_add(&g_obs_bounce.wrong_loop, 1);
-    atomic_fetch_add(&g_obs_bounce.calls, 1);
-    RLRunLoopRemoveObserver(cur, o, kRLRunLoopDefaultMode);
-    RLRunLoopAddObserver(g_obs_bounce.loops[!side], o, kRLRunLoopDefaultMode);
-    RLRunLoopWakeUp(g_obs_bounce.loops[!side]);
-}
-
-static void observers_bounced_between_two_loops_by_their_callouts(void) {
-    RLThreadRef th[2];
-    start_two_loops(th, g_obs_bounce.loops);
-    enum { N = 8 };
-    RLRunLoopObserverRef o[N];
-    for (int i = 0; i < N; i++) {
-        o[i] =
-            RLRunLoopObserverCreate(kRLRunLoopBeforeWaiting | kRLRunLoopAfterWaiting, true, i, bounce_observer, NULL);
-        RLRunLoopAddObserver(g_obs_bounce.loops[i & 1], o[i], kRLRunLoopDefaultMode);
-        RLRunLoopWakeUp(g_obs_bounce.loops[i & 1]);
-    }
-    int want = (int)rl_test_scaled(4000);
-    double end = rl_test_now() + 60;
-    while (atomic_load(&g_obs_bounce.calls) < want && rl_test_now() < end) rl_test_sleep(0.005);
-    RL_ASSERT_GE_INT(atomic_load(&g_obs_bounce.calls), want);
-    for (int i = 0; i < N; i++) RLRunLoopObserverInvalidate(o[i]);
-    RL_ASSERT_EQ_INT(atomic_load(&g_obs_bounce.wrong_loop), 0);
-    stop_two_loops(th, g_obs_bounce.loops);
-    for (int i = 0; i < N; i++) RLRelease(o[i]);
-}
-
-/* Version-0 sources bounced the same way from their performs. */
-enum { SRC_BOUNCERS = 8 };
-typedef struct {
-    RLRunLoopRef loops[2];
-    RLRunLoopSourceRef sources[SRC_BOUNCERS];
-    atomic_int performs;
-    atomic_int wrong_loop;
-    atomic_int stop;
-} src_bounce_rec;
-static src_bounce_rec g_src_bounce;
-
-static void bounce_source(void *info) {
-    int i = (int)(intptr_t)info;
-    RLRunLoopSourceRef s = g_src_bounce.sources[i];
-    RLRunLoopRef cur = RLRunLoopGetCurrent();
-    int side = cur == g_src_bounce.loops[1];
-    if (cur != g_src_bounce.loops[side] || !RLRunLoopContainsSource(cur, s, kRLRunLoopDefaultMode))
-        atomic_fetch_add(&g_src_bounce.wrong_loop, 1);
-    atomic_fetch_add(&g_src_bounce.performs, 1);
-    if (atomic_load(&g_src_bounce.stop)) return;
-    RLRunLoopRemoveSource(cur, s, kRLRunLoopDefaultMode);
-    RLRunLoopRef other = g_src_bounce.loops[!side];
-    RLRunLoopAddSource(other, s, kRLRunLoopDefaultMode);
-    RLRunLoopSourceSignal(s);
-    RLRunLoopWakeUp(other);
-}
-
-static void sources_bounced_between_two_loops_by_their_performs(void) {
-    RLThreadRef th[2];
-    start_two_loops(th, g_src_bounce.loops);
-    for (int i = 0; i < SRC_BOUNCERS; i++)
-        g_src_bounce.sources[i] = rl_test_source0(0, bounce_source, (void *)(intptr_t)i);
-    for (int i = 0; i < SRC_BOUNCERS; i++) {
-        RLRunLoopAddSource(g_src_bounce.loops[i & 1], g_src_bounce.sources[i], kRLRunLoopDefaultMode);
-        RLRunLoopSourceSignal(g_src_bounce.sources[i]);
-        RLRunLoopWakeUp(g_src_bounce.loops[i & 1]);
-    }
-    int want = (int)rl_test_scaled(20000);
-    double end = rl_test_now() + 60;
-    while (atomic_load(&g_src_bounce.performs) < want && rl_test_now() < end) rl_test_sleep(0.005);
-    RL_ASSERT_GE_INT(atomic_load(&g_src_bounce.performs), want);
-    atomic_store(&g_src_bounce.stop, 1);
-    stop_two_loops(th, g_src_bounce.loops);
-    RL_ASSERT_EQ_INT(atomic_load(&g_src_bounce.wrong_loop), 0);
-    for (int i = 0; i < SRC_BOUNCERS; i++) RLRelease(g_src_bounce.sources[i]);
 }
 
 /* ---- tolerance ---- */
@@ -913,64 +806,6 @@ static void timer_retain_callback_may_use_its_timer(void) {
     RLRelease(t);
 }
 
-/* The info is freed by its release: an observer must not touch it after
-   that, nor release it per callout (CF never brackets observer callouts). */
-typedef struct {
-    int calls;
-} heap_info;
-static int g_heap_info_frees;
-static void heap_info_free(const void *info) {
-    g_heap_info_frees++;
-    free((void *)info);
-}
-static void observe_heap_info(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o;
-    (void)a;
-    heap_info *h = info;
-    h->calls++;
-    if (h->calls == 5) RLRunLoopStop(RLRunLoopGetCurrent());
-}
-
-static void observer_context_with_release_but_no_retain_is_released_once(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    heap_info *h = calloc(1, sizeof *h);
-    RLRunLoopObserverContext c = {0, h, NULL, heap_info_free, NULL};
-    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopBeforeSources, true, 0, observe_heap_info, &c);
-    RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
-    for (int i = 0; i < 8 && g_heap_info_frees == 0; i++) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false);
-    RL_ASSERT_EQ_INT(g_heap_info_frees, 0);
-    RLRunLoopObserverInvalidate(o);
-    RL_ASSERT_EQ_INT(g_heap_info_frees, 1);
-    RLRelease(o);
-    RL_ASSERT_EQ_INT(g_heap_info_frees, 1);
-    RLRelease(keep);
-}
-
-static void observe_owned(RLRunLoopObserverRef o, RLRunLoopActivity a, void *info) {
-    (void)o;
-    (void)a;
-    ((owned *)info)->calls++;
-}
-
-/* Even with retain, an observer callout is not bracketed. */
-static void observer_context_retain_is_called_once_at_creation(void) {
-    RLRunLoopRef rl = RLRunLoopGetCurrent();
-    RLRunLoopSourceRef keep = rl_test_keep_mode(rl, kRLRunLoopDefaultMode);
-    static owned ow;
-    RLRunLoopObserverContext c = {0, &ow, rl_test_counted_retain, rl_test_counted_release, NULL};
-    RLRunLoopObserverRef o = RLRunLoopObserverCreate(kRLRunLoopBeforeSources, true, 0, observe_owned, &c);
-    RLRunLoopAddObserver(rl, o, kRLRunLoopDefaultMode);
-    for (int i = 0; i < 5; i++) RLRunLoopRunInMode(kRLRunLoopDefaultMode, 0, false);
-    RL_ASSERT_EQ_INT(ow.calls, 5);
-    RL_ASSERT_EQ_INT(ow.counted.retains, 1);
-    RL_ASSERT_EQ_INT(ow.counted.releases, 0);
-    RLRelease(o);
-    RLRunLoopRemoveObserver(rl, o, kRLRunLoopDefaultMode);
-    RL_ASSERT_EQ_INT(ow.counted.releases, 1);
-    RLRelease(keep);
-}
-
 /* ---- the next fire date while a timer fires ---- */
 
 /* In CF a timer stays in its modes' sorted timer lists while its callout
@@ -1107,8 +942,6 @@ int main(int argc, char **argv) {
         RL_TEST(one_shot_moved_to_another_loop_by_its_callout_is_invalidated_there),
         RL_TEST(timers_bounced_between_two_loops_by_their_callouts_all_fire),
         RL_TEST(timers_moved_by_another_thread_while_they_fire_all_fire),
-        RL_TEST(observers_bounced_between_two_loops_by_their_callouts),
-        RL_TEST(sources_bounced_between_two_loops_by_their_performs),
         RL_TEST(lone_timer_with_tolerance_fires_at_its_date),
         RL_TEST(tolerant_timer_shares_a_wake_up_with_a_timer_in_its_window),
         RL_TEST(tolerant_timer_shares_a_wake_up_on_real_time),
@@ -1125,8 +958,6 @@ int main(int argc, char **argv) {
         RL_TEST(timer_context_with_retain_brackets_every_callout),
         RL_TEST(timer_invalidated_by_another_thread_mid_callout_releases_info_after_it),
         RL_TEST(timer_retain_callback_may_use_its_timer),
-        RL_TEST(observer_context_with_release_but_no_retain_is_released_once),
-        RL_TEST(observer_context_retain_is_called_once_at_creation),
         RL_TEST(next_fire_date_inside_the_only_timers_callout_is_its_date),
         RL_TEST(next_fire_date_inside_a_repeating_timers_callout_is_the_date_being_fired),
         RL_TEST(next_fire_date_of_the_common_modes_inside_the_only_timers_callout_is_its_date),

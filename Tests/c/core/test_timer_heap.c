@@ -9,7 +9,7 @@
  */
 #include <errno.h>
 #include <stdatomic.h>
-#include "../../Sources/CRunLoop/core/rl_timer_heap.h"
+#include "../../../Sources/CRunLoop/core/rl_timer_heap.h"
 #include "rltest.h"
 
 /* realloc, replaced so a test can refuse growth (not under a sanitizer,
