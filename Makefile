@@ -249,7 +249,7 @@ check-layers: $(LIB_OBJS)
 	  { cat $(BUILD)/check-layers-selftest.log; echo "check-layers: its self-test failed"; exit 1; }
 	@python3 Tests/layers/check.py Sources/CRunLoop $(BUILD)/obj Tests/layers/allowed.txt
 
-## layers-graph: docs/ARCHITECTURE.md's who-calls-whom levels and mermaid graph, from the built objects
+## layers-graph: docs/LAYERS.md's who-calls-whom levels and mermaid graph, from the built objects
 layers-graph: $(LIB_OBJS)
 	@python3 Tests/layers/graph.py Sources/CRunLoop $(BUILD)/obj
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints docs/ARCHITECTURE.md's "Who calls whom" from the built objects:
+"""Prints docs/LAYERS.md's "Who calls whom" from the built objects:
 the core's files by level (the longest call chain under each) and a mermaid
 graph of every call edge between core files, less the leaves any file may
 use (LEAVES), with the core files the extras call.
