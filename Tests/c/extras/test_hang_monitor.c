@@ -122,7 +122,8 @@ static void monitor_reports_injected_stall_with_stack_mode_and_activity(void) {
     RL_ASSERT_GE_INT(seen.named_frames, 1);         /* at least libc's, by name */
     RL_ASSERT_GE_INT(seen.timer_callout_frames, 1); /* the phase is on the stack */
     RL_ASSERT_GE_INT(seen.passes, 1);               /* the loop's statistics came along */
-    RL_ASSERT_GE_INT(seen.sleeps, 1);               /* it slept until the stalling timer */
+    /* Not that it slept: on a slow machine (valgrind) the stalling timer is
+       due before the first pass waits, which then only polls. */
 }
 
 /* On a manual clock a callout's work takes the time it advances the clock
