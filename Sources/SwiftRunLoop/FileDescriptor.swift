@@ -54,6 +54,11 @@ extension RunLoop {
         /// CF's `CFFileDescriptorCreate`.
         ///
         /// ```swift
+        /// import SwiftRunLoop
+        /// #if canImport(Glibc)
+        /// import Glibc
+        /// #endif
+        ///
         /// let input = try RunLoop.FileDescriptor(watching: STDIN_FILENO) { descriptor, _ in
         ///     var buffer = [UInt8](repeating: 0, count: 4096)
         ///     if read(descriptor.fileDescriptor, &buffer, buffer.count) > 0 {

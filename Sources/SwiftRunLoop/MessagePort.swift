@@ -71,6 +71,8 @@ public final class MessagePort: Sendable {
     /// throws why it cannot.
     ///
     /// ```swift
+    /// import SwiftRunLoop
+    ///
     /// let port = try MessagePort(queueLimit: 256) { message in
     ///     print("message \(message.id): \(message.data.count) bytes")
     /// }

@@ -52,6 +52,8 @@ public final class RunLoopThread: Sendable {
     /// it cannot.
     ///
     /// ```swift
+    /// import SwiftRunLoop
+    ///
     /// let worker = try RunLoopThread(named: "worker")
     /// worker.runLoop.perform { print("on the worker's thread") }
     /// worker.stop()

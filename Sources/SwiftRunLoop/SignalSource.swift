@@ -55,6 +55,11 @@ extension RunLoop.Source {
     /// `nil`: the error says why (see ``RunLoop/ResourceError``).
     ///
     /// ```swift
+    /// import SwiftRunLoop
+    /// #if canImport(Glibc)
+    /// import Glibc
+    /// #endif
+    ///
     /// let hangUp = try RunLoop.Source(signal: SIGHUP) { signal, count in
     ///     print("signal \(signal) arrived \(count) time(s)")
     /// }
@@ -134,6 +139,11 @@ extension RunLoop {
     /// one element, the signal's number, per arrival.
     ///
     /// ```swift
+    /// import SwiftRunLoop
+    /// #if canImport(Glibc)
+    /// import Glibc
+    /// #endif
+    ///
     /// for await signal in try RunLoop.main.signals(SIGINT, SIGTERM) {
     ///     print("signal \(signal): stopping")
     ///     break
