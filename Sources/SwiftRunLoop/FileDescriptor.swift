@@ -1,6 +1,11 @@
 // RunLoop.FileDescriptor: CF's CFFileDescriptor (RLFileDescriptor) for Linux.
 
 import CRunLoop
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 extension RunLoop {
     /// A file descriptor watched by run loops for readability and/or
@@ -43,9 +48,55 @@ extension RunLoop {
             self.box = box
         }
 
-        /// Wraps `fileDescriptor`, with no callback enabled yet.
+        /// Wraps `fileDescriptor`, with no callback enabled yet, or throws
+        /// why it cannot.
         ///
         /// CF's `CFFileDescriptorCreate`.
+        ///
+        /// ```swift
+        /// import SwiftRunLoop
+        /// #if canImport(Glibc)
+        /// import Glibc
+        /// #endif
+        ///
+        /// let input = try RunLoop.FileDescriptor(watching: STDIN_FILENO) { descriptor, _ in
+        ///     var buffer = [UInt8](repeating: 0, count: 4096)
+        ///     if read(descriptor.fileDescriptor, &buffer, buffer.count) > 0 {
+        ///         descriptor.enableCallBacks(.read)
+        ///     }
+        /// }
+        /// RunLoop.main.add(input, forMode: .default)
+        /// input.enableCallBacks(.read)
+        /// ```
+        ///
+        /// - Parameters:
+        ///   - fileDescriptor: An open descriptor; it is not duplicated.
+        ///   - closeOnInvalidate: Whether ``invalidate()`` closes it.
+        ///   - handler: Called on the run loop's thread with this object and
+        ///     the types it is ready for (those types are then disabled).
+        /// - Throws: ``RunLoop/ResourceError`` with `EBADF` when
+        ///   `fileDescriptor` is not open; with `ENOMEM`, `EMFILE` or `ENFILE`
+        ///   (or no code when the system did not say) when out of memory or
+        ///   descriptors. The descriptor is not closed then.
+        public convenience init(
+            watching fileDescriptor: Int32, closeOnInvalidate: Bool = false,
+            handler: @escaping @Sendable (RunLoop.FileDescriptor, CallBackTypes) -> Void
+        ) throws(RunLoop.ResourceError) {
+            let operation = "RunLoop.FileDescriptor(watching: \(fileDescriptor))"
+            guard fileDescriptor >= 0, fcntl(fileDescriptor, F_GETFD) >= 0 else {
+                throw RunLoop.ResourceError(operation: operation, code: EBADF)
+            }
+            let box = FileDescriptorBox(handler)
+            let ref = try makeOrThrow(operation) {
+                Self.makeDescriptor(fileDescriptor, closeOnInvalidate: closeOnInvalidate, box: box)
+            }
+            self.init(adopting: ref, box: box)
+        }
+
+        /// Wraps `fileDescriptor`, with no callback enabled yet.
+        ///
+        /// CF's `CFFileDescriptorCreate`. ``init(watching:closeOnInvalidate:handler:)``
+        /// does the same and throws an error that says why it failed.
         ///
         /// - Parameters:
         ///   - fileDescriptor: An open descriptor; it is not duplicated.
@@ -54,21 +105,32 @@ extension RunLoop {
         ///     the types it is ready for (those types are then disabled).
         /// - Returns: `nil` when `fileDescriptor` is not open, or when out of
         ///   descriptors or memory (the descriptor is then not closed).
-        public init?(
+        public convenience init?(
             fileDescriptor: Int32, closeOnInvalidate: Bool = false,
             handler: @escaping @Sendable (RunLoop.FileDescriptor, CallBackTypes) -> Void
         ) {
             let box = FileDescriptorBox(handler)
-            var context = RLFileDescriptorContext(
-                version: 0, info: box.info, retain: callbackBoxRetain,
-                release: callbackBoxRelease, copyDescription: nil)
-            let ref = withExtendedLifetime(box) {
-                RLFileDescriptorCreate(fileDescriptor, closeOnInvalidate, fileDescriptorTrampoline, &context)
-            }
-            guard let ref else { return nil }
+            guard let ref = Self.makeDescriptor(fileDescriptor, closeOnInvalidate: closeOnInvalidate, box: box)
+            else { return nil }
+            self.init(adopting: ref, box: box)
+        }
+
+        /// Takes over the reference to a new C descriptor whose info is `box`.
+        private init(adopting ref: OpaquePointer, box: FileDescriptorBox) {
             self.object = CObject(adopting: ref)
             self.box = box
             box.setWrapper(self)
+        }
+
+        private static func makeDescriptor(
+            _ fileDescriptor: Int32, closeOnInvalidate: Bool, box: FileDescriptorBox
+        ) -> OpaquePointer? {
+            var context = RLFileDescriptorContext(
+                version: 0, info: box.info, retain: callbackBoxRetain,
+                release: callbackBoxRelease, copyDescription: nil)
+            return withExtendedLifetime(box) {
+                RLFileDescriptorCreate(fileDescriptor, closeOnInvalidate, fileDescriptorTrampoline, &context)
+            }
         }
 
         /// The wrapped descriptor (still returned after invalidation).

@@ -66,8 +66,43 @@ public final class MessagePort: Sendable {
     let object: CObject
     let box: HandlerBox<Message>
 
+    /// Makes a port whose queue holds up to `queueLimit` messages,
+    /// delivering each to `handler` on the servicing loop's thread, or
+    /// throws why it cannot.
+    ///
+    /// ```swift
+    /// import SwiftRunLoop
+    ///
+    /// let port = try MessagePort(queueLimit: 256) { message in
+    ///     print("message \(message.id): \(message.data.count) bytes")
+    /// }
+    /// RunLoop.main.add(port, forMode: .default)
+    /// try port.send(id: 1)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - queueLimit: The queue's bound; 0 means 1024, values above 2^20
+    ///     are clamped.
+    ///   - handler: Called with each message, in the order sent, on the
+    ///     thread of the loop that services the port.
+    /// - Throws: ``RunLoop/ResourceError`` with `EINVAL` for a negative
+    ///   limit; with `ENOMEM`, `EMFILE` or `ENFILE` (or no code when the
+    ///   system did not say) when out of memory or descriptors.
+    public convenience init(
+        queueLimit: Int, handler: @escaping @Sendable (Message) -> Void
+    ) throws(RunLoop.ResourceError) {
+        let operation = "MessagePort(queueLimit: \(queueLimit))"
+        guard queueLimit >= 0 else { throw RunLoop.ResourceError(operation: operation, code: EINVAL) }
+        let box = HandlerBox<Message>(handler)
+        let ref = try makeOrThrow(operation) { Self.makePort(capacity: queueLimit, box: box) }
+        self.init(adopting: ref, box: box)
+    }
+
     /// Makes a port whose queue holds up to `capacity` messages, delivering
     /// each to `handler` on the servicing loop's thread.
+    ///
+    /// ``init(queueLimit:handler:)`` does the same and throws an error that
+    /// says why it failed.
     ///
     /// - Parameters:
     ///   - capacity: The queue's bound; 0 means 1024, values above 2^20 are
@@ -75,15 +110,22 @@ public final class MessagePort: Sendable {
     ///   - handler: Called with each message, in the order sent, on the
     ///     thread of the loop that services the port.
     /// - Returns: `nil` for a negative capacity or when out of resources.
-    public init?(capacity: Int = 0, handler: @escaping @Sendable (Message) -> Void) {
+    public convenience init?(capacity: Int = 0, handler: @escaping @Sendable (Message) -> Void) {
         let box = HandlerBox<Message>(handler)
+        guard let ref = Self.makePort(capacity: capacity, box: box) else { return nil }
+        self.init(adopting: ref, box: box)
+    }
+
+    private init(adopting ref: OpaquePointer, box: HandlerBox<Message>) {
+        self.object = CObject(adopting: ref)
+        self.box = box
+    }
+
+    private static func makePort(capacity: Int, box: HandlerBox<Message>) -> OpaquePointer? {
         var context = RLMessagePortContext(
             version: 0, info: box.info, retain: callbackBoxRetain,
             release: callbackBoxRelease, copyDescription: nil)
-        let ref = withExtendedLifetime(box) { RLMessagePortCreate(messagePortTrampoline, &context, capacity) }
-        guard let ref else { return nil }
-        self.object = CObject(adopting: ref)
-        self.box = box
+        return withExtendedLifetime(box) { RLMessagePortCreate(messagePortTrampoline, &context, capacity) }
     }
 
     /// Queues a copy of `data` with `id`, from any thread (including the

@@ -17,7 +17,7 @@ extension RunLoop {
     /// loop on a manual clock moves its time (``currentDate``) toward the
     /// clock's (``clockDate``) one timer wake-up at a time, so timers fire in
     /// date order, each at its own time, and a repeating timer on every grid
-    /// point it passes. ``perform(after:inModes:target:_:)``, idle tasks
+    /// point it passes. ``perform(after:inModes:target:_:)-(Duration,_,_,_)``, idle tasks
     /// and the hang monitor measure on the same clock. Not in Foundation or
     /// CF.
     ///

@@ -48,19 +48,66 @@ public final class RunLoopThread: Sendable {
 
     private let handle: ThreadHandle
 
-    /// Starts a thread and returns once its run loop exists.
+    /// Starts a thread and returns once its run loop exists, or throws why
+    /// it cannot.
+    ///
+    /// ```swift
+    /// import SwiftRunLoop
+    ///
+    /// let worker = try RunLoopThread(named: "worker")
+    /// worker.runLoop.perform { print("on the worker's thread") }
+    /// worker.stop()
+    /// ```
     ///
     /// - Parameter name: The thread's name as the system shows it (Linux keeps
     ///   the first 15 bytes).
-    public init(name: String = "RunLoopThread") {
-        let thread: RLThreadRef = RLThreadCreate(name) ?? outOfResources("RunLoopThread")
-        let handle = ThreadHandle(adopting: thread)
-        precondition(RLThreadStart(thread), "RunLoopThread \"\(name)\": the thread could not be started")
-        let ref = RLThreadGetRunLoop(thread) ?? outOfResources("RunLoopThread \"\(name)\"")
-        self.runLoop = RunLoop.wrapper(forLoopOf: ref)
+    /// - Throws: ``RunLoop/ResourceError`` when the system cannot make the
+    ///   thread (too many threads, out of memory) or its run loop (out of
+    ///   descriptors). Its code is the `errno` left in the calling thread
+    ///   when that is `EAGAIN`, `ENOMEM`, `EMFILE` or `ENFILE`; often
+    ///   unavailable (`nil`): `pthread_create` returns its reason without
+    ///   setting `errno`, and a loop that could not be made failed in the new
+    ///   thread, whose `errno` is its own.
+    public convenience init(named name: String) throws(RunLoop.ResourceError) {
+        let thread = try makeOrThrow(
+            "RunLoopThread(named: \"\(name)\")", shortages: [EAGAIN, ENOMEM, EMFILE, ENFILE]
+        ) { Self.start(name) }
+        self.init(started: thread, name: name)
+    }
+
+    /// Starts a thread and returns once its run loop exists; stops the
+    /// process when the system cannot make the thread or its loop.
+    ///
+    /// Kept for existing code and for programs that cannot go on without
+    /// the thread; ``init(named:)`` throws the failure instead, for a
+    /// program that can recover from it (fewer workers, retry later).
+    ///
+    /// - Parameter name: The thread's name as the system shows it (Linux keeps
+    ///   the first 15 bytes).
+    public convenience init(name: String = "RunLoopThread") {
+        let thread: ThreadHandle
+        do {
+            thread = try makeOrThrow("RunLoopThread(name: \"\(name)\")") { Self.start(name) }
+        } catch {
+            fatalError("\(error)")
+        }
+        self.init(started: thread, name: name)
+    }
+
+    private init(started handle: ThreadHandle, name: String) {
+        // A started thread has its loop until the handle goes.
+        self.runLoop = RunLoop.wrapper(forLoopOf: RLThreadGetRunLoop(handle.thread)!)
         self.handle = handle
         self.name = name
         self.executor = RunLoopSerialExecutor(runLoop: runLoop, modes: [.common], thread: handle, label: name)
+    }
+
+    /// A started thread, or nil when it could not be made or started (its
+    /// object is then released).
+    private static func start(_ name: String) -> ThreadHandle? {
+        guard let thread = RLThreadCreate(name) else { return nil }
+        let handle = ThreadHandle(adopting: thread)
+        return RLThreadStart(thread) ? handle : nil
     }
 
     /// Stops the thread: its loop's current run ends after the callout in

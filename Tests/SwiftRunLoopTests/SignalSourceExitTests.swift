@@ -28,11 +28,11 @@ import class SwiftRunLoop.RunLoop
                 let loop = RunLoop.current
                 let interrupts = Shared<UInt32>(0)
                 guard
-                    let interrupt = RunLoop.Source(
-                        signal: SIGINT, handler: { count in interrupts.withLock { $0 += count } }),
-                    let terminate = RunLoop.Source(
+                    let interrupt = try? RunLoop.Source(
+                        signal: SIGINT, onSignal: { _, count in interrupts.withLock { $0 += count } }),
+                    let terminate = try? RunLoop.Source(
                         signal: SIGTERM,
-                        handler: { _ in
+                        onSignal: { _, _ in
                             bystanders.stop()
                             _exit(interrupts.current == 1 ? 0 : 3)
                         })
@@ -112,7 +112,7 @@ private func onThreadWithSignalsUnblocked(_ body: @escaping @Sendable () -> Void
 
 /// A SIGUSR1 source that adds what it hears to `counts[slot]`.
 private func sigusr1Source(countingInto counts: Shared<[Int]>, slot: Int) -> RunLoop.Source {
-    guard let source = RunLoop.Source(signal: SIGUSR1, handler: { n in counts.withLock { $0[slot] += Int(n) } })
+    guard let source = try? RunLoop.Source(signal: SIGUSR1, onSignal: { _, n in counts.withLock { $0[slot] += Int(n) } })
     else { _exit(3) }
     return source
 }

@@ -17,9 +17,13 @@ import Musl
 
 /// The daemon's state, on a thread of its own.
 actor LineCounter: RunLoopActor {
-    let runLoopExecutor = RunLoopThread(name: "line-counter").executor
+    let runLoopExecutor: RunLoopSerialExecutor
     private var lines = 0
     private var bytes = 0
+
+    init() throws {
+        runLoopExecutor = try RunLoopThread(named: "line-counter").executor
+    }
 
     func count(_ chunk: [UInt8]) {
         lines += chunk.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
@@ -29,7 +33,7 @@ actor LineCounter: RunLoopActor {
     var summary: String { "\(lines) lines, \(bytes) bytes" }
 }
 
-/// What the main loop's sources tell the program.
+/// What the main loop tells the program.
 enum Event: Sendable {
     /// Bytes read from the input; empty at its end.
     case input([UInt8])
@@ -41,39 +45,38 @@ struct Daemon: RunLoopMain {
     static func run() async throws {
         let (events, post) = AsyncStream.makeStream(of: Event.self)
 
-        // Signals first, while the main thread is the only thread: threads
-        // made later inherit the blocked signals, so a SIGTERM waits for its
-        // source instead of killing the process.
-        let signals = [SIGTERM, SIGINT, SIGHUP].compactMap { number in
-            RunLoop.Source(signal: number) { _ in post.yield(.signal(number)) }
+        // Signals: from here on SIGTERM, SIGINT and SIGHUP no longer end the
+        // process; the main loop reports each one to the stream, which a
+        // task forwards to the events (cancelling it ends the stream and
+        // gives the signals their default action back).
+        let signals = try RunLoop.main.signals(SIGTERM, SIGINT, SIGHUP)
+        let forwarding = Task {
+            for await signal in signals { post.yield(.signal(signal)) }
         }
-        for source in signals { RunLoop.main.add(source, forMode: .default) }
 
         // The input: read what is there, hand it over, watch again (each
         // callback type is one-shot).
-        let input = RunLoop.FileDescriptor(fileDescriptor: STDIN_FILENO) { descriptor, _ in
+        let input = try RunLoop.FileDescriptor(watching: STDIN_FILENO) { descriptor, _ in
             var buffer = [UInt8](repeating: 0, count: 4096)
             let count = read(descriptor.fileDescriptor, &buffer, buffer.count)
             post.yield(.input(count > 0 ? Array(buffer[..<count]) : []))
             if count > 0 { descriptor.enableCallBacks(.read) }
         }
-        if let input {
-            RunLoop.main.add(input, forMode: .default)
-            input.enableCallBacks(.read)
-        }
+        RunLoop.main.add(input, forMode: .default)
+        input.enableCallBacks(.read)
 
         if CommandLine.arguments.contains("--demo") {
             RunLoop.main.perform(after: .milliseconds(200)) { kill(getpid(), SIGHUP) }
             RunLoop.main.perform(after: .milliseconds(400)) { kill(getpid(), SIGTERM) }
         }
 
-        let counter = LineCounter()
+        let counter = try LineCounter()
         print("daemon: running as process \(getpid())")
         events: for await event in events {
             switch event {
             case .input(let bytes) where bytes.isEmpty:
                 print("daemon: end of input; running until SIGTERM or SIGINT")
-                input?.invalidate()
+                input.invalidate()
             case .input(let bytes):
                 await counter.count(bytes)
             case .signal(SIGHUP):
@@ -84,12 +87,11 @@ struct Daemon: RunLoopMain {
             }
         }
 
-        // Clean shutdown: nothing watches the input or the signals any more
-        // (once the sources are freed, at the end of run(), the signals are
-        // unblocked again), the counter reports, and its thread is stopped
-        // and joined when the counter goes.
-        input?.invalidate()
-        for source in signals { source.invalidate() }
+        // Clean shutdown: nothing watches the input or the signals any more,
+        // the counter reports, and its thread is stopped and joined when the
+        // counter goes.
+        input.invalidate()
+        forwarding.cancel()
         post.finish()
         print("daemon: done: \(await counter.summary)")
     }
