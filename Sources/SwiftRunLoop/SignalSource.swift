@@ -100,7 +100,9 @@ extension RunLoop.Source {
     /// - Returns: `nil` for a signal that cannot be caught (`SIGKILL`,
     ///   `SIGSTOP`, out of range, reserved by the C library), or when out of
     ///   descriptors or memory.
-    @available(*, deprecated, message: "use init(signal:order:onSignal:), which passes the signal number and throws the reason")
+    @available(
+        *, deprecated, message: "use init(signal:order:onSignal:), which passes the signal number and throws the reason"
+    )
     public convenience init?(signal: Int32, order: Int = 0, handler: @escaping @Sendable (_ count: UInt32) -> Void) {
         let box = HandlerBox<UInt32>(handler)
         guard let ref = makeSignalSource(signal, order: order, box: box) else { return nil }

@@ -112,7 +112,8 @@ private func onThreadWithSignalsUnblocked(_ body: @escaping @Sendable () -> Void
 
 /// A SIGUSR1 source that adds what it hears to `counts[slot]`.
 private func sigusr1Source(countingInto counts: Shared<[Int]>, slot: Int) -> RunLoop.Source {
-    guard let source = try? RunLoop.Source(signal: SIGUSR1, onSignal: { _, n in counts.withLock { $0[slot] += Int(n) } })
+    guard
+        let source = try? RunLoop.Source(signal: SIGUSR1, onSignal: { _, n in counts.withLock { $0[slot] += Int(n) } })
     else { _exit(3) }
     return source
 }
