@@ -14,7 +14,12 @@ Two graphs over the files of SRC's layer folders:
   - includes: `#include "x.h"` in a -> the file x.h resolves to (a's folder
     first, then the shared header folders, as the compiler does);
   - calls: a -> b when a.o leaves undefined a symbol that b.o defines
-    (`nm`), i.e. a calls a function of b or reads its data.
+    (`nm`), i.e. a calls a function of b or reads its data; and a -> b
+    when a header that a includes (directly or through other headers) has
+    an inline function that calls (directly or through other inline
+    functions) a function b defines, whether or not a uses that inline
+    function: an inline function is its includers' code, so it may call only
+    below every file that includes its header.
 
 It fails (exit 1) and names the files when:
   - a graph has a cycle (other than through the allowed edges);
@@ -40,6 +45,8 @@ EXTRAS_HEADER = "core_api/rl_extras.h"
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 COMMENT_RE = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+INLINE_RE = re.compile(r"\bstatic\s+inline\b[^;{}()]*?\b(\w+)\s*\([^;{}]*?\)\s*\{")
+CALL_RE = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 
 
 def layer_of(path):
@@ -84,6 +91,71 @@ def include_graph(src, files):
     return edges
 
 
+def inline_functions(src, headers):
+    """{header: {inline function: names it calls}} for the headers' static
+    inline functions (a body ends at its matching brace)."""
+    found = {}
+    for h in headers:
+        with open(os.path.join(src, h), encoding="utf-8", errors="replace") as fh:
+            text = COMMENT_RE.sub("", fh.read())
+        for m in INLINE_RE.finditer(text):
+            depth, end = 1, m.end()
+            while depth and end < len(text):
+                depth += {"{": 1, "}": -1}.get(text[end], 0)
+                end += 1
+            found.setdefault(h, {})[m.group(1)] = set(CALL_RE.findall(text[m.end():end])) - {m.group(1)}
+    return found
+
+
+def inline_calls(inlines):
+    """{header: names its inline functions call, through other inline
+    functions (of any header) too}."""
+    body = {}
+    for funcs in inlines.values():
+        body.update(funcs)
+    reach = {}
+    for h, funcs in inlines.items():
+        seen, todo = set(), [n for f in funcs.values() for n in f]
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            todo.extend(body.get(name, ()))
+        reach[h] = seen - set(body)
+    return reach
+
+
+def includes_of(sources, include_edges):
+    """{source: every header it includes, directly or through headers}."""
+    succ = {}
+    for a, b in include_edges:
+        succ.setdefault(a, set()).add(b)
+    closure = {}
+    for c in sources:
+        seen, todo = set(), list(succ.get(c, ()))
+        while todo:
+            h = todo.pop()
+            if h not in seen:
+                seen.add(h)
+                todo.extend(succ.get(h, ()))
+        closure[c] = seen
+    return closure
+
+
+def add_inline_calls(src, files, include_edges, call_edges, owner):
+    """Adds to call_edges each includer's edges through the inline functions
+    of the headers it includes."""
+    sources = [f for f in files if f.endswith(".c")]
+    reach = inline_calls(inline_functions(src, [f for f in files if f.endswith(".h")]))
+    for c, headers in includes_of(sources, include_edges).items():
+        for h in sorted(headers):
+            for sym in reach.get(h, ()):
+                target = owner.get(sym)
+                if target and target != c:
+                    call_edges.setdefault((c, target), set()).add(f"{sym} (inline in {h})")
+
+
 def nm_symbols(obj):
     out = subprocess.run(["nm", "-P", obj], capture_output=True, text=True, check=True).stdout
     defined, undefined = set(), set()
@@ -116,7 +188,7 @@ def call_graph(objdir, sources):
             target = owner.get(sym)
             if target and target != c:
                 edges.setdefault((c, target), set()).add(sym)
-    return edges, missing
+    return edges, missing, owner
 
 
 def strongly_connected(nodes, edges):
@@ -247,9 +319,10 @@ def main(argv):
     errors = [f"{s}: a source file outside the layer folders ({', '.join(sorted(LAYERS))})" for s in stray]
 
     includes = include_graph(src, files)
-    calls, missing = call_graph(objdir, sources)
+    calls, missing, owner = call_graph(objdir, sources)
     if missing:
         sys.exit("check-layers: build the library first; missing " + ", ".join(missing))
+    add_inline_calls(src, files, includes, calls, owner)
 
     errors += layer_errors(includes, calls)
     for edge in sorted(allowed - set(calls) - set(includes)):

@@ -453,9 +453,7 @@ static inline bool rl_mode_name_is_default(RLRunLoopMode mode) {
     return mode == kRLRunLoopDefaultMode;
 }
 /* The default mode of a live loop: made first, with the loop. */
-static inline rl_mode *rl_mode_default(RLRunLoopRef rl) {
-    return rl->mode_count ? rl->modes[0] : rl_mode_find_or_create(rl, kRLRunLoopDefaultMode);
-}
+rl_mode *rl_mode_default(RLRunLoopRef rl);
 /* Frees every mode of the loop and its table of them (the loop's finalization). */
 void rl_modes_free(RLRunLoopRef rl);
 bool rl_mode_is_empty(RLRunLoopRef rl, rl_mode *m);

@@ -107,6 +107,10 @@ rl_mode *rl_mode_find_or_create(RLRunLoopRef rl, RLRunLoopMode name) {
     return m;
 }
 
+rl_mode *rl_mode_default(RLRunLoopRef rl) {
+    return rl->mode_count ? rl->modes[0] : rl_mode_find_or_create(rl, kRLRunLoopDefaultMode);
+}
+
 static void free_mode(rl_mode *m) {
     rl_item_set_free(&m->sources0);
     rl_item_set_free(&m->observers);
