@@ -39,6 +39,7 @@
 #include <unistd.h>
 #include "CRunLoopEmbed.h"
 #include "rl_internal.h"
+#include "rl_signal_inbox.h"
 
 /* ---- API ----------------------------------------------------------------- */
 
@@ -130,7 +131,8 @@ bool RLRunLoopEmbedPrepare(RLRunLoopRef rl, RLRunLoopMode mode, int *timeout_ms)
         work = false;
     } else {
         bool timer_due = deadline <= now;
-        bool other = rl_mode_has_blocks(rl, m) || rl_mode_has_signalled_source(rl, m) || atomic_load(&rl->wake_pending);
+        bool other =
+            rl_mode_has_blocks(rl, m) || rl_signal_inbox_has_signalled_locked(rl, m) || atomic_load(&rl->wake_pending);
         work = timer_due || other;
         /* A due timer makes the descriptor readable through the timerfd;
            everything else through the eventfd. */

@@ -25,6 +25,7 @@
 #include "rl_callout.h"
 #include "rl_timer_heap.h"
 #include "rl_stats.h"
+#include "rl_callback_list.h"
 
 typedef struct rl_mode rl_mode;
 typedef struct rl_run rl_run;
@@ -130,21 +131,15 @@ typedef struct {
     int32_t next_free;
 } rl_v1_reg;
 
-/* ---- signalled version-0 sources ------------------------------------------ */
-/* One per version-0 source per loop that holds it (in any mode or in the
-   common items): what a signal hands that loop, so a pass looks at the
-   signalled sources only, never at every registered one (rl_source.c).
-   Made when the source joins the loop, freed when it leaves; `queued` says it
-   is in the loop's inbox or in its `signalled` list (never both, never twice). */
+/* ---- signalled version-0 sources (rl_signal_inbox.c) ---------------------- */
 typedef struct rl_signal_link rl_signal_link;
-struct rl_signal_link {
-    rl_signal_link *inbox_next; /* written by the signaller that pushes it */
-    RLRunLoopSourceRef source;
-    RLRunLoopRef loop;
-    _Atomic bool queued;
-    size_t listed_at; /* its place in loop->signalled; RL_NOT_LISTED if not there (loop lock) */
-};
-#define RL_NOT_LISTED SIZE_MAX
+/* A loop's part: the links of its sources signalled since they were
+   performed. Only rl_signal_inbox.c touches it. */
+typedef struct {
+    _Atomic(rl_signal_link *) pushed; /* links pushed by signals since the last pass (a stack) */
+    rl_ptr_array signalled;           /* links taken from `pushed`, kept while their source is signalled */
+    size_t links;                     /* links of this loop: `signalled` has room for all of them */
+} rl_signal_inbox;
 
 /* ---- modes --------------------------------------------------------------- */
 struct rl_mode {
@@ -275,14 +270,12 @@ struct __RLRunLoop {
     bool timers_went_last;         /* the last pass handled timers: a ready source goes first in the next */
     int64_t timer_slack_ns;        /* the loop thread's timer slack: timers that close share a wake-up; -1 unread */
     uint64_t removals;             /* bumped when any item leaves any mode */
-    _Atomic(rl_signal_link *) signal_inbox; /* links pushed by signals since the last pass (a stack) */
-    rl_ptr_array signalled;                 /* links taken from the inbox, kept while their source is signalled */
-    size_t signal_links;                    /* links of this loop: `signalled` has room for all of them */
-    int embed_fd;                           /* the embedding descriptor (rl_embed.c); -1 until asked for */
-    bool embed_attached;                    /* epoll_fd is in embed_fd (not: out of memory; retried) */
-    rl_mode *embed_mode;                    /* the mode a host last prepared for */
-    bool embed_waiting;                     /* a host sleeps on embed_fd for embed_mode */
-    rl_loop_stats stats;                    /* RLRunLoopCopyStatistics (rl_stats.h) */
+    rl_signal_inbox inbox;         /* its signalled version-0 sources (rl_signal_inbox.c) */
+    int embed_fd;                  /* the embedding descriptor (rl_embed.c); -1 until asked for */
+    bool embed_attached;           /* epoll_fd is in embed_fd (not: out of memory; retried) */
+    rl_mode *embed_mode;           /* the mode a host last prepared for */
+    bool embed_waiting;            /* a host sleeps on embed_fd for embed_mode */
+    rl_loop_stats stats;           /* RLRunLoopCopyStatistics (rl_stats.h) */
     /* The manual clock the loop runs on (rl_clock.c); NULL: real time. Set
        and cleared by the loop's own thread under the lock; other threads
        load it (acquire) and read its atomics. */
@@ -517,27 +510,6 @@ rl_ptr_array *rl_loop_scratch(RLRunLoopRef rl);
 bool rl_loop_reserve_scratch(RLRunLoopRef rl, size_t depth);
 void rl_loop_free_scratch(RLRunLoopRef rl); /* the loop's finalization */
 
-/* Membership changes of one item in one mode; loop locked. */
-typedef struct {
-    rl_mode *mode;
-    RLRunLoopSourceRef source;
-} rl_pending_callback;
-/* Schedule/cancel callouts owed, collected under the lock and run after it.
-   The first entries live inline, so the usual single add or remove never
-   allocates; an add reserves its entry before it changes anything (out of
-   memory it fails whole), and a removal that finds no room runs the
-   callouts owed so far (unlocking for them) rather than lose one. */
-#define RL_CALLBACKS_INLINE 8
-typedef struct {
-    rl_pending_callback *items; /* NULL: the entries are in `small` */
-    size_t count, capacity;     /* capacity of `items` */
-    rl_pending_callback small[RL_CALLBACKS_INLINE];
-} rl_callback_list;
-bool rl_callback_list_reserve(rl_callback_list *list, size_t count);
-void rl_callback_list_add(rl_callback_list *list, rl_mode *m, RLRunLoopSourceRef source);
-void rl_callback_list_run_schedule(RLRunLoopRef rl, rl_callback_list *list);
-void rl_callback_list_run_cancel(RLRunLoopRef rl, rl_callback_list *list);
-
 void rl_source_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *scheduled);
 bool rl_source_in_mode(RLRunLoopRef rl, const rl_mode *m, RLRunLoopSourceRef s);
 /* Adds to a common mode the common items it lacks (an earlier add ran out of
@@ -565,11 +537,9 @@ bool rl_enqueue_block(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *), v
 void rl_blocks_free(RLRunLoopRef rl);
 
 /* The steps of a pass; loop locked on entry and exit. */
-void rl_do_observers(RLRunLoopRef rl, rl_mode *m, RLRunLoopActivity activity); /* __CFRunLoopDoObservers */
-bool rl_do_blocks(RLRunLoopRef rl, rl_mode *m);                                /* __CFRunLoopDoBlocks */
-bool rl_do_sources0(RLRunLoopRef rl, rl_mode *m, bool stop_after_one);         /* __CFRunLoopDoSources0 */
-/* Whether a valid signalled source of m waits to perform; loop locked. */
-bool rl_mode_has_signalled_source(RLRunLoopRef rl, rl_mode *m);
+void rl_do_observers(RLRunLoopRef rl, rl_mode *m, RLRunLoopActivity activity);    /* __CFRunLoopDoObservers */
+bool rl_do_blocks(RLRunLoopRef rl, rl_mode *m);                                   /* __CFRunLoopDoBlocks */
+bool rl_do_sources0(RLRunLoopRef rl, rl_mode *m, bool stop_after_one);            /* __CFRunLoopDoSources0 */
 bool rl_do_timers(RLRunLoopRef rl, rl_mode *m);                                   /* __CFRunLoopDoTimers */
 bool rl_do_source1(RLRunLoopRef rl, rl_mode *m, uint64_t token, uint32_t events); /* __CFRunLoopDoSource1 */
 /* Whether an event's token still names a registration armed in the mode

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "rl_internal.h"
+#include "rl_signal_inbox.h"
 #include "rl_main_queue.h"
 
 static pthread_key_t current_loop_key;
@@ -72,7 +73,7 @@ static void finalize_loop(rl_object *obj) {
     rl_blocks_free(rl);
     rl_modes_free(rl);
     rl_loop_free_scratch(rl);
-    rl_ptr_array_free(&rl->signalled); /* its links left with their sources */
+    rl_signal_inbox_free(rl);
     rl_item_set_free(&rl->common_sources);
     rl_item_set_free(&rl->common_observers);
     rl_item_set_free(&rl->common_timers);
