@@ -2,13 +2,14 @@
 """Checks the layering of the C library: no cycle among its files, and each
 layer uses only the layers below it.
 
-    check.py SRC OBJ [ALLOW]
+    check.py SRC OBJ [ALLOW [NAMES]]
 
 SRC is the library's source folder (Sources/CRunLoop), OBJ the folder of its
 built objects (build/obj, one SRC/<layer>/<name>.c -> OBJ/<layer>/<name>.o),
 ALLOW an optional list of edges still tolerated ("a.c -> b.c" per line, '#'
 comments), each one closing a known cycle: the graphs less these edges must
-have no cycle.
+have no cycle. NAMES an optional list of functions still defined outside
+the file their name says ("symbol file.c" per line, '#' comments).
 
 Two graphs over the files of SRC's layer folders:
   - includes: `#include "x.h"` in a -> the file x.h resolves to (a's folder
@@ -29,7 +30,11 @@ It fails (exit 1) and names the files when:
     the core's own; the extras see include/ and, of core_api/, rl_extras.h);
   - a lower layer calls into a higher one (the core into an extra), or an
     extra into another extra;
-  - a source file sits outside the layer folders (the build would skip it).
+  - a source file sits outside the layer folders (the build would skip it);
+  - a function's name says another file: a global symbol named after a
+    file (rl_<concept> or rl_<concept>_..., the longest file name that
+    fits) is defined in that file, unless NAMES lists it; a listed one that
+    no longer needs it fails too (the list only shrinks).
 """
 import os
 import re
@@ -154,6 +159,46 @@ def add_inline_calls(src, files, include_edges, call_edges, owner):
                 target = owner.get(sym)
                 if target and target != c:
                     call_edges.setdefault((c, target), set()).add(f"{sym} (inline in {h})")
+
+
+def misplaced_names(sources, owner):
+    """{(symbol, defining file): the file its name says} for each global
+    symbol named after another file of the library."""
+    stems = {os.path.basename(c)[:-2]: c for c in sources}
+    found = {}
+    for sym, c in owner.items():
+        best = max((s for s in stems if sym == s or sym.startswith(s + "_")), key=len, default=None)
+        if best and stems[best] != c:
+            found[(sym, c)] = stems[best]
+    return found
+
+
+def read_names(path):
+    names = set()
+    if not path:
+        return names
+    with open(path, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            parts = line.split()
+            if len(parts) != 2:
+                sys.exit(f"{path}:{number}: expected 'symbol file.c', got {line!r}")
+            names.add((parts[0], parts[1]))
+    return names
+
+
+def name_errors(sources, owner, allowed_names):
+    errors = []
+    misplaced = misplaced_names(sources, owner)
+    for (sym, c), says in sorted(misplaced.items()):
+        if (sym, c) not in allowed_names:
+            errors.append(f"name rule: {sym} is defined in {c}, but its name says {says}: "
+                          f"rename it after its file, or move it")
+    for sym, c in sorted(allowed_names - set(misplaced)):
+        errors.append(f"allowed name {sym} {c} no longer needs it: remove it from the names allow-list")
+    return errors
 
 
 def nm_symbols(obj):
@@ -310,10 +355,11 @@ def layer_errors(include_edges, call_edges):
 
 
 def main(argv):
-    if len(argv) not in (3, 4):
+    if len(argv) not in (3, 4, 5):
         sys.exit(__doc__)
     src, objdir = argv[1], argv[2]
-    allowed = read_allowed(argv[3] if len(argv) == 4 else None)
+    allowed = read_allowed(argv[3] if len(argv) >= 4 else None)
+    allowed_names = read_names(argv[4] if len(argv) == 5 else None)
     files, stray = source_files(src)
     sources = [f for f in files if f.endswith(".c")]
     errors = [f"{s}: a source file outside the layer folders ({', '.join(sorted(LAYERS))})" for s in stray]
@@ -322,6 +368,7 @@ def main(argv):
     calls, missing, owner = call_graph(objdir, sources)
     if missing:
         sys.exit("check-layers: build the library first; missing " + ", ".join(missing))
+    errors += name_errors(sources, owner, allowed_names)
     add_inline_calls(src, files, includes, calls, owner)
 
     errors += layer_errors(includes, calls)

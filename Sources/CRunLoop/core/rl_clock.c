@@ -202,12 +202,12 @@ static bool has_source_event(const struct epoll_event *events, int n) {
 
 /* epoll_wait with no timeout: it never blocks, so the lock stays held. */
 static int poll_descriptors(RLRunLoopRef rl, rl_mode *m, struct epoll_event *events, int max) {
-    rl_wait_prepare(rl, m);
+    rl_wait_set_prepare_locked(rl, m);
     int n;
     while ((n = rl_wait_events(rl, events, max, 0)) < 0) {} /* EINTR */
     for (int i = 0; i < n; i++)
         if (events[i].data.u64 == RL_EVENT_TIMER) rl->armed_ns = RL_NEVER; /* a real deadline from before the switch */
-    return rl_wait_add_ready(rl, m, events, n, max);
+    return rl_wait_set_add_ready_locked(rl, m, events, n, max);
 }
 
 bool rl_clock_wait(RLRunLoopRef rl, rl_mode *m, bool poll, int64_t run_deadline, struct epoll_event *events, int max,

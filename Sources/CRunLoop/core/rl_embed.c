@@ -18,8 +18,8 @@
  *
  * The loop's wait set is remade now and then (a closed fd left in it, fd
  * exhaustion, a fork); the embedding set is not, so the host's descriptor
- * never changes: the wait set leaves it before it is closed (rl_embed_detach)
- * and the new one joins it (rl_embed_attach). A forked child replaces its
+ * never changes: the wait set leaves it before it is closed (rl_embed_fd_detach_locked)
+ * and the new one joins it (rl_embed_fd_attach_locked). A forked child replaces its
  * copy of the embedding set (shared with the parent, so touching it would
  * touch the parent's) by a new one under the same number. Those hooks of the
  * wait set are rl_embed_fd.c's, below rl_wait_set.c; this file drives the loop
@@ -50,10 +50,10 @@ int RLRunLoopEmbedGetFD(RLRunLoopRef rl) {
     if (!rl->dead) {
         /* In a forked child the number must name the child's own set from
            the first call, never the parent's. */
-        rl_wait_own_kernel_objects(rl);
+        rl_wait_set_own_kernel_objects_locked(rl);
         if (rl->embed_fd < 0) {
             rl->embed_fd = epoll_create1(EPOLL_CLOEXEC);
-            rl_embed_attach(rl);
+            rl_embed_fd_attach_locked(rl);
         }
         fd = rl->embed_fd;
     }
@@ -113,8 +113,8 @@ bool RLRunLoopEmbedPrepare(RLRunLoopRef rl, RLRunLoopMode mode, int *timeout_ms)
         rl_loop_unlock(rl);
         return false;
     }
-    rl_wait_prepare(rl, m); /* arms m's sources; remakes what must be */
-    rl_embed_attach(rl);    /* if it could not join before */
+    rl_wait_set_prepare_locked(rl, m); /* arms m's sources; remakes what must be */
+    rl_embed_fd_attach_locked(rl);     /* if it could not join before */
     rl->embed_mode = m;
     rl->embed_waiting = true;
     int64_t deadline = timers_deadline(m);
@@ -144,7 +144,7 @@ bool RLRunLoopEmbedPrepare(RLRunLoopRef rl, RLRunLoopMode mode, int *timeout_ms)
     int timeout = work ? 0 : timeout_ms_until(deadline, now);
     /* The host is about to sleep on the descriptor: it must still be ours
        (one epoll_ctl; with work now the host only polls, and comes back). */
-    if (timeout != 0) rl_embed_check(rl);
+    if (timeout != 0) rl_embed_fd_check_locked(rl);
     /* No set to sleep on, none in the host's descriptor, or no wake
        eventfd to end the sleep: poll. */
     bool in_host_fd = rl->embed_fd < 0 || rl->embed_attached;

@@ -13,21 +13,21 @@
 #include <unistd.h>
 #include "rl_internal.h"
 
-void rl_embed_init(RLRunLoopRef rl) {
+void rl_embed_fd_init_locked(RLRunLoopRef rl) {
     rl->embed_fd = -1;
     rl->embed_attached = false;
     rl->embed_mode = NULL;
     rl->embed_waiting = false;
 }
 
-void rl_embed_close(RLRunLoopRef rl) {
+void rl_embed_fd_close_locked(RLRunLoopRef rl) {
     if (rl->embed_fd >= 0) close(rl->embed_fd);
     rl->embed_fd = -1;
 }
 
 /* The wait set is about to be closed: errors do not matter (closing it
    removes it from the embedding set anyway, unless a fork shares it). */
-void rl_embed_detach(RLRunLoopRef rl) {
+void rl_embed_fd_detach_locked(RLRunLoopRef rl) {
     if (rl->embed_fd >= 0 && rl->epoll_fd >= 0) epoll_ctl(rl->embed_fd, EPOLL_CTL_DEL, rl->epoll_fd, NULL);
     rl->embed_attached = false;
 }
@@ -35,7 +35,7 @@ void rl_embed_detach(RLRunLoopRef rl) {
 /* Out of memory or room, the wait set stays out of the embedding set and
    Prepare tries again (capping the host's timeout meanwhile). Any other
    failure means one of the two sets is broken. */
-void rl_embed_attach(RLRunLoopRef rl) {
+void rl_embed_fd_attach_locked(RLRunLoopRef rl) {
     if (rl->embed_fd < 0 || rl->epoll_fd < 0 || rl->embed_attached) return;
     struct epoll_event ev = {.events = EPOLLIN, .data.fd = rl->epoll_fd};
     if (epoll_ctl(rl->embed_fd, EPOLL_CTL_ADD, rl->epoll_fd, &ev) == 0 || errno == EEXIST) {
@@ -57,7 +57,7 @@ void rl_embed_attach(RLRunLoopRef rl) {
    EINVAL (no epoll set now; or the wait set itself took the number) and
    ENOENT (another epoll set) all mean the descriptor was closed or replaced
    behind the loop's back: fatal, as for the loop's other own descriptors. */
-void rl_embed_check(RLRunLoopRef rl) {
+void rl_embed_fd_check_locked(RLRunLoopRef rl) {
     if (rl->embed_fd < 0 || rl->epoll_fd < 0 || !rl->embed_attached) return;
     struct epoll_event ev = {.events = EPOLLIN, .data.fd = rl->epoll_fd};
     if (epoll_ctl(rl->embed_fd, EPOLL_CTL_MOD, rl->epoll_fd, &ev) == 0) return;
@@ -69,7 +69,7 @@ void rl_embed_check(RLRunLoopRef rl) {
 /* In a forked child, before the wait set is remade: a new embedding set,
    moved to the inherited number (dup3 closes the child's reference to the
    parent's set without touching it). */
-void rl_embed_after_fork(RLRunLoopRef rl) {
+void rl_embed_fd_after_fork_locked(RLRunLoopRef rl) {
     rl->embed_attached = false; /* the new set is empty */
     if (rl->embed_fd < 0) return;
     int fresh = epoll_create1(EPOLL_CLOEXEC);
@@ -83,6 +83,6 @@ void rl_embed_after_fork(RLRunLoopRef rl) {
     close(fresh);
 }
 
-bool rl_embed_waits_in(RLRunLoopRef rl, rl_mode *m) {
+bool rl_embed_fd_waits_in_locked(RLRunLoopRef rl, rl_mode *m) {
     return rl->embed_waiting && rl->embed_mode == m;
 }

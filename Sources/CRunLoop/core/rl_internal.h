@@ -502,13 +502,13 @@ bool rl_loop_is_current_thread(RLRunLoopRef rl);
 bool rl_on_process_main_thread(void);
 /* (rl_scratch.c) The scratch space of the current depth (a pass collects the items it
    calls out into it), emptied; NULL when out of memory. */
-rl_ptr_array *rl_loop_scratch(RLRunLoopRef rl);
+rl_ptr_array *rl_scratch_items_locked(RLRunLoopRef rl);
 /* Makes sure `depth` has scratch space for RL_SCRATCH_RESERVED items, so a
    pass with no more ready items than that never allocates: a loop gets it
    for its first run when made, a nested run before it starts. */
 #define RL_SCRATCH_RESERVED 32
-bool rl_loop_reserve_scratch(RLRunLoopRef rl, size_t depth);
-void rl_loop_free_scratch(RLRunLoopRef rl); /* the loop's finalization */
+bool rl_scratch_reserve(RLRunLoopRef rl, size_t depth);
+void rl_scratch_free(RLRunLoopRef rl); /* the loop's finalization */
 
 void rl_source_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *scheduled);
 bool rl_source_in_mode(RLRunLoopRef rl, const rl_mode *m, RLRunLoopSourceRef s);
@@ -523,8 +523,8 @@ bool rl_observer_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopObserver
 void rl_timer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t);
 bool rl_timer_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t);
 rl_timer_slot *rl_timer_slot_for_mode(RLRunLoopTimerRef t, rl_mode *m);
-/* The calling depth's key buffer (rl_loop_scratch's companion). */
-rl_heap_key_buffer *rl_loop_timer_keys(RLRunLoopRef rl);
+/* The calling depth's key buffer (rl_scratch_items_locked's companion). */
+rl_heap_key_buffer *rl_scratch_timer_keys_locked(RLRunLoopRef rl);
 
 /* Removes every item from the loop (thread exit). Loop locked. */
 void rl_loop_remove_all_items(RLRunLoopRef rl, rl_callback_list *cancelled);
@@ -558,7 +558,7 @@ bool rl_wait_set_open(RLRunLoopRef rl); /* at creation: epoll set + wake eventfd
 void rl_wait_set_close(RLRunLoopRef rl);
 /* In a forked child, replaces the inherited kernel objects (the parent's)
    by the child's own; nothing otherwise. */
-void rl_wait_own_kernel_objects(RLRunLoopRef rl);
+void rl_wait_set_own_kernel_objects_locked(RLRunLoopRef rl);
 /* Whether the loop's kernel objects are still the parent's (made before a
    fork, not remade since). Any thread, no lock. */
 bool rl_wait_set_inherited(RLRunLoopRef rl);
@@ -570,21 +570,21 @@ bool rl_wait_set_inherited(RLRunLoopRef rl);
 bool rl_wait_set_join_own(RLRunLoopRef rl, int fd, uint64_t data, const char *object);
 /* Before a wait in m: remakes the kernel objects if the process forked,
    rebuilds a stale set, arms exactly m's version-1 sources. */
-void rl_wait_prepare(RLRunLoopRef rl, rl_mode *m);
+void rl_wait_set_prepare_locked(RLRunLoopRef rl, rl_mode *m);
 /* The source's registration in this loop, -1 if none. */
-long rl_reg_find(RLRunLoopRef rl, RLRunLoopSourceRef s);
+long rl_wait_set_reg_find_locked(RLRunLoopRef rl, RLRunLoopSourceRef s);
 /* Registers `s` watching `fd` (unwatched if fd < 0 or epoll refuses it),
    armed if `armed`; -1 when out of memory (or epoll is: ENOMEM, ENOSPC). */
-long rl_reg_add(RLRunLoopRef rl, RLRunLoopSourceRef s, int fd, bool armed);
-void rl_reg_remove(RLRunLoopRef rl, long index);
+long rl_wait_set_reg_add_locked(RLRunLoopRef rl, RLRunLoopSourceRef s, int fd, bool armed);
+void rl_wait_set_reg_remove_locked(RLRunLoopRef rl, long index);
 /* The armed mode gained or lost the registration's source. */
-void rl_reg_set_armed(RLRunLoopRef rl, long index, bool armed);
+void rl_wait_set_reg_set_armed_locked(RLRunLoopRef rl, long index, bool armed);
 /* The source's watched events changed: apply them; true if the loop must be
    woken (it may sleep, and the registration is now always ready). */
-bool rl_reg_refresh(RLRunLoopRef rl, long index);
+bool rl_wait_set_reg_refresh_locked(RLRunLoopRef rl, long index);
 /* Appends, for the always-ready registrations of m, the events they report
    (after a wait, so perform is called for them); returns the new count. */
-int rl_wait_add_ready(RLRunLoopRef rl, rl_mode *m, struct epoll_event *events, int n, int max);
+int rl_wait_set_add_ready_locked(RLRunLoopRef rl, rl_mode *m, struct epoll_event *events, int n, int max);
 
 /* The sleep/wake handshake and the timerfd (rl_wait.c); loop locked unless
    said otherwise. */
@@ -611,7 +611,7 @@ int rl_wait_sleep(RLRunLoopRef rl, rl_mode *m, bool poll, int64_t deadline, stru
 /* Writes the wake eventfd of a sleeping loop. Any thread, no lock. */
 void rl_wait_signal(RLRunLoopRef rl);
 /* Waits (timeout_ms as epoll_wait's) for events of the armed mode. Called
-   unlocked by the loop's thread, after rl_wait_prepare. Returns the number
+   unlocked by the loop's thread, after rl_wait_set_prepare_locked. Returns the number
    of events, or -1 with errno EINTR (a signal: the caller resumes); any
    other failure is a broken set and fatal. */
 int rl_wait_events(RLRunLoopRef rl, struct epoll_event *events, int max, int timeout_ms);
@@ -638,17 +638,17 @@ bool rl_timers_reconvert(RLRunLoopRef rl);
    init/close: with the wait set; detach: the wait set is about to be
    closed; attach: a new wait set was made; after_fork: in a child, before
    its wait set is remade. */
-void rl_embed_init(RLRunLoopRef rl);
-void rl_embed_close(RLRunLoopRef rl);
-void rl_embed_detach(RLRunLoopRef rl);
-void rl_embed_attach(RLRunLoopRef rl);
-void rl_embed_after_fork(RLRunLoopRef rl);
+void rl_embed_fd_init_locked(RLRunLoopRef rl);
+void rl_embed_fd_close_locked(RLRunLoopRef rl);
+void rl_embed_fd_detach_locked(RLRunLoopRef rl);
+void rl_embed_fd_attach_locked(RLRunLoopRef rl);
+void rl_embed_fd_after_fork_locked(RLRunLoopRef rl);
 /* Before a host sleeps on the embedding descriptor: aborts (rl_fatal_errno)
    if its number no longer names the loop's embedding set. */
-void rl_embed_check(RLRunLoopRef rl);
+void rl_embed_fd_check_locked(RLRunLoopRef rl);
 /* A host sleeps on the embedding descriptor for mode m (timer changes made
    by other threads must re-arm the timerfd, as for a loop asleep in m). */
-bool rl_embed_waits_in(RLRunLoopRef rl, rl_mode *m);
+bool rl_embed_fd_waits_in_locked(RLRunLoopRef rl, rl_mode *m);
 
 /* Statistics and probes at the points of a pass. */
 #include "rl_trace.h"

@@ -59,7 +59,7 @@ static RLRunLoopRef create_loop(pthread_t thread) {
     }
     def->is_common = true;
     /* The first run's scratch space: its passes then never need memory. */
-    if (!rl_loop_reserve_scratch(rl, 1)) {
+    if (!rl_scratch_reserve(rl, 1)) {
         RLRelease(rl);
         return NULL;
     }
@@ -72,7 +72,7 @@ static void finalize_loop(rl_object *obj) {
     rl_blocks_dispose(&left);
     rl_blocks_free(rl);
     rl_modes_free(rl);
-    rl_loop_free_scratch(rl);
+    rl_scratch_free(rl);
     rl_signal_inbox_free(rl);
     rl_item_set_free(&rl->common_sources);
     rl_item_set_free(&rl->common_observers);

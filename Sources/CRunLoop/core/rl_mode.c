@@ -214,7 +214,7 @@ void rl_mode_timers_changed(rl_mode *m) {
     RLRunLoopRef rl = m->rl;
     if (rl_loop_is_current_thread(rl)) return;
     /* Also when a host sleeps on the embedding descriptor for m. */
-    if (!rl_embed_waits_in(rl, m) && (!rl->current_run || rl->current_run->mode != m)) return;
+    if (!rl_embed_fd_waits_in_locked(rl, m) && (!rl->current_run || rl->current_run->mode != m)) return;
     /* Without a timerfd the sleeping loop computed its timeout before this
        change: wake it to compute it again. */
     if (!rl_mode_arm(m, rl_mode_next_deadline(m))) RLRunLoopWakeUp(rl);

@@ -257,7 +257,7 @@ void rl_do_observers(RLRunLoopRef rl, rl_mode *m, RLRunLoopActivity activity) {
     if (!(m->observer_mask & activity)) return;
     uint64_t round = ++rl->observer_round;
     for (bool more = true; more;) {
-        rl_ptr_array *due = rl_loop_scratch(rl);
+        rl_ptr_array *due = rl_scratch_items_locked(rl);
         if (!due) return;
         more = collect_observers(rl, m, activity, round, due);
         if (!due->count) return;

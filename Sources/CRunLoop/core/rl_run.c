@@ -220,7 +220,7 @@ static RLRunLoopRunResult run_specific(RLRunLoopRef rl, RLRunLoopMode mode, RLTi
     if (m) complete_common(rl, m);
     /* A nested run that cannot have its scratch space (out of memory)
        does not start: finished, as for an empty mode. */
-    if (!m || rl_mode_is_empty(rl, m) || !rl_loop_reserve_scratch(rl, rl->depth + 1)) {
+    if (!m || rl_mode_is_empty(rl, m) || !rl_scratch_reserve(rl, rl->depth + 1)) {
         rl_loop_unlock(rl);
         return kRLRunLoopRunFinished;
     }

@@ -121,9 +121,9 @@ static bool add_source1(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, int f
     m->v1_capacity = (uint32_t)v1_capacity;
     if (!rl_index_map_reserve(&m->v1_positions, m->v1_count + 1)) return false;
     bool armed = m == rl->armed_mode;
-    long reg = rl_reg_find(rl, s);
-    if (reg < 0) reg = rl_reg_add(rl, s, fd, armed);
-    else if (armed) rl_reg_set_armed(rl, reg, true);
+    long reg = rl_wait_set_reg_find_locked(rl, s);
+    if (reg < 0) reg = rl_wait_set_reg_add_locked(rl, s, fd, armed);
+    else if (armed) rl_wait_set_reg_set_armed_locked(rl, reg, true);
     if (reg < 0) return false;
     rl->regs[reg].modes++;
     rl_index_map_put(&m->v1_positions, (uintptr_t)s, m->v1_count); /* room reserved above */
@@ -136,7 +136,7 @@ void rl_source_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl
     /* Asked outside the source's lock, once per loop (the modes share the
        registration): user code may call back into the API. */
     int fd = -1;
-    if (s->version == 1 && s->context.v1.getFileDescriptor && rl_reg_find(rl, s) < 0)
+    if (s->version == 1 && s->context.v1.getFileDescriptor && rl_wait_set_reg_find_locked(rl, s) < 0)
         fd = s->context.v1.getFileDescriptor(s->context.v1.info);
     /* Room for the schedule callout first: out of memory, nothing changes. */
     if (s->version == 0 && scheduled && !rl_callback_list_reserve(scheduled, scheduled->count + 1)) return;
@@ -160,8 +160,8 @@ static bool remove_source1(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s) {
     rl_index_map_delete(&m->v1_positions, (uintptr_t)s);
     if ((uint32_t)pos < m->v1_count) /* the last one moved into its place */
         rl_index_map_put(&m->v1_positions, (uintptr_t)rl->regs[m->v1[pos]].source, (uint32_t)pos);
-    if (--rl->regs[reg].modes == 0) rl_reg_remove(rl, reg);
-    else if (m == rl->armed_mode) rl_reg_set_armed(rl, reg, false);
+    if (--rl->regs[reg].modes == 0) rl_wait_set_reg_remove_locked(rl, reg);
+    else if (m == rl->armed_mode) rl_wait_set_reg_set_armed_locked(rl, reg, false);
     return true;
 }
 
@@ -319,8 +319,8 @@ static void refresh_in_loops(RLRunLoopSourceRef s) {
     for (size_t i = 0; i < n; i++) {
         RLRunLoopRef rl = loops[i];
         rl_loop_lock(rl);
-        long reg = rl_reg_find(rl, s);
-        bool wake = reg >= 0 && rl_reg_refresh(rl, reg);
+        long reg = rl_wait_set_reg_find_locked(rl, s);
+        bool wake = reg >= 0 && rl_wait_set_reg_refresh_locked(rl, reg);
         rl_loop_unlock(rl);
         if (wake) RLRunLoopWakeUp(rl);
         RLRelease(rl);
@@ -343,7 +343,7 @@ void RLRunLoopSourceSetWatchedEvents(RLRunLoopSourceRef source, RLOptionFlags ev
 /* __CFRunLoopDoSources0 */
 bool rl_do_sources0(RLRunLoopRef rl, rl_mode *m, bool stop_after_one) {
     if (rl_signal_inbox_is_empty_locked(rl)) return false;
-    rl_ptr_array *ready = rl_loop_scratch(rl);
+    rl_ptr_array *ready = rl_scratch_items_locked(rl);
     if (!ready) return false;
     rl_signal_inbox_collect_locked(rl, m, stop_after_one, ready);
     if (ready->count == 0) return false;

@@ -205,8 +205,8 @@ static void sort_displaced(displaced_timer *d, size_t n) {
    the others stay due for a later pass. Loop locked; `p` is off the mode's
    list. */
 static void fire_the_rest(RLRunLoopRef rl, rl_mode *m, rl_timer_pass *p) {
-    rl_ptr_array *due = rl_loop_scratch(rl);
-    rl_heap_key_buffer *keys = due ? rl_loop_timer_keys(rl) : &(rl_heap_key_buffer){0};
+    rl_ptr_array *due = rl_scratch_items_locked(rl);
+    rl_heap_key_buffer *keys = due ? rl_scratch_timer_keys_locked(rl) : &(rl_heap_key_buffer){0};
     if (due) {
         rl_heap_collect_due(&m->timers, p->now, keys);
         size_t owed = 0;

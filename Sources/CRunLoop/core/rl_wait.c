@@ -30,7 +30,7 @@ static bool armed_expiry_will_do(RLRunLoopRef rl, int64_t deadline) {
 }
 
 bool rl_wait_arm_timer(RLRunLoopRef rl, int64_t deadline) {
-    rl_wait_own_kernel_objects(rl);
+    rl_wait_set_own_kernel_objects_locked(rl);
     if (deadline == rl->armed_ns) return rl->timer_fd >= 0 || deadline == RL_NEVER;
     if (armed_expiry_will_do(rl, deadline)) return true;
     if (rl->timer_fd < 0) {
@@ -211,12 +211,12 @@ rl_spin_result rl_wait_spin(RLRunLoopRef rl, int64_t deadline) {
 }
 
 void rl_wait_take_wake_up(RLRunLoopRef rl) {
-    rl->embed_waiting = false; /* as rl_wait_prepare: the loop runs by itself, no host waits for it */
+    rl->embed_waiting = false; /* as rl_wait_set_prepare_locked: the loop runs by itself, no host waits for it */
     atomic_store(&rl->wake_pending, false);
 }
 
 int rl_wait_sleep(RLRunLoopRef rl, rl_mode *m, bool poll, int64_t deadline, struct epoll_event *events, int max) {
-    rl_wait_prepare(rl, m);
+    rl_wait_set_prepare_locked(rl, m);
     if (rl->ready_regs) poll = true;     /* a source is always ready (poll()'s answer for its fd) */
     int64_t timeout_deadline = RL_NEVER; /* the timerfd ends the sleep */
     if (!poll) {
@@ -237,7 +237,7 @@ int rl_wait_sleep(RLRunLoopRef rl, rl_mode *m, bool poll, int64_t deadline, stru
     bool woken = atomic_exchange(&rl->wake_pending, false) && has_wake_event(events, n);
     if (!poll) rl->last_sleep_ns = woken ? woke_at - slept_at : RL_NEVER;
     if (!poll) rl_trace_woke(rl, m, events, n);
-    n = rl_wait_add_ready(rl, m, events, n, max);
+    n = rl_wait_set_add_ready_locked(rl, m, events, n, max);
     for (int i = 0; i < n; i++)
         if (events[i].data.u64 == RL_EVENT_TIMER) rl->armed_ns = RL_NEVER; /* it expired */
     return n;

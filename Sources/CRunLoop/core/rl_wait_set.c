@@ -54,7 +54,7 @@
  * the set itself is still open. Out of descriptors or memory, each call says
  * below how the loop does without.
  *
- * fork(): the child shares the parent's epoll set, eventfd and timerfd (open
+ * fork() (rl_fork.c counts them): the child shares the parent's epoll set, eventfd and timerfd (open
  * files, not copies); touching them would steal the parent's wake-ups, disarm
  * its timers, delete its registrations. A pthread_atfork handler (installed
  * before the first loop: no loop is made without it) bumps a process
@@ -71,40 +71,8 @@
 #include <unistd.h>
 #include "rl_internal.h"
 
-/* ---- the process generation (fork) -------------------------------------- */
-
-/* Bumped in every child right after fork(), once the handler is installed. */
-static _Atomic unsigned process_generation;
-static _Atomic bool watching_forks;
-static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void forked_child(void) {
-    atomic_fetch_add(&process_generation, 1);
-}
-
-/* pthread_atfork fails only for lack of memory (ENOMEM). Ignoring that would
-   leave every loop blind to fork: a child would steal its parent's wake-ups,
-   disarm its timers and delete its registrations. So nothing that must
-   notice a fork is made without the handler (a loop or a message port is
-   not made, as out of memory), and a later call tries again; pthread_once
-   could not. */
-bool rl_watch_forks(void) {
-    if (atomic_load_explicit(&watching_forks, memory_order_acquire)) return true;
-    pthread_mutex_lock(&watch_lock);
-    bool watching =
-        atomic_load_explicit(&watching_forks, memory_order_relaxed) || pthread_atfork(NULL, NULL, forked_child) == 0;
-    if (watching) atomic_store_explicit(&watching_forks, true, memory_order_release);
-    pthread_mutex_unlock(&watch_lock);
-    return watching;
-}
-
-unsigned rl_process_generation(void) {
-    return atomic_load_explicit(&process_generation, memory_order_relaxed);
-}
-
 static inline bool inherited(RLRunLoopRef rl) {
-    return atomic_load_explicit(&rl->fork_generation, memory_order_acquire) !=
-           atomic_load_explicit(&process_generation, memory_order_relaxed);
+    return atomic_load_explicit(&rl->fork_generation, memory_order_acquire) != rl_fork_generation();
 }
 
 bool rl_wait_set_inherited(RLRunLoopRef rl) {
@@ -265,7 +233,7 @@ static bool try_register(RLRunLoopRef rl, long index);
 /* Puts the wake eventfd and every trusted registration into a new set; the
    timerfd is remade on next need (disarmed until then). */
 static void rebuild(RLRunLoopRef rl) {
-    rl_embed_detach(rl);
+    rl_embed_fd_detach_locked(rl);
     int old = rl->epoll_fd;
     int epfd = new_epoll(&old);
     if (old >= 0) close(old);
@@ -297,19 +265,19 @@ static void rebuild(RLRunLoopRef rl) {
             else refused(rl, r, errno); /* closed since: as if added closed */
         }
     }
-    rl_embed_attach(rl);
+    rl_embed_fd_attach_locked(rl);
 }
 
 /* In a forked child: the inherited objects are the parent's. Closes the
    child's copies (the parent keeps its own) and makes new ones. */
 static void remake_after_fork(RLRunLoopRef rl) {
-    rl_embed_after_fork(rl); /* first: the inherited embedding set is the parent's */
+    rl_embed_fd_after_fork_locked(rl); /* first: the inherited embedding set is the parent's */
     if (rl->wake_fd >= 0) close(rl->wake_fd);
     rl->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (rl->wake_fd >= 0) disown_number(rl, rl->wake_fd);
     atomic_store(&rl->sleeping, false);
     rebuild(rl);
-    atomic_store_explicit(&rl->fork_generation, atomic_load(&process_generation), memory_order_release);
+    atomic_store_explicit(&rl->fork_generation, rl_fork_generation(), memory_order_release);
 }
 
 /* Every function that touches the kernel objects starts here. */
@@ -317,7 +285,7 @@ static void own_kernel_objects(RLRunLoopRef rl) {
     if (inherited(rl)) remake_after_fork(rl);
 }
 
-void rl_wait_own_kernel_objects(RLRunLoopRef rl) {
+void rl_wait_set_own_kernel_objects_locked(RLRunLoopRef rl) {
     own_kernel_objects(rl);
 }
 
@@ -348,13 +316,13 @@ static void repair_before_wait(RLRunLoopRef rl) {
 }
 
 bool rl_wait_set_open(RLRunLoopRef rl) {
-    if (!rl_watch_forks()) return false;
-    atomic_init(&rl->fork_generation, atomic_load(&process_generation));
+    if (!rl_fork_watch()) return false;
+    atomic_init(&rl->fork_generation, rl_fork_generation());
     rl->timer_fd = -1;
     rl->armed_ns = RL_NEVER;
     rl->reg_free = -1;
     rl->epoll_fd = -1;
-    rl_embed_init(rl);
+    rl_embed_fd_init_locked(rl);
     rl->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (rl->wake_fd < 0) return false;
     rebuild(rl);
@@ -366,7 +334,7 @@ bool rl_wait_set_open(RLRunLoopRef rl) {
 }
 
 void rl_wait_set_close(RLRunLoopRef rl) {
-    rl_embed_close(rl);
+    rl_embed_fd_close_locked(rl);
     if (rl->timer_fd >= 0) close(rl->timer_fd);
     if (rl->epoll_fd >= 0) close(rl->epoll_fd);
     if (rl->wake_fd >= 0) close(rl->wake_fd);
@@ -377,7 +345,7 @@ void rl_wait_set_close(RLRunLoopRef rl) {
 
 /* ---- registrations ------------------------------------------------------- */
 
-long rl_reg_find(RLRunLoopRef rl, RLRunLoopSourceRef s) {
+long rl_wait_set_reg_find_locked(RLRunLoopRef rl, RLRunLoopSourceRef s) {
     return rl_index_map_get(&rl->reg_by_source, (uintptr_t)s);
 }
 
@@ -437,7 +405,7 @@ static bool try_register(RLRunLoopRef rl, long index) {
     return true;
 }
 
-long rl_reg_add(RLRunLoopRef rl, RLRunLoopSourceRef s, int fd, bool armed) {
+long rl_wait_set_reg_add_locked(RLRunLoopRef rl, RLRunLoopSourceRef s, int fd, bool armed) {
     own_kernel_objects(rl);
     /* Room in both maps first: registering never fails half-way. */
     size_t regs = rl->reg_by_source.count + 1;
@@ -448,13 +416,13 @@ long rl_reg_add(RLRunLoopRef rl, RLRunLoopSourceRef s, int fd, bool armed) {
     *r = (rl_v1_reg){.source = s, .fd = -1, .number = fd, .active = armed, .generation = r->generation};
     rl_index_map_put(&rl->reg_by_source, (uintptr_t)s, (uint32_t)index);
     if (!try_register(rl, index)) {
-        rl_reg_remove(rl, index); /* no room in epoll: the add does nothing, as out of memory */
+        rl_wait_set_reg_remove_locked(rl, index); /* no room in epoll: the add does nothing, as out of memory */
         return -1;
     }
     return index;
 }
 
-void rl_reg_remove(RLRunLoopRef rl, long index) {
+void rl_wait_set_reg_remove_locked(RLRunLoopRef rl, long index) {
     own_kernel_objects(rl);
     rl_v1_reg *r = &rl->regs[index];
     if (r->fd >= 0 && rl->epoll_fd >= 0 && ctl(rl->epoll_fd, EPOLL_CTL_DEL, r->fd, 0, 0) < 0)
@@ -498,18 +466,18 @@ static bool apply(RLRunLoopRef rl, long index) {
     return r->always_ready && r->armed;
 }
 
-void rl_reg_set_armed(RLRunLoopRef rl, long index, bool armed) {
+void rl_wait_set_reg_set_armed_locked(RLRunLoopRef rl, long index, bool armed) {
     own_kernel_objects(rl);
     rl->regs[index].active = armed;
     apply(rl, index);
 }
 
-bool rl_reg_refresh(RLRunLoopRef rl, long index) {
+bool rl_wait_set_reg_refresh_locked(RLRunLoopRef rl, long index) {
     own_kernel_objects(rl);
     return apply(rl, index);
 }
 
-int rl_wait_add_ready(RLRunLoopRef rl, rl_mode *m, struct epoll_event *events, int n, int max) {
+int rl_wait_set_add_ready_locked(RLRunLoopRef rl, rl_mode *m, struct epoll_event *events, int n, int max) {
     if (!rl->ready_regs) return n;
     for (uint32_t i = 0; i < m->v1_count && n < max; i++) {
         rl_v1_reg *r = &rl->regs[m->v1[i]];
@@ -527,8 +495,8 @@ static void switch_armed_mode(RLRunLoopRef rl, rl_mode *m) {
     rl_mode *old = rl->armed_mode;
     if (old)
         for (uint32_t i = 0; i < old->v1_count; i++)
-            if (rl->regs[old->v1[i]].mark != epoch) rl_reg_set_armed(rl, old->v1[i], false);
-    for (uint32_t i = 0; i < m->v1_count; i++) rl_reg_set_armed(rl, m->v1[i], true);
+            if (rl->regs[old->v1[i]].mark != epoch) rl_wait_set_reg_set_armed_locked(rl, old->v1[i], false);
+    for (uint32_t i = 0; i < m->v1_count; i++) rl_wait_set_reg_set_armed_locked(rl, m->v1[i], true);
     rl->armed_mode = m;
 }
 
@@ -545,7 +513,7 @@ static __attribute__((noinline)) void make_ready_for(RLRunLoopRef rl, rl_mode *m
     if (rl->set_stale) rebuild(rl); /* a switch found a stale registration */
 }
 
-void rl_wait_prepare(RLRunLoopRef rl, rl_mode *m) {
+void rl_wait_set_prepare_locked(RLRunLoopRef rl, rl_mode *m) {
     rl->embed_waiting = false; /* the loop waits by itself now (or a host prepares again) */
     if (!ready_for(rl, m)) make_ready_for(rl, m);
 }

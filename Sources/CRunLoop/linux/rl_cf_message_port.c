@@ -27,7 +27,7 @@
  *
  * fork(): every descriptor this file opens is in `owned_fds`, closed in the
  * child by an atfork handler; ports made before the fork see a different
- * rl_process_generation() and act as invalid without touching descriptors.
+ * rl_fork_generation() and act as invalid without touching descriptors.
  */
 #define _GNU_SOURCE
 #include "CRunLoopCFMessagePort.h"
@@ -131,7 +131,7 @@ static void install_fork_handlers(void) {
 }
 static bool watch_forks(void) {
     pthread_once(&fork_handlers_once, install_fork_handlers);
-    return fork_handlers_installed && rl_watch_forks();
+    return fork_handlers_installed && rl_fork_watch();
 }
 
 /* owned_lock held. False (fd closed) out of memory. */
@@ -275,7 +275,7 @@ struct __RLCFMessagePort {
     bool remote;
     bool valid;
     bool info_released;
-    unsigned made_in; /* rl_process_generation() */
+    unsigned made_in; /* rl_fork_generation() */
     int callouts;     /* message callbacks running now */
     RLCFStringRef name;
     char *base_path; /* socket and lock file, without their suffixes */
@@ -306,7 +306,7 @@ struct conn {
 };
 
 static bool inherited(RLCFMessagePortRef p) {
-    return p->made_in != rl_process_generation();
+    return p->made_in != rl_fork_generation();
 }
 
 static void port_hold(RLCFMessagePortRef p) {
@@ -496,7 +496,7 @@ static RLCFMessagePortRef port_new(bool remote, RLCFStringRef name) {
     p->remote = remote;
     p->valid = true;
     p->info_released = true; /* until a context is taken */
-    p->made_in = rl_process_generation();
+    p->made_in = rl_fork_generation();
     p->lock_fd = p->listen_fd = -1;
     p->name = name ? RLCFStringCreateCopy(NULL, name) : NULL;
     return p;
