@@ -210,23 +210,21 @@ typedef struct {
     rl_heap_key_buffer timer_keys; /* the due timers' keys, sorted by value */
 } rl_scratch;
 
+/* A loop's embedding in a host's event loop (rl_embed.c); only rl_embed_fd.c
+   touches it. */
+typedef struct {
+    int fd;        /* the embedding descriptor; -1 until asked for */
+    bool attached; /* the wait set is in `fd` (not: out of memory; retried) */
+    rl_mode *mode; /* the mode a host last prepared for */
+    bool waiting;  /* a host sleeps on `fd` for `mode` */
+} rl_embedding;
+
 /* ---- the run loop -------------------------------------------------------- */
-struct __RLRunLoop {
-    rl_object base;
-    pthread_mutex_t lock;
-    pthread_t thread;
-    bool is_main;
-    bool main_queue_attached;
-    int64_t main_queue_next_try_ns;      /* when to look for libdispatch again */
-    RLRunLoopSourceRef main_queue_inert; /* the main queue's source while the process's main thread drains
-                                             the queue (it does not count then); that thread's only */
-    bool dead;                           /* its thread has exited */
-    _Atomic bool sleeping;
-    _Atomic bool wake_pending;
+/* A loop's wait set (rl_wait_set.c): the epoll set, the wake eventfd and the
+   version-1 sources' registrations. */
+typedef struct {
     int wake_fd;                      /* eventfd, edge-triggered in epoll_fd, never read */
     int epoll_fd;                     /* the wait set: wake_fd, timer_fd, version-1 fds */
-    int timer_fd;                     /* -1 until a run needs a deadline, or if none can be made */
-    int64_t armed_ns;                 /* what timer_fd is armed for; RL_NEVER = disarmed */
     bool set_stale;                   /* epoll_fd may hold a registration of a closed fd: rebuild it */
     bool regs_awaiting;               /* a registration found no room in epoll: retry before waiting */
     _Atomic unsigned fork_generation; /* the process image the kernel objects were made in */
@@ -238,6 +236,50 @@ struct __RLRunLoop {
     rl_index_map reg_by_source; /* source -> its registration */
     rl_index_map reg_by_fd;     /* fd + 1 -> the registration watching that number */
     uint32_t ready_regs;        /* always-ready registrations with events: never sleep */
+} rl_wait_set_state;
+
+/* A loop's sleep and wake-up (rl_wait.c): the handshake with wakers, the
+   timerfd, and the spin before a sleep. */
+typedef struct {
+    _Atomic bool sleeping;
+    _Atomic bool wake_pending;
+    int timer_fd;             /* -1 until a run needs a deadline, or if none can be made */
+    int64_t armed_ns;         /* what timer_fd is armed for; RL_NEVER = disarmed */
+    bool multiprocessor;      /* spinning can help: another CPU may answer */
+    int64_t last_sleep_ns;    /* how long the last sleep lasted, if a wake-up ended it */
+    uint32_t spin_backoff;    /* short sleeps to skip spinning after the last failed spin */
+    uint32_t spin_skips_left; /* of those, still to skip */
+    int64_t polled_at_ns;     /* when an answered spin last polled the descriptors (rl_run.c) */
+    uint32_t unpolled_spins;  /* answered spins since then (rl_run.c) */
+} rl_wait_state;
+
+/* A loop's queued blocks (rl_blocks.c). */
+typedef struct {
+    rl_block_queue queue;
+    rl_block_queue spare;  /* an emptied queue kept for reuse */
+    size_t pending_common; /* queued for the common modes */
+    uint64_t sequence;     /* the next queued block's sequence */
+} rl_blocks_state;
+
+/* A loop's timers beyond its modes' heaps (rl_timer.c, rl_timer_fire.c). */
+typedef struct {
+    uint64_t sequence; /* order of heap (re)insertions: ties fire in it */
+    int64_t slack_ns;  /* the loop thread's timer slack: timers that close share a wake-up; -1 unread */
+    bool went_last;    /* the last pass handled timers: a ready source goes first in the next (rl_run.c) */
+} rl_timers_state;
+
+struct __RLRunLoop {
+    rl_object base;
+    pthread_mutex_t lock;
+    pthread_t thread;
+    bool is_main;
+    bool main_queue_attached;
+    int64_t main_queue_next_try_ns;      /* when to look for libdispatch again */
+    RLRunLoopSourceRef main_queue_inert; /* the main queue's source while the process's main thread drains
+                                             the queue (it does not count then); that thread's only */
+    bool dead;                           /* its thread has exited */
+    rl_wait_state wait;                  /* rl_wait.c */
+    rl_wait_set_state wait_set;          /* rl_wait_set.c */
     rl_mode **modes;
     size_t mode_count;
     size_t mode_capacity;
@@ -247,34 +289,20 @@ struct __RLRunLoop {
     rl_run *current_run; /* innermost */
     unsigned depth;
     uint64_t run_generation;      /* bumped by every run entry */
-    uint64_t timer_sequence;      /* order of heap (re)insertions: ties fire in it */
+    rl_timers_state timers;       /* rl_timer.c */
     rl_item_set common_sources;   /* retained, in the order added */
     rl_item_set common_observers; /* retained, in the order added */
     rl_item_set common_timers;    /* retained, in the order added */
-    rl_block_queue blocks;
-    rl_block_queue spare_blocks; /* an emptied queue kept for reuse */
-    size_t pending_common_blocks;
-    uint64_t block_sequence; /* the next queued block's sequence */
-    uint64_t observer_round; /* bumped by every rl_do_observers */
+    rl_blocks_state blocks;       /* rl_blocks.c */
+    uint64_t observer_round;      /* bumped by every rl_do_observers */
     rl_scratch *scratch;
     size_t scratch_depths;
     rl_object *graveyard;          /* released under the lock, finalized after */
     _Atomic unsigned lock_waiters; /* API callers waiting for `lock` */
     _Atomic unsigned owner_waits;  /* the loop's thread waits for `lock` (rl_lock.c): callers hold back */
-    bool multiprocessor;           /* spinning can help: another CPU may answer */
-    int64_t last_sleep_ns;         /* how long the last sleep lasted, if a wake-up ended it */
-    uint32_t spin_backoff;         /* short sleeps to skip spinning after the last failed spin */
-    uint32_t spin_skips_left;      /* of those, still to skip */
-    int64_t polled_at_ns;          /* when an answered spin last polled the descriptors */
-    uint32_t unpolled_spins;       /* answered spins since then */
-    bool timers_went_last;         /* the last pass handled timers: a ready source goes first in the next */
-    int64_t timer_slack_ns;        /* the loop thread's timer slack: timers that close share a wake-up; -1 unread */
     uint64_t removals;             /* bumped when any item leaves any mode */
     rl_signal_inbox inbox;         /* its signalled version-0 sources (rl_signal_inbox.c) */
-    int embed_fd;                  /* the embedding descriptor (rl_embed.c); -1 until asked for */
-    bool embed_attached;           /* epoll_fd is in embed_fd (not: out of memory; retried) */
-    rl_mode *embed_mode;           /* the mode a host last prepared for */
-    bool embed_waiting;            /* a host sleeps on embed_fd for embed_mode */
+    rl_embedding embed;            /* a host's descriptor (rl_embed_fd.c's alone) */
     rl_loop_stats stats;           /* RLRunLoopCopyStatistics (rl_stats.h) */
     /* The manual clock the loop runs on (rl_clock.c); NULL: real time. Set
        and cleared by the loop's own thread under the lock; other threads
@@ -649,6 +677,16 @@ void rl_embed_fd_check_locked(RLRunLoopRef rl);
 /* A host sleeps on the embedding descriptor for mode m (timer changes made
    by other threads must re-arm the timerfd, as for a loop asleep in m). */
 bool rl_embed_fd_waits_in_locked(RLRunLoopRef rl, rl_mode *m);
+/* The embedding descriptor, made (and joined by the wait set) on first ask;
+   -1 if it cannot be made. */
+int rl_embed_fd_open_locked(RLRunLoopRef rl);
+/* A host is about to sleep on the descriptor for m / the loop waits by
+   itself again / the host gave up its wait. */
+void rl_embed_fd_wait_in_locked(RLRunLoopRef rl, rl_mode *m);
+void rl_embed_fd_stop_waiting_locked(RLRunLoopRef rl);
+void rl_embed_fd_cancel_locked(RLRunLoopRef rl);
+/* Whether the host's descriptor holds the wait set (or there is none yet). */
+bool rl_embed_fd_holds_wait_set_locked(RLRunLoopRef rl);
 
 /* Statistics and probes at the points of a pass. */
 #include "rl_trace.h"

@@ -45,11 +45,11 @@ static RLRunLoopRef create_loop(pthread_t thread) {
     }
     rl_object_init(&rl->base, &rl_run_loop_class);
     rl->thread = thread;
-    rl->multiprocessor = sysconf(_SC_NPROCESSORS_ONLN) > 1;
-    rl->last_sleep_ns = RL_NEVER;
-    rl->timer_slack_ns = -1;
-    atomic_init(&rl->sleeping, false);
-    atomic_init(&rl->wake_pending, false);
+    rl->wait.multiprocessor = sysconf(_SC_NPROCESSORS_ONLN) > 1;
+    rl->wait.last_sleep_ns = RL_NEVER;
+    rl->timers.slack_ns = -1;
+    atomic_init(&rl->wait.sleeping, false);
+    atomic_init(&rl->wait.wake_pending, false);
     /* The default mode is modes[0] for the loop's whole life (rl_mode_find
        relies on it), and always common. */
     rl_mode *def = rl_mode_find_or_create(rl, kRLRunLoopDefaultMode);
@@ -279,7 +279,8 @@ void rl_loop_remove_all_items(RLRunLoopRef rl, rl_callback_list *cancelled) {
     for (size_t i = 0; i < rl->mode_count; i++) {
         rl_mode *m = rl->modes[i];
         while (m->sources0.count) rl_source_remove_from_mode(rl, m, rl_item_set_first(&m->sources0)->item, cancelled);
-        while (m->v1_count) rl_source_remove_from_mode(rl, m, rl->regs[m->v1[m->v1_count - 1]].source, cancelled);
+        while (m->v1_count)
+            rl_source_remove_from_mode(rl, m, rl->wait_set.regs[m->v1[m->v1_count - 1]].source, cancelled);
         while (m->observers.count) rl_observer_remove_from_mode(rl, m, rl_item_set_first(&m->observers)->item);
         while (rl_heap_count(&m->timers)) {
             const rl_timer_slot *slot =

@@ -131,7 +131,7 @@ void rl_modes_free(RLRunLoopRef rl) {
 }
 
 bool rl_mode_has_blocks(RLRunLoopRef rl, rl_mode *m) {
-    return m->pending_blocks > 0 || (m->is_common && rl->pending_common_blocks > 0);
+    return m->pending_blocks > 0 || (m->is_common && rl->blocks.pending_common > 0);
 }
 
 /* Version-1 sources that count: inside a main-queue drain the main queue's
@@ -154,13 +154,13 @@ bool rl_mode_is_empty(RLRunLoopRef rl, rl_mode *m) {
 #define DEFAULT_TIMER_SLACK_NS 50000
 
 static int64_t timer_slack(const RLRunLoopRef rl) {
-    return rl->timer_slack_ns >= 0 ? rl->timer_slack_ns : DEFAULT_TIMER_SLACK_NS;
+    return rl->timers.slack_ns >= 0 ? rl->timers.slack_ns : DEFAULT_TIMER_SLACK_NS;
 }
 
 void rl_mode_read_timer_slack(RLRunLoopRef rl) {
-    if (rl->timer_slack_ns >= 0) return;
+    if (rl->timers.slack_ns >= 0) return;
     int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
-    rl->timer_slack_ns = slack >= 0 ? slack : DEFAULT_TIMER_SLACK_NS;
+    rl->timers.slack_ns = slack >= 0 ? slack : DEFAULT_TIMER_SLACK_NS;
 }
 
 static int64_t slot_tolerance(const void *item) {

@@ -57,9 +57,9 @@ static void set_deadline(RLRunLoopRef rl, rl_run *run, RLTimeInterval seconds) {
 static bool descriptors_due_a_poll(RLRunLoopRef rl, const rl_mode *m) {
     if (!m->v1_count) return false;
     int64_t now = rl_mono_now();
-    if (++rl->unpolled_spins < POLL_EVERY_SPINS && now - rl->polled_at_ns < POLL_EVERY_NS) return false;
-    rl->unpolled_spins = 0;
-    rl->polled_at_ns = now;
+    if (++rl->wait.unpolled_spins < POLL_EVERY_SPINS && now - rl->wait.polled_at_ns < POLL_EVERY_NS) return false;
+    rl->wait.unpolled_spins = 0;
+    rl->wait.polled_at_ns = now;
     return true;
 }
 
@@ -115,11 +115,11 @@ static bool batch_has_source(RLRunLoopRef rl, event_batch *b) {
    descriptors can starve the other. Returns whether a source was handled. */
 static bool handle_wake_up_source(RLRunLoopRef rl, rl_mode *m, event_batch *b) {
     bool source_waits = batch_has_source(rl, b);
-    if (!(rl->timers_went_last && source_waits) && rl_do_timers(rl, m)) {
-        rl->timers_went_last = true;
+    if (!(rl->timers.went_last && source_waits) && rl_do_timers(rl, m)) {
+        rl->timers.went_last = true;
         return false;
     }
-    rl->timers_went_last = false;
+    rl->timers.went_last = false;
     if (!source_waits || !batch_has_source(rl, b)) return false; /* the timers' callouts may have changed it */
     const struct epoll_event *ev = &b->events[b->next++];
     return rl_do_source1(rl, m, ev->data.u64, ev->events);
@@ -234,7 +234,7 @@ static RLRunLoopRunResult run_specific(RLRunLoopRef rl, RLRunLoopMode mode, RLTi
     rl->run_generation++;
     /* Wake-ups sent before the run began are moot (CF ignores them while a
        loop is not running): the first pass scans everything anyway. */
-    atomic_store(&rl->wake_pending, false);
+    atomic_store(&rl->wait.wake_pending, false);
 
     rl_do_observers(rl, m, kRLRunLoopEntry);
     RLRunLoopRunResult result = run_passes(rl, m, &run, stop_after_one);

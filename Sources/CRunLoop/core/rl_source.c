@@ -120,12 +120,12 @@ static bool add_source1(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, int f
     if (!rl_array_reserve(&m->v1, sizeof *m->v1, &v1_capacity, (size_t)m->v1_count + 1, 4)) return false;
     m->v1_capacity = (uint32_t)v1_capacity;
     if (!rl_index_map_reserve(&m->v1_positions, m->v1_count + 1)) return false;
-    bool armed = m == rl->armed_mode;
+    bool armed = m == rl->wait_set.armed_mode;
     long reg = rl_wait_set_reg_find_locked(rl, s);
     if (reg < 0) reg = rl_wait_set_reg_add_locked(rl, s, fd, armed);
     else if (armed) rl_wait_set_reg_set_armed_locked(rl, reg, true);
     if (reg < 0) return false;
-    rl->regs[reg].modes++;
+    rl->wait_set.regs[reg].modes++;
     rl_index_map_put(&m->v1_positions, (uintptr_t)s, m->v1_count); /* room reserved above */
     m->v1[m->v1_count++] = (uint32_t)reg;
     return true;
@@ -159,9 +159,9 @@ static bool remove_source1(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s) {
     m->v1[pos] = m->v1[--m->v1_count];
     rl_index_map_delete(&m->v1_positions, (uintptr_t)s);
     if ((uint32_t)pos < m->v1_count) /* the last one moved into its place */
-        rl_index_map_put(&m->v1_positions, (uintptr_t)rl->regs[m->v1[pos]].source, (uint32_t)pos);
-    if (--rl->regs[reg].modes == 0) rl_wait_set_reg_remove_locked(rl, reg);
-    else if (m == rl->armed_mode) rl_wait_set_reg_set_armed_locked(rl, reg, false);
+        rl_index_map_put(&m->v1_positions, (uintptr_t)rl->wait_set.regs[m->v1[pos]].source, (uint32_t)pos);
+    if (--rl->wait_set.regs[reg].modes == 0) rl_wait_set_reg_remove_locked(rl, reg);
+    else if (m == rl->wait_set.armed_mode) rl_wait_set_reg_set_armed_locked(rl, reg, false);
     return true;
 }
 
@@ -393,8 +393,8 @@ RLOptionFlags RLRunLoopSourceGetReadyEvents(RLRunLoopSourceRef source) {
 static RLRunLoopSourceRef live_source_of(RLRunLoopRef rl, uint64_t token) {
     if (token == RL_EVENT_WAKE || token == RL_EVENT_TIMER || token == RL_EVENT_DISARMED) return NULL;
     uint32_t index = (uint32_t)token;
-    if (index >= rl->reg_capacity) return NULL;
-    const rl_v1_reg *r = &rl->regs[index];
+    if (index >= rl->wait_set.reg_capacity) return NULL;
+    const rl_v1_reg *r = &rl->wait_set.regs[index];
     if (!r->source || !r->armed || r->generation != (uint32_t)(token >> 32)) return NULL;
     return atomic_load(&r->source->valid) ? r->source : NULL;
 }

@@ -233,7 +233,7 @@ static inline __attribute__((always_inline)) uint32_t added_timer_leeway(int64_t
    leeway. Loop and timer locked. */
 bool rl_timer_schedule_slot_locked(RLRunLoopTimerRef t, rl_timer_slot *slot, uint32_t leeway) {
     rl_mode *m = slot->mode;
-    slot->heap_handle = rl_heap_insert(&m->timers, slot, t->fire_ns, ++m->rl->timer_sequence);
+    slot->heap_handle = rl_heap_insert(&m->timers, slot, t->fire_ns, ++m->rl->timers.sequence);
     if (slot->heap_handle == RL_HEAP_NO_HANDLE) return false;
     rl_heap_set_leeway(&m->timers, slot->heap_handle, leeway);
     return true;
@@ -304,7 +304,7 @@ static void reschedule_slots(RLRunLoopTimerRef t) {
         if (slot->heap_handle == RL_HEAP_NO_HANDLE) continue;
         rl_mode *m = slot->mode;
         if (m->timer_passes) note_if_owed(slot);
-        rl_heap_update(&m->timers, slot->heap_handle, t->fire_ns, ++m->rl->timer_sequence);
+        rl_heap_update(&m->timers, slot->heap_handle, t->fire_ns, ++m->rl->timers.sequence);
         rl_heap_set_leeway(&m->timers, slot->heap_handle, leeway);
         rl_mode_timers_changed(m);
     }
@@ -575,7 +575,7 @@ static void reconvert_mode(RLRunLoopRef rl, rl_mode *m, const rl_heap_key_buffer
         RLRunLoopTimerRef t = rl_timer_slot_timer(rl_heap_item(&m->timers, handle));
         rl_item_lock_acquire(&t->lock);
         t->fire_ns = rl_loop_deadline_for_date(rl, t->fire_date, now);
-        rl_heap_update(&m->timers, handle, t->fire_ns, ++rl->timer_sequence);
+        rl_heap_update(&m->timers, handle, t->fire_ns, ++rl->timers.sequence);
         rl_heap_set_leeway(&m->timers, handle, rl_timer_implicit_leeway(t->fire_ns - now));
         rl_item_lock_release(&t->lock);
     }

@@ -256,7 +256,7 @@ bool rl_do_timers(RLRunLoopRef rl, rl_mode *m) {
     if (!top) return false;
     int64_t now = rl_loop_now(rl);
     if (top->deadline_ns > now) return false;
-    rl_timer_pass pass = {.now = now, .sequence = rl->timer_sequence, .outer = m->timer_passes};
+    rl_timer_pass pass = {.now = now, .sequence = rl->timers.sequence, .outer = m->timer_passes};
     m->timer_passes = &pass;
     bool rest = false;
     while ((top = rl_heap_top(&m->timers)) && top->deadline_ns <= now) {
