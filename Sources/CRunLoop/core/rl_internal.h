@@ -1,5 +1,16 @@
 /*
- * rl_internal.h: the structures of the core and the functions its files share.
+ * rl_internal.h: the core's shared structures: the loop, composed of one
+ * part per file that owns it (wait set, wait and spin, blocks, timers,
+ * signal inbox, embedding: each touched by its own file), its modes, runs
+ * and items. What each file lends the others is declared in that file's
+ * own header (rl_<file>.h), included at the end of this one.
+ *
+ * Names: a function named rl_<concept>_... is defined in rl_<concept>.c
+ * (Tests/layers/check.py enforces it); a name ending in `_locked` expects
+ * the loop's lock held by its caller. (Older names without the suffix say
+ * their lock in their comment.) No inline function here or in those
+ * headers calls a function of a file above the core's lowest files: an
+ * inline function is its includers' code (check-layers counts it so).
  *
  * Locking (never broken): a run loop's `lock` guards the loop, its modes, its
  * block queue and the membership fields of every item while the item is in
@@ -463,230 +474,21 @@ static inline RLTimeInterval rl_timer_tolerance(RLRunLoopTimerRef t) {
     return x ? x->tolerance : 0;
 }
 
-/* ---- shared between files ------------------------------------------------ */
-bool rl_mode_name_is_valid(RLRunLoopMode mode);
-bool rl_mode_name_is_common(RLRunLoopMode mode);
-rl_mode *rl_mode_find(RLRunLoopRef rl, RLRunLoopMode name);
-rl_mode *rl_mode_find_or_create(RLRunLoopRef rl, RLRunLoopMode name);
-/* The default mode named by its constant, told without a string comparison:
-   most items are added to it, by that name. */
-static inline bool rl_mode_name_is_default(RLRunLoopMode mode) {
-    return mode == kRLRunLoopDefaultMode;
-}
-/* The default mode of a live loop: made first, with the loop. */
-rl_mode *rl_mode_default(RLRunLoopRef rl);
-/* Frees every mode of the loop and its table of them (the loop's finalization). */
-void rl_modes_free(RLRunLoopRef rl);
-bool rl_mode_is_empty(RLRunLoopRef rl, rl_mode *m);
-bool rl_mode_has_blocks(RLRunLoopRef rl, rl_mode *m);
-/* Arms the loop's timerfd for the mode's `deadline` (its rl_mode_next_deadline)
-   if that changed; false when there is no timerfd (the wait must time out). */
-bool rl_mode_arm(rl_mode *m, int64_t deadline);
-/* The timers of a mode changed: re-arm now if another thread is changing the
-   mode the loop is running in (its own thread re-arms before it sleeps). */
-void rl_mode_timers_changed(rl_mode *m);
-int64_t rl_mode_next_deadline(rl_mode *m);
-/* When the mode's timers want the loop awake (rl_mode_next_deadline without
-   a run's deadline); RL_NEVER without timers. */
-int64_t rl_mode_timers_deadline(rl_mode *m);
-/* Reads the calling thread's timer slack into the loop, once (its own thread). */
-void rl_mode_read_timer_slack(RLRunLoopRef rl);
-
-/* The main queue's source marks itself inert (draining) or live again (NULL):
-   the process's main thread only, and only that thread reads it. */
-static inline void rl_loop_set_main_queue_inert(RLRunLoopRef rl, RLRunLoopSourceRef source) {
-    rl->main_queue_inert = source;
-}
-
-/* A pthread_mutex_* call on a loop's lock failed with `error`: prints the
-   call and errno, the way rl_fatal_errno does, and aborts (rl_fatal.c). */
-_Noreturn void rl_fatal_lock(const char *call, int error);
-/* The loop's lock and which thread asks (rl_lock.c). Taken by the loop's own
-   thread, it is rl_loop_relock. */
-void rl_loop_lock(RLRunLoopRef rl);
-/* The loop's own thread taking its lock back after a callout or the wait.
-   Its wait is bounded: only the callers already queued for the lock go
-   first (glibc mutexes are not fair; see rl_lock.c). */
-void rl_loop_relock(RLRunLoopRef rl);
-/* Once per pass, the loop's thread (holding its lock): callers queued for
-   the lock have it first, then the loop's thread takes it back, so a busy
-   loop cannot starve callers of the API. Nothing when none is queued. */
-void rl_loop_let_callers_in(RLRunLoopRef rl);
-/* A pause instruction for spin-waits. */
-static inline void rl_cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __asm__ volatile("pause" ::: "memory");
-#elif defined(__aarch64__)
-    __asm__ volatile("yield" ::: "memory");
-#endif
-}
-/* Unlocks, then finalizes whatever died under the lock. */
-void rl_loop_unlock(RLRunLoopRef rl);
-/* Releases obj while holding rl's lock: finalization waits for the unlock. */
-void rl_loop_release_locked(RLRunLoopRef rl, const void *obj);
-bool rl_loop_is_current_thread(RLRunLoopRef rl);
-/* Whether the calling thread is the process's main thread (gettid == getpid),
-   asked of the kernel once per thread. */
-bool rl_on_process_main_thread(void);
-/* (rl_scratch.c) The scratch space of the current depth (a pass collects the items it
-   calls out into it), emptied; NULL when out of memory. */
-rl_ptr_array *rl_scratch_items_locked(RLRunLoopRef rl);
-/* Makes sure `depth` has scratch space for RL_SCRATCH_RESERVED items, so a
-   pass with no more ready items than that never allocates: a loop gets it
-   for its first run when made, a nested run before it starts. */
-#define RL_SCRATCH_RESERVED 32
-bool rl_scratch_reserve(RLRunLoopRef rl, size_t depth);
-void rl_scratch_free(RLRunLoopRef rl); /* the loop's finalization */
-
-void rl_source_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *scheduled);
-bool rl_source_in_mode(RLRunLoopRef rl, const rl_mode *m, RLRunLoopSourceRef s);
-/* Adds to a common mode the common items it lacks (an earlier add ran out of
-   memory); clears common_incomplete once it has them all. Loop locked. */
-void rl_mode_complete_common(RLRunLoopRef rl, rl_mode *m, rl_callback_list *scheduled);
-bool rl_source_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *cancelled);
-bool rl_source_remove_common(RLRunLoopRef rl, RLRunLoopSourceRef s);
-
-void rl_observer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopObserverRef o);
-bool rl_observer_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopObserverRef o);
-void rl_timer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t);
-bool rl_timer_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t);
-rl_timer_slot *rl_timer_slot_for_mode(RLRunLoopTimerRef t, rl_mode *m);
-/* The calling depth's key buffer (rl_scratch_items_locked's companion). */
-rl_heap_key_buffer *rl_scratch_timer_keys_locked(RLRunLoopRef rl);
-
-/* Removes every item from the loop (thread exit). Loop locked. */
-void rl_loop_remove_all_items(RLRunLoopRef rl, rl_callback_list *cancelled);
-rl_block_queue rl_blocks_take_all(RLRunLoopRef rl);
-void rl_blocks_dispose(rl_block_queue *taken); /* unlocked */
-/* Queues fn(info) for `mode`; false if it was not queued (then dispose is the
-   caller's to call). dispose(info) runs after fn, or when the item is dropped. */
-bool rl_enqueue_block(RLRunLoopRef rl, RLRunLoopMode mode, void (*fn)(void *), void *info, void (*dispose)(void *));
-/* The same, saying why (rl_enqueue_block_status, rl_extras.h). */
-void rl_blocks_free(RLRunLoopRef rl);
-
-/* The steps of a pass; loop locked on entry and exit. */
-void rl_do_observers(RLRunLoopRef rl, rl_mode *m, RLRunLoopActivity activity);    /* __CFRunLoopDoObservers */
-bool rl_do_blocks(RLRunLoopRef rl, rl_mode *m);                                   /* __CFRunLoopDoBlocks */
-bool rl_do_sources0(RLRunLoopRef rl, rl_mode *m, bool stop_after_one);            /* __CFRunLoopDoSources0 */
-bool rl_do_timers(RLRunLoopRef rl, rl_mode *m);                                   /* __CFRunLoopDoTimers */
-bool rl_do_source1(RLRunLoopRef rl, rl_mode *m, uint64_t token, uint32_t events); /* __CFRunLoopDoSource1 */
-/* Whether an event's token still names a registration armed in the mode
-   waited in, of a valid source: what rl_do_source1 would perform. */
-bool rl_source1_token_is_live(RLRunLoopRef rl, uint64_t token);
-
-/* Descriptions of the parts of a loop. */
-char *rl_source_copy_description(const rl_object *obj);
-char *rl_observer_copy_description(const rl_object *obj);
-char *rl_timer_copy_description(const rl_object *obj);
-char *rl_loop_copy_description(const rl_object *obj);
-
-/* The loop's wait set (rl_wait_set.c): the epoll set, the wake eventfd and
-   the version-1 sources' registrations; loop locked unless said otherwise. */
-bool rl_wait_set_open(RLRunLoopRef rl); /* at creation: epoll set + wake eventfd */
-void rl_wait_set_close(RLRunLoopRef rl);
-/* In a forked child, replaces the inherited kernel objects (the parent's)
-   by the child's own; nothing otherwise. */
-void rl_wait_set_own_kernel_objects_locked(RLRunLoopRef rl);
-/* Whether the loop's kernel objects are still the parent's (made before a
-   fork, not remade since). Any thread, no lock. */
-bool rl_wait_set_inherited(RLRunLoopRef rl);
-/* Joins a descriptor the loop just made for itself (the timerfd) to its set,
-   readable and edge-triggered, its events tagged `data`; a registration
-   under that number, for a file closed behind its source's back, is
-   forgotten first. False only out of memory or room (ENOMEM, ENOSPC);
-   anything else is fatal, naming `object`. */
-bool rl_wait_set_join_own(RLRunLoopRef rl, int fd, uint64_t data, const char *object);
-/* Before a wait in m: remakes the kernel objects if the process forked,
-   rebuilds a stale set, arms exactly m's version-1 sources. */
-void rl_wait_set_prepare_locked(RLRunLoopRef rl, rl_mode *m);
-/* The source's registration in this loop, -1 if none. */
-long rl_wait_set_reg_find_locked(RLRunLoopRef rl, RLRunLoopSourceRef s);
-/* Registers `s` watching `fd` (unwatched if fd < 0 or epoll refuses it),
-   armed if `armed`; -1 when out of memory (or epoll is: ENOMEM, ENOSPC). */
-long rl_wait_set_reg_add_locked(RLRunLoopRef rl, RLRunLoopSourceRef s, int fd, bool armed);
-void rl_wait_set_reg_remove_locked(RLRunLoopRef rl, long index);
-/* The armed mode gained or lost the registration's source. */
-void rl_wait_set_reg_set_armed_locked(RLRunLoopRef rl, long index, bool armed);
-/* The source's watched events changed: apply them; true if the loop must be
-   woken (it may sleep, and the registration is now always ready). */
-bool rl_wait_set_reg_refresh_locked(RLRunLoopRef rl, long index);
-/* Appends, for the always-ready registrations of m, the events they report
-   (after a wait, so perform is called for them); returns the new count. */
-int rl_wait_set_add_ready_locked(RLRunLoopRef rl, rl_mode *m, struct epoll_event *events, int n, int max);
-
-/* The sleep/wake handshake and the timerfd (rl_wait.c); loop locked unless
-   said otherwise. */
-/* Arms the timerfd for `deadline` (RL_NEVER disarms) if that changed; false
-   when the loop has no timerfd (then the wait itself must time out). Only a
-   deadline the kernel accepted is recorded, so a failed arm (no timerfd
-   could be made or joined to the set: out of descriptors or memory) is
-   tried again by the next call. */
-bool rl_wait_arm_timer(RLRunLoopRef rl, int64_t deadline);
-/* The loop's thread, before a sleep in a mode until `deadline`: when its
-   last sleep was a quick conversation with another thread, waits a little
-   awake for the answer (the lock dropped meanwhile: the caller computes its
-   deadline again unless skipped). */
-typedef enum { RL_SPIN_SKIPPED, RL_SPIN_ANSWERED, RL_SPIN_UNANSWERED } rl_spin_result;
-rl_spin_result rl_wait_spin(RLRunLoopRef rl, int64_t deadline);
-/* After an answered spin, instead of a poll: consumes the wake-up (locked). */
-void rl_wait_take_wake_up(RLRunLoopRef rl);
-/* The loop's thread sleeps (or polls, if `poll`) in m until `deadline`, an
-   event of m's version-1 sources or a wake-up; fills `events` (at most
-   `max`), returns their count. Locked on entry and exit, not while asleep;
-   returns with `sleeping` off and pending wake-ups consumed (CF's
-   SetIgnoreWakeUps: the next pass re-scans everything anyway). */
-int rl_wait_sleep(RLRunLoopRef rl, rl_mode *m, bool poll, int64_t deadline, struct epoll_event *events, int max);
-/* Writes the wake eventfd of a sleeping loop. Any thread, no lock. */
-void rl_wait_signal(RLRunLoopRef rl);
-/* Waits (timeout_ms as epoll_wait's) for events of the armed mode. Called
-   unlocked by the loop's thread, after rl_wait_set_prepare_locked. Returns the number
-   of events, or -1 with errno EINTR (a signal: the caller resumes); any
-   other failure is a broken set and fatal. */
-int rl_wait_events(RLRunLoopRef rl, struct epoll_event *events, int max, int timeout_ms);
-
-/* A manual clock's part of a pass (rl_clock.c); loop locked, its own
-   thread. Where a real loop would sleep (or poll) in m, moves the loop's
-   time toward the clock's (to the mode's next wake-up if that comes first,
-   and no further than `run_deadline`), then polls the mode's descriptors
-   into `events` (at most `max`; *count of them) and takes any pending
-   wake-up. Returns whether the pass found nothing (unless `poll`): nothing
-   due, no descriptor ready, no wake-up, and the loop's time has caught up
-   with the clock's: a real loop would sleep with nothing to end its sleep
-   but time, which only the program moves. */
-bool rl_clock_wait(RLRunLoopRef rl, rl_mode *m, bool poll, int64_t run_deadline, struct epoll_event *events, int max,
-                   int *count);
-/* The loop's finalization: frees its clock and listeners. */
-void rl_clock_free(RLRunLoopRef rl);
-/* Re-dates every scheduled timer of the loop for the clock it now runs on,
-   keeping their order (rl_timer.c); false, nothing changed, when out of
-   memory. Loop locked, no run active. */
-bool rl_timers_reconvert(RLRunLoopRef rl);
-
-/* The embedding descriptor's side of the wait set (rl_embed_fd.c); loop locked.
-   init/close: with the wait set; detach: the wait set is about to be
-   closed; attach: a new wait set was made; after_fork: in a child, before
-   its wait set is remade. */
-void rl_embed_fd_init_locked(RLRunLoopRef rl);
-void rl_embed_fd_close_locked(RLRunLoopRef rl);
-void rl_embed_fd_detach_locked(RLRunLoopRef rl);
-void rl_embed_fd_attach_locked(RLRunLoopRef rl);
-void rl_embed_fd_after_fork_locked(RLRunLoopRef rl);
-/* Before a host sleeps on the embedding descriptor: aborts (rl_fatal_errno)
-   if its number no longer names the loop's embedding set. */
-void rl_embed_fd_check_locked(RLRunLoopRef rl);
-/* A host sleeps on the embedding descriptor for mode m (timer changes made
-   by other threads must re-arm the timerfd, as for a loop asleep in m). */
-bool rl_embed_fd_waits_in_locked(RLRunLoopRef rl, rl_mode *m);
-/* The embedding descriptor, made (and joined by the wait set) on first ask;
-   -1 if it cannot be made. */
-int rl_embed_fd_open_locked(RLRunLoopRef rl);
-/* A host is about to sleep on the descriptor for m / the loop waits by
-   itself again / the host gave up its wait. */
-void rl_embed_fd_wait_in_locked(RLRunLoopRef rl, rl_mode *m);
-void rl_embed_fd_stop_waiting_locked(RLRunLoopRef rl);
-void rl_embed_fd_cancel_locked(RLRunLoopRef rl);
-/* Whether the host's descriptor holds the wait set (or there is none yet). */
-bool rl_embed_fd_holds_wait_set_locked(RLRunLoopRef rl);
+/* What each file of the core lends the others, in its own header. */
+#include "rl_mode.h"
+#include "rl_loop.h"
+#include "rl_fatal.h"
+#include "rl_lock.h"
+#include "rl_scratch.h"
+#include "rl_source.h"
+#include "rl_observer.h"
+#include "rl_timer.h"
+#include "rl_blocks.h"
+#include "rl_description.h"
+#include "rl_wait_set.h"
+#include "rl_wait.h"
+#include "rl_clock.h"
+#include "rl_embed_fd.h"
 
 /* Statistics and probes at the points of a pass. */
 #include "rl_trace.h"

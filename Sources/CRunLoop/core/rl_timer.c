@@ -21,7 +21,7 @@
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdlib.h>
-#include "rl_timer.h"
+#include "rl_timer_slots.h"
 
 static void finalize_timer(rl_object *obj);
 /* A timer fits one 96-byte malloc chunk (see rl_timer_extra). */

@@ -7,7 +7,7 @@
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdlib.h>
-#include "rl_timer.h"
+#include "rl_timer_slots.h"
 
 /* Takes a timer out of every heap for its own callout; loop and timer locked. */
 static void begin_firing(RLRunLoopTimerRef t) {

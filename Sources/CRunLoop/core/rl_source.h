@@ -1,0 +1,21 @@
+/*
+ * rl_source.h: what rl_source.c lends the rest of the core. Included by
+ * rl_internal.h after the core's types (it uses them); "_locked": the
+ * caller holds the loop's lock.
+ */
+#ifndef RL_SOURCE_H
+#define RL_SOURCE_H
+
+void rl_source_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *scheduled);
+bool rl_source_in_mode(RLRunLoopRef rl, const rl_mode *m, RLRunLoopSourceRef s);
+bool rl_source_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *cancelled);
+bool rl_source_remove_common(RLRunLoopRef rl, RLRunLoopSourceRef s);
+/* A step of a pass; loop locked on entry and exit. */
+bool rl_do_sources0(RLRunLoopRef rl, rl_mode *m, bool stop_after_one); /* __CFRunLoopDoSources0 */
+/* A step of a pass; loop locked on entry and exit. */
+bool rl_do_source1(RLRunLoopRef rl, rl_mode *m, uint64_t token, uint32_t events); /* __CFRunLoopDoSource1 */
+/* Whether an event's token still names a registration armed in the mode
+   waited in, of a valid source: what rl_do_source1 would perform. */
+bool rl_source1_token_is_live(RLRunLoopRef rl, uint64_t token);
+
+#endif
