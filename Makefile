@@ -241,8 +241,11 @@ $(BUILD)/tests/readme_c.ok: README.md $(wildcard Sources/*/*.docc/*.md) Tests/do
 	@touch $@
 
 # The layers (docs/ARCHITECTURE.md): no include or call cycle among the
-# library's files beyond Tests/layers/allowed.txt, extras use only the core;
-# first the checker's own test on tiny synthetic libraries.
+# library's files beyond Tests/layers/allowed.txt (a header's inline
+# functions call on behalf of every file that includes it), extras use only
+# the core, and a function named rl_<concept>_... lives in rl_<concept>.c
+# (beyond Tests/layers/names_allowed.txt); first the checker's own test on
+# tiny synthetic libraries.
 ## check-layers: no include or call cycle (a header's inline calls count), extras call only the core, names tell their file
 check-layers: $(LIB_OBJS)
 	@python3 Tests/layers/test.py >$(BUILD)/check-layers-selftest.log 2>&1 || \

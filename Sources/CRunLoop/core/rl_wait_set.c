@@ -4,6 +4,9 @@
  * registrations in it, armed for the mode being waited in. The sleep that
  * waits on the set, the wake-up and the timerfd are rl_wait.c's.
  *
+ * Over 500 lines: the set and its registrations rebuild, re-arm and repair
+ * each other (a stale set, a fork, a number closed behind a source's back).
+ *
  * One epoll set per loop (not per mode) holds:
  * - the wake eventfd, edge-triggered: each write is one edge, so the loop
  *   never reads it back (one system call saved per wake-up). A waker writes

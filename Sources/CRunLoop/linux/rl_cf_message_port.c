@@ -2,6 +2,11 @@
  * rl_cf_message_port.c: CFMessagePort (CRunLoopCFMessagePort.h) over UNIX
  * stream sockets in the user's own directory.
  *
+ * Over 500 lines: one port's pieces (frames, connections, listener, local
+ * and remote sides, sending) share the port's private struct and its three
+ * locks; split across files they would need that struct and its lock order
+ * in a header of their own. Its sections follow the seams for a later split.
+ *
  * Pieces:
  *  - A local port with a name holds `name.lock` (flock) for its whole life
  *    and listens on `name.sock`; the lock tells a live owner from a stale
