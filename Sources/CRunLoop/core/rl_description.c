@@ -293,7 +293,7 @@ static void print_loop(FILE *out, RLRunLoopRef rl, const loop_copy *c) {
     fprintf(out, "}}\n");
 }
 
-char *rl_loop_copy_description(const rl_object *obj) {
+char *rl_description_of_loop(const rl_object *obj) {
     RLRunLoopRef rl = (RLRunLoopRef)obj;
     loop_copy c;
     if (!copy_loop(rl, &c)) return NULL;
@@ -319,12 +319,12 @@ static char *describe_item(const void *item, void (*print)(FILE *, const void *)
     return finish(out, &buf);
 }
 
-char *rl_source_copy_description(const rl_object *obj) {
+char *rl_description_of_source(const rl_object *obj) {
     return describe_item(obj, print_source_item);
 }
-char *rl_observer_copy_description(const rl_object *obj) {
+char *rl_description_of_observer(const rl_object *obj) {
     return describe_item(obj, print_observer_item);
 }
-char *rl_timer_copy_description(const rl_object *obj) {
+char *rl_description_of_timer(const rl_object *obj) {
     return describe_item(obj, print_timer_item);
 }

@@ -7,9 +7,9 @@
 #define RL_DESCRIPTION_H
 
 /* Descriptions of the parts of a loop. */
-char *rl_source_copy_description(const rl_object *obj);
-char *rl_observer_copy_description(const rl_object *obj);
-char *rl_timer_copy_description(const rl_object *obj);
-char *rl_loop_copy_description(const rl_object *obj);
+char *rl_description_of_source(const rl_object *obj);
+char *rl_description_of_observer(const rl_object *obj);
+char *rl_description_of_timer(const rl_object *obj);
+char *rl_description_of_loop(const rl_object *obj);
 
 #endif

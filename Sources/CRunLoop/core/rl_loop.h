@@ -12,9 +12,9 @@ static inline void rl_loop_set_main_queue_inert(RLRunLoopRef rl, RLRunLoopSource
     rl->main_queue_inert = source;
 }
 /* Removes every item from the loop (thread exit). Loop locked. */
-void rl_loop_remove_all_items(RLRunLoopRef rl, rl_callback_list *cancelled);
+void rl_loop_remove_all_items_locked(RLRunLoopRef rl, rl_callback_list *cancelled);
 /* Adds to a common mode the common items it lacks (an earlier add ran out of
    memory); clears common_incomplete once it has them all. Loop locked. */
-void rl_mode_complete_common(RLRunLoopRef rl, rl_mode *m, rl_callback_list *scheduled);
+void rl_loop_complete_common_mode_locked(RLRunLoopRef rl, rl_mode *m, rl_callback_list *scheduled);
 
 #endif

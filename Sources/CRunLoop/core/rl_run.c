@@ -156,7 +156,7 @@ static void wait_on_manual_clock(RLRunLoopRef rl, rl_mode *m, bool poll, event_b
 static void complete_common(RLRunLoopRef rl, rl_mode *m) {
     if (!m->common_incomplete) return;
     rl_callback_list scheduled = {0};
-    rl_mode_complete_common(rl, m, &scheduled);
+    rl_loop_complete_common_mode_locked(rl, m, &scheduled);
     if (!scheduled.count) {
         free(scheduled.items);
         return;

@@ -18,7 +18,7 @@
 #include "rl_signal_inbox.h"
 
 static void finalize_source(rl_object *obj);
-const rl_class rl_source_class = {"RLRunLoopSource", finalize_source, rl_source_copy_description};
+const rl_class rl_source_class = {"RLRunLoopSource", finalize_source, rl_description_of_source};
 
 RLRunLoopSourceRef RLRunLoopSourceCreate(RLIndex order, RLRunLoopSourceContext *context) {
     RLIndex version = context ? rl_context_version(context->version) : -1;
@@ -104,7 +104,7 @@ static bool mode_contains_source(RLRunLoopRef rl, const rl_mode *m, RLRunLoopSou
     return v1_position(rl, m, s) >= 0;
 }
 
-bool rl_source_in_mode(RLRunLoopRef rl, const rl_mode *m, RLRunLoopSourceRef s) {
+bool rl_source_in_mode_locked(RLRunLoopRef rl, const rl_mode *m, RLRunLoopSourceRef s) {
     return mode_contains_source(rl, m, s);
 }
 
@@ -131,7 +131,7 @@ static bool add_source1(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, int f
     return true;
 }
 
-void rl_source_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *scheduled) {
+void rl_source_add_to_mode_locked(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *scheduled) {
     if (mode_contains_source(rl, m, s)) return;
     /* Asked outside the source's lock, once per loop (the modes share the
        registration): user code may call back into the API. */
@@ -165,7 +165,7 @@ static bool remove_source1(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s) {
     return true;
 }
 
-bool rl_source_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *cancelled) {
+bool rl_source_remove_from_mode_locked(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *cancelled) {
     if (s->version == 0 && cancelled && !rl_callback_list_reserve(cancelled, cancelled->count + 1) &&
         mode_contains_source(rl, m, s)) {
         /* Out of memory with the inline entries used: run the cancels owed
@@ -209,7 +209,7 @@ static bool add_common(RLRunLoopRef rl, RLRunLoopSourceRef s) {
 }
 
 /* Leaves the loop's common items (not the modes). Loop locked. */
-bool rl_source_remove_common(RLRunLoopRef rl, RLRunLoopSourceRef s) {
+bool rl_source_remove_common_locked(RLRunLoopRef rl, RLRunLoopSourceRef s) {
     if (!rl_item_set_remove(&rl->common_sources, s)) return false;
     rl_item_lock_acquire(&s->lock);
     rl_ptr_array_remove(&s->loops, rl);
@@ -229,13 +229,13 @@ void RLRunLoopAddSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RLRunLoopMod
         if (add_common(rl, source)) {
             for (size_t i = 0; i < rl->mode_count; i++) {
                 if (!rl->modes[i]->is_common) continue;
-                rl_source_add_to_mode(rl, rl->modes[i], source, &scheduled);
+                rl_source_add_to_mode_locked(rl, rl->modes[i], source, &scheduled);
                 if (!mode_contains_source(rl, rl->modes[i], source)) rl->modes[i]->common_incomplete = true;
             }
         }
     } else {
         rl_mode *m = rl_mode_find_or_create(rl, mode);
-        if (m) rl_source_add_to_mode(rl, m, source, &scheduled);
+        if (m) rl_source_add_to_mode_locked(rl, m, source, &scheduled);
     }
     rl_loop_unlock(rl);
     rl_callback_list_run_schedule(rl, &scheduled);
@@ -246,13 +246,13 @@ void RLRunLoopRemoveSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RLRunLoop
     rl_callback_list cancelled = {0};
     rl_loop_lock(rl);
     if (rl_mode_name_is_common(mode)) {
-        if (rl_source_remove_common(rl, source)) {
+        if (rl_source_remove_common_locked(rl, source)) {
             for (size_t i = 0; i < rl->mode_count; i++)
-                if (rl->modes[i]->is_common) rl_source_remove_from_mode(rl, rl->modes[i], source, &cancelled);
+                if (rl->modes[i]->is_common) rl_source_remove_from_mode_locked(rl, rl->modes[i], source, &cancelled);
         }
     } else {
         rl_mode *m = rl_mode_find(rl, mode);
-        if (m) rl_source_remove_from_mode(rl, m, source, &cancelled);
+        if (m) rl_source_remove_from_mode_locked(rl, m, source, &cancelled);
     }
     rl_loop_unlock(rl);
     rl_callback_list_run_cancel(rl, &cancelled);
@@ -274,8 +274,8 @@ bool RLRunLoopContainsSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RLRunLo
 
 /* Removes the source from every mode of one loop; loop locked. */
 static void remove_from_loop(RLRunLoopRef rl, RLRunLoopSourceRef s, rl_callback_list *cancelled) {
-    rl_source_remove_common(rl, s);
-    for (size_t i = 0; i < rl->mode_count; i++) rl_source_remove_from_mode(rl, rl->modes[i], s, cancelled);
+    rl_source_remove_common_locked(rl, s);
+    for (size_t i = 0; i < rl->mode_count; i++) rl_source_remove_from_mode_locked(rl, rl->modes[i], s, cancelled);
 }
 
 void RLRunLoopSourceInvalidate(RLRunLoopSourceRef source) {

@@ -6,10 +6,10 @@
 #ifndef RL_SOURCE_H
 #define RL_SOURCE_H
 
-void rl_source_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *scheduled);
-bool rl_source_in_mode(RLRunLoopRef rl, const rl_mode *m, RLRunLoopSourceRef s);
-bool rl_source_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *cancelled);
-bool rl_source_remove_common(RLRunLoopRef rl, RLRunLoopSourceRef s);
+void rl_source_add_to_mode_locked(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *scheduled);
+bool rl_source_in_mode_locked(RLRunLoopRef rl, const rl_mode *m, RLRunLoopSourceRef s);
+bool rl_source_remove_from_mode_locked(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *cancelled);
+bool rl_source_remove_common_locked(RLRunLoopRef rl, RLRunLoopSourceRef s);
 /* A step of a pass; loop locked on entry and exit. */
 bool rl_do_sources0(RLRunLoopRef rl, rl_mode *m, bool stop_after_one); /* __CFRunLoopDoSources0 */
 /* A step of a pass; loop locked on entry and exit. */

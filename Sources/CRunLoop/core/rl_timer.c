@@ -26,7 +26,7 @@
 static void finalize_timer(rl_object *obj);
 /* A timer fits one 96-byte malloc chunk (see rl_timer_extra). */
 _Static_assert(sizeof(struct __RLRunLoopTimer) <= 88 || sizeof(void *) != 8, "timer grew past 88 bytes");
-const rl_class rl_timer_class = {"RLRunLoopTimer", finalize_timer, rl_timer_copy_description};
+const rl_class rl_timer_class = {"RLRunLoopTimer", finalize_timer, rl_description_of_timer};
 
 static double clamp_interval(RLTimeInterval interval) {
     if (isnan(interval) || interval <= 0) return 0;
@@ -443,7 +443,7 @@ static __attribute__((noinline)) void add_to_mode_on_manual_clock(RLRunLoopRef r
     add_to_mode(rl, m, t, rl_loop_coarse_now(rl), true);
 }
 
-void rl_timer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
+void rl_timer_add_to_mode_locked(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
     if (__builtin_expect(rl_loop_manual_clock(rl) != NULL, 0)) add_to_mode_on_manual_clock(rl, m, t);
     else add_to_mode(rl, m, t, rl_mono_coarse_now(), false);
 }
@@ -466,7 +466,7 @@ static bool remove_slot(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
     return false;
 }
 
-bool rl_timer_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
+bool rl_timer_remove_from_mode_locked(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
     rl_item_lock_acquire(&t->lock);
     bool removed = t->rl == rl && remove_slot(rl, m, t);
     if (removed) unclaim_if_unused(t);
@@ -490,14 +490,14 @@ void RLRunLoopAddTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopMode m
             RLRetain(timer);
             for (size_t i = 0; i < rl->mode_count; i++) {
                 if (!rl->modes[i]->is_common) continue;
-                rl_timer_add_to_mode(rl, rl->modes[i], timer);
+                rl_timer_add_to_mode_locked(rl, rl->modes[i], timer);
                 if (!rl_timer_slot_for_mode(timer, rl->modes[i]))
                     rl->modes[i]->common_incomplete = true; /* out of memory: retried */
             }
         }
     } else {
         rl_mode *m = is_default ? rl_mode_default(rl) : rl_mode_find_or_create(rl, mode);
-        if (m) rl_timer_add_to_mode(rl, m, timer);
+        if (m) rl_timer_add_to_mode_locked(rl, m, timer);
     }
     rl_loop_unlock(rl);
 }

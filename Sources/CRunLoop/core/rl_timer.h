@@ -6,8 +6,8 @@
 #ifndef RL_TIMER_H
 #define RL_TIMER_H
 
-void rl_timer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t);
-bool rl_timer_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t);
+void rl_timer_add_to_mode_locked(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t);
+bool rl_timer_remove_from_mode_locked(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t);
 rl_timer_slot *rl_timer_slot_for_mode(RLRunLoopTimerRef t, rl_mode *m);
 /* Re-dates every scheduled timer of the loop for the clock it now runs on,
    keeping their order (rl_timer.c); false, nothing changed, when out of
