@@ -1,9 +1,9 @@
 /*
  * rl_internal.h: the core's shared structures: the loop, composed of one
  * part per file that owns it (wait set, wait and spin, blocks, timers,
- * signal inbox, embedding: each touched by its own file), its modes, runs
- * and items. What each file lends the others is declared in that file's
- * own header (rl_<file>.h), included at the end of this one.
+ * signal inbox, embedding: each touched by its own file), its modes and
+ * runs. The items' structs and what each file lends the others are in that
+ * file's own header (rl_<file>.h), included at the end of this one.
  *
  * Names: a function named rl_<concept>_... is defined in rl_<concept>.c
  * (Tests/layers/check.py enforces it); a name ending in `_locked` expects
@@ -37,6 +37,7 @@
 #include "rl_timer_heap.h"
 #include "rl_stats.h"
 #include "rl_callback_list.h"
+#include "rl_item_set.h"
 
 typedef struct rl_mode rl_mode;
 typedef struct rl_run rl_run;
@@ -66,55 +67,6 @@ void rl_ptr_array_remove_at(rl_ptr_array *a, size_t index);
 long rl_ptr_array_index_of(const rl_ptr_array *a, const void *item); /* -1 when absent */
 bool rl_ptr_array_remove(rl_ptr_array *a, const void *item);         /* first occurrence */
 void rl_ptr_array_free(rl_ptr_array *a);
-
-/* An ordered set of items (rl_item_set.c): walked by order, then in the
-   order added; add O(log n) expected, remove O(log n) expected, contains
-   O(1). Walk it with rl_item_set_first / node->next[0]. */
-#define RL_ITEM_SET_LEVELS 16
-typedef struct rl_item_node rl_item_node;
-struct rl_item_node {
-    void *item;
-    RLIndex order;
-    uint64_t seq; /* order among equal orders */
-    unsigned levels;
-    rl_item_node *next[]; /* one per level */
-};
-typedef struct {
-    rl_item_node *head[RL_ITEM_SET_LEVELS];
-    size_t count;
-    uint64_t next_seq;
-    uint64_t rng;          /* node heights */
-    rl_item_node **table;  /* item -> node, open addressing */
-    size_t table_capacity; /* 0 or a power of two */
-} rl_item_set;
-
-/* false if the item is already there (nothing changes) or out of memory. */
-bool rl_item_set_insert(rl_item_set *s, void *item, RLIndex order);
-bool rl_item_set_remove(rl_item_set *s, const void *item);
-bool rl_item_set_contains(const rl_item_set *s, const void *item);
-rl_item_node *rl_item_set_find(const rl_item_set *s, const void *item); /* NULL when absent */
-void rl_item_set_free(rl_item_set *s);
-static inline rl_item_node *rl_item_set_first(const rl_item_set *s) {
-    return s->head[0];
-}
-#define RL_ITEM_SET_FOREACH(node, set) for (rl_item_node *node = (set)->head[0]; node; node = node->next[0])
-
-/* A map from a key (a pointer, or a small number plus one; never 0) to a
-   32-bit index: O(1) expected put, get and delete (rl_item_set.c). */
-typedef struct {
-    uintptr_t key; /* 0: empty */
-    uint32_t value;
-} rl_index_map_entry;
-typedef struct {
-    rl_index_map_entry *entries;
-    size_t count;
-    size_t capacity; /* 0 or a power of two, at most half full */
-} rl_index_map;
-bool rl_index_map_reserve(rl_index_map *m, size_t count);              /* room for `count` keys */
-bool rl_index_map_put(rl_index_map *m, uintptr_t key, uint32_t value); /* false: out of memory */
-long rl_index_map_get(const rl_index_map *m, uintptr_t key);           /* -1 when absent */
-void rl_index_map_delete(rl_index_map *m, uintptr_t key);
-void rl_index_map_free(rl_index_map *m);
 
 /* ---- version-1 registrations in the loop's wait set ---------------------- */
 /* epoll data: (generation << 32) | registration index; reserved values for
@@ -351,127 +303,6 @@ static inline RLAbsoluteTime rl_loop_date_now(RLRunLoopRef rl) {
 static inline int64_t rl_loop_deadline_for_date(RLRunLoopRef rl, RLAbsoluteTime date, int64_t now) {
     if (__builtin_expect(rl_loop_manual_clock(rl) != NULL, 0)) return rl_manual_deadline_for_date(date, now);
     return rl_deadline_for_date_at(date, now);
-}
-
-/* ---- sources ------------------------------------------------------------- */
-struct __RLRunLoopSource {
-    rl_object base;
-    rl_item_lock lock;
-    RLIndex order;
-    _Atomic bool valid;
-    _Atomic bool signalled;
-    _Atomic int64_t signalled_at; /* version 0: when it last went from unsignalled to signalled (rl_mono_now) */
-    RLIndex version;
-    _Atomic uint32_t watch_events; /* version 1: epoll events watched for (EPOLLIN unless set) */
-    _Atomic bool explicit_events;  /* version 1: set them itself: poll()'s answers for bad fds */
-    union {
-        RLRunLoopSourceContext v0;
-        RLRunLoopSourceContext1 v1;
-    } context;
-    rl_ptr_array loops;            /* one entry per membership: mode or common set (a bag) */
-    rl_ptr_array signal_links;     /* version 0: its rl_signal_link in each loop that holds it */
-    _Atomic size_t unqueued_links; /* of those, how many are not queued (see rl_source.c) */
-};
-
-/* ---- observers ----------------------------------------------------------- */
-struct __RLRunLoopObserver {
-    rl_object base;
-    rl_item_lock lock;
-    RLOptionFlags activities;
-    bool repeats;
-    _Atomic bool firing; /* its callout is running (on whichever loop) */
-    bool info_released;
-    bool release_after_firing; /* invalidated mid-callout; under the observer's lock */
-    _Atomic bool valid;
-    RLIndex order;
-    RLRunLoopObserverCallBack callout;
-    RLRunLoopObserverContext context;
-    RLRunLoopRef rl;         /* while in a loop */
-    RLRunLoopRef round_loop; /* the loop and round of its last collection, */
-    uint64_t round;          /* under that loop's lock (rl_do_observers) */
-    size_t memberships;      /* modes + common set */
-    void *block;             /* CreateWithHandler's block copy */
-};
-
-/* ---- timers -------------------------------------------------------------- */
-typedef struct rl_timer_slot {
-    rl_mode *mode;              /* NULL: the timer's own slot, unused */
-    rl_heap_handle heap_handle; /* its entry in the mode's heap; RL_HEAP_NO_HANDLE while
-                                                  the timer is firing (scheduled after its callout) */
-    bool is_own;                /* the slot inside the timer, else an rl_timer_more_slot */
-} rl_timer_slot;
-
-/* A slot beyond the timer's own, malloc'd: it names its timer, which the
-   timer's own slot need not (rl_timer_slot_timer), 8 bytes less per timer. */
-typedef struct {
-    rl_timer_slot slot;
-    RLRunLoopTimerRef timer;
-} rl_timer_more_slot;
-
-/* What most timers never use, made on first need: the context's functions,
-   the order, a tolerance, slots in more modes than one, a repeating timer's
-   interval (made with the timer). Kept out of the timer so that a million
-   timers touch (and the kernel zeroes) less memory: a timer is 88 bytes, one
-   96-byte malloc chunk (it was 216). */
-typedef struct {
-    RLTimeInterval interval; /* > 0: it repeats; set at creation, never changed */
-    RLIndex context_version;
-    const void *(*retain)(const void *info);
-    void (*release)(const void *info);
-    char *(*copy_description)(const void *info);
-    bool info_released; /* only a context with a release has anything to release */
-    RLIndex order;
-    RLTimeInterval tolerance;
-    int64_t tolerance_ns;
-    rl_timer_slot **more_slots; /* slots beyond the timer's own, rl_timer_more_slot each */
-    size_t more_count;
-    size_t more_capacity;
-} rl_timer_extra;
-
-struct __RLRunLoopTimer {
-    rl_object base;
-    rl_item_lock lock;
-    _Atomic bool valid;
-    bool firing;               /* its callout is running; under the timer's lock */
-    bool release_after_firing; /* invalidated mid-callout; under the timer's lock */
-    bool in_common;
-    RLAbsoluteTime fire_date; /* as given, or moved along the grid */
-    int64_t fire_ns;          /* its deadline */
-    RLRunLoopTimerCallBack callout;
-    void *info;
-    RLRunLoopRef rl; /* while in a loop */
-    /* Set once, from NULL, with the timer's lock (and its loop's, if any)
-       held; never freed before the timer. */
-    _Atomic(rl_timer_extra *) extra;
-    rl_timer_slot slot; /* its first mode's: most timers are in one */
-};
-
-/* The timer a slot belongs to. */
-static inline RLRunLoopTimerRef rl_timer_slot_timer(const rl_timer_slot *slot) {
-    if (slot->is_own) return (RLRunLoopTimerRef)((uintptr_t)slot - offsetof(struct __RLRunLoopTimer, slot));
-    return ((const rl_timer_more_slot *)slot)->timer;
-}
-
-static inline rl_timer_extra *rl_timer_extra_of(RLRunLoopTimerRef t) {
-    return atomic_load_explicit(&t->extra, memory_order_acquire);
-}
-/* How many modes hold the timer. Timer locked (or its loop). */
-static inline size_t rl_timer_slot_count(RLRunLoopTimerRef t) {
-    rl_timer_extra *x = rl_timer_extra_of(t);
-    return (t->slot.mode != NULL) + (x ? x->more_count : 0);
-}
-/* 0: a one-shot timer. */
-static inline RLTimeInterval rl_timer_interval(RLRunLoopTimerRef t) {
-    rl_timer_extra *x = rl_timer_extra_of(t);
-    return x ? x->interval : 0;
-}
-static inline int64_t rl_timer_tolerance_ns(RLRunLoopTimerRef t) {
-    rl_timer_extra *x = rl_timer_extra_of(t);
-    return x ? x->tolerance_ns : 0;
-}
-static inline RLTimeInterval rl_timer_tolerance(RLRunLoopTimerRef t) {
-    rl_timer_extra *x = rl_timer_extra_of(t);
-    return x ? x->tolerance : 0;
 }
 
 /* What each file of the core lends the others, in its own header. */
