@@ -75,7 +75,7 @@ static bool switch_to(RLRunLoopRef rl, rl_manual_clock *clock, int64_t start) {
     if (rl_timers_reconvert(rl)) {
         /* A deadline armed on real time would end nothing now, or a sleep
            early; the next real sleep arms its own. */
-        rl_wait_arm_timer(rl, RL_NEVER);
+        rl_wait_arm_timer_locked(rl, RL_NEVER);
         return true;
     }
     if (before) {

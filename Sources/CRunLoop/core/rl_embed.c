@@ -112,7 +112,7 @@ bool RLRunLoopEmbedPrepare(RLRunLoopRef rl, RLRunLoopMode mode, int *timeout_ms)
     rl_wait_set_prepare_locked(rl, m); /* arms m's sources; remakes what must be */
     rl_embed_fd_wait_in_locked(rl, m); /* joins the wait set if it could not before */
     int64_t deadline = timers_deadline(m);
-    bool timerfd_armed = rl_mode_arm(m, deadline);
+    bool timerfd_armed = rl_mode_arm_locked(m, deadline);
     /* From here wakers write the eventfd; what they did before is seen
        below (their changes were made under the lock, before their wake-up). */
     atomic_store(&rl->wait.sleeping, true);

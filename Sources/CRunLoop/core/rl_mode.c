@@ -205,19 +205,19 @@ int64_t rl_mode_timers_deadline(rl_mode *m) {
 /* A manual clock's deadlines mean nothing to the kernel's clock: its loop
    never arms the timerfd for them (its passes never sleep; a host embedding
    it is told of due timers through the wake eventfd). */
-bool rl_mode_arm(rl_mode *m, int64_t deadline) {
+bool rl_mode_arm_locked(rl_mode *m, int64_t deadline) {
     if (rl_loop_manual_clock(m->rl)) return false;
-    return rl_wait_arm_timer(m->rl, deadline);
+    return rl_wait_arm_timer_locked(m->rl, deadline);
 }
 
-void rl_mode_timers_changed(rl_mode *m) {
+void rl_mode_timers_changed_locked(rl_mode *m) {
     RLRunLoopRef rl = m->rl;
     if (rl_loop_is_current_thread(rl)) return;
     /* Also when a host sleeps on the embedding descriptor for m. */
     if (!rl_embed_fd_waits_in_locked(rl, m) && (!rl->current_run || rl->current_run->mode != m)) return;
     /* Without a timerfd the sleeping loop computed its timeout before this
        change: wake it to compute it again. */
-    if (!rl_mode_arm(m, rl_mode_next_deadline(m))) RLRunLoopWakeUp(rl);
+    if (!rl_mode_arm_locked(m, rl_mode_next_deadline(m))) RLRunLoopWakeUp(rl);
 }
 
 bool RLRunLoopModeIsEmpty(RLRunLoopRef rl, RLRunLoopMode mode) {

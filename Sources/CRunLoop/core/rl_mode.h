@@ -23,10 +23,10 @@ bool rl_mode_is_empty(RLRunLoopRef rl, rl_mode *m);
 bool rl_mode_has_blocks(RLRunLoopRef rl, rl_mode *m);
 /* Arms the loop's timerfd for the mode's `deadline` (its rl_mode_next_deadline)
    if that changed; false when there is no timerfd (the wait must time out). */
-bool rl_mode_arm(rl_mode *m, int64_t deadline);
+bool rl_mode_arm_locked(rl_mode *m, int64_t deadline);
 /* The timers of a mode changed: re-arm now if another thread is changing the
    mode the loop is running in (its own thread re-arms before it sleeps). */
-void rl_mode_timers_changed(rl_mode *m);
+void rl_mode_timers_changed_locked(rl_mode *m);
 int64_t rl_mode_next_deadline(rl_mode *m);
 /* When the mode's timers want the loop awake (rl_mode_next_deadline without
    a run's deadline); RL_NEVER without timers. */

@@ -78,13 +78,13 @@ static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, event_batch 
     int64_t deadline = rl_mode_next_deadline(m);
     if (!poll && deadline <= rl_mono_now()) poll = true;
     out->count = out->next = 0;
-    rl_spin_result spin = poll ? RL_SPIN_SKIPPED : rl_wait_spin(rl, deadline);
+    rl_spin_result spin = poll ? RL_SPIN_SKIPPED : rl_wait_spin_locked(rl, deadline);
     if (spin == RL_SPIN_ANSWERED && !descriptors_due_a_poll(rl, m)) {
         /* The pass runs at once, without the poll's system call. Answering a
            conversation that much sooner often catches the other thread
            before it goes to sleep (an actor's round trip through a dispatch
            worker, a main loop whose main-queue descriptor is watched). */
-        rl_wait_take_wake_up(rl);
+        rl_wait_take_wake_up_locked(rl);
         return;
     }
     if (spin != RL_SPIN_SKIPPED) {
@@ -93,7 +93,7 @@ static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, event_batch 
         if (spin == RL_SPIN_ANSWERED) poll = true;
         deadline = rl_mode_next_deadline(m);
     }
-    out->count = rl_wait_sleep(rl, m, poll, deadline, out->events, MAX_EVENTS);
+    out->count = rl_wait_sleep_locked(rl, m, poll, deadline, out->events, MAX_EVENTS);
     out->generation = rl->run_generation;
 }
 

@@ -306,7 +306,7 @@ static void reschedule_slots(RLRunLoopTimerRef t) {
         if (m->timer_passes) note_if_owed(slot);
         rl_heap_update(&m->timers, slot->heap_handle, t->fire_ns, ++m->rl->timers.sequence);
         rl_heap_set_leeway(&m->timers, slot->heap_handle, leeway);
-        rl_mode_timers_changed(m);
+        rl_mode_timers_changed_locked(m);
     }
 }
 
@@ -336,7 +336,7 @@ void RLRunLoopTimerSetTolerance(RLRunLoopTimerRef timer, RLTimeInterval toleranc
             rl_mode *m = rl_timer_slot_at(timer, i)->mode;
             if (before > 0) m->tolerant_timers--;
             if (after > 0) m->tolerant_timers++;
-            rl_mode_timers_changed(m);
+            rl_mode_timers_changed_locked(m);
         }
     }
     rl_timer_unlock_with_loop(timer, rl);
@@ -424,7 +424,7 @@ static inline __attribute__((always_inline)) void add_slot(rl_mode *m, RLRunLoop
     m->timer_count++;
     if (rl_timer_tolerance(t) > 0) m->tolerant_timers++;
     RLRetain(t);
-    rl_mode_timers_changed(m);
+    rl_mode_timers_changed_locked(m);
 }
 
 /* `now` for the date's conversion and the leeway; `manual` a constant at
@@ -459,7 +459,7 @@ static bool remove_slot(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
         rl->removals++;
         m->timer_count--;
         if (rl_timer_tolerance(t) > 0) m->tolerant_timers--;
-        rl_mode_timers_changed(m);
+        rl_mode_timers_changed_locked(m);
         rl_loop_release_locked(rl, t);
         return true;
     }

@@ -74,7 +74,7 @@ static bool end_firing(RLRunLoopTimerRef t, fired_at fired) {
         if (slot->heap_handle != RL_HEAP_NO_HANDLE) continue;
         rl_timer_unlist_firing_locked(slot);
         rl_timer_schedule_slot_locked(t, slot, leeway);
-        rl_mode_timers_changed(slot->mode);
+        rl_mode_timers_changed_locked(slot->mode);
     }
     return release_info_now;
 }

@@ -30,7 +30,7 @@ static bool armed_expiry_will_do(RLRunLoopRef rl, int64_t deadline) {
     return rl->wait.armed_ns > now && deadline - rl->wait.armed_ns <= (rl->wait.armed_ns - now) / 16;
 }
 
-bool rl_wait_arm_timer(RLRunLoopRef rl, int64_t deadline) {
+bool rl_wait_arm_timer_locked(RLRunLoopRef rl, int64_t deadline) {
     rl_wait_set_own_kernel_objects_locked(rl);
     if (deadline == rl->wait.armed_ns) return rl->wait.timer_fd >= 0 || deadline == RL_NEVER;
     if (armed_expiry_will_do(rl, deadline)) return true;
@@ -198,7 +198,7 @@ static void note_spin_result(RLRunLoopRef rl, bool answered) {
     rl->wait.spin_skips_left = rl->wait.spin_backoff;
 }
 
-rl_spin_result rl_wait_spin(RLRunLoopRef rl, int64_t deadline) {
+rl_spin_result rl_wait_spin_locked(RLRunLoopRef rl, int64_t deadline) {
     if (!should_spin(rl)) return RL_SPIN_SKIPPED;
     rl_loop_unlock(rl);
     bool woken = spin_for_wake_up(rl, deadline);
@@ -211,17 +211,18 @@ rl_spin_result rl_wait_spin(RLRunLoopRef rl, int64_t deadline) {
     return RL_SPIN_UNANSWERED;
 }
 
-void rl_wait_take_wake_up(RLRunLoopRef rl) {
+void rl_wait_take_wake_up_locked(RLRunLoopRef rl) {
     rl_embed_fd_stop_waiting_locked(rl); /* as rl_wait_set_prepare_locked: the loop runs by itself */
     atomic_store(&rl->wait.wake_pending, false);
 }
 
-int rl_wait_sleep(RLRunLoopRef rl, rl_mode *m, bool poll, int64_t deadline, struct epoll_event *events, int max) {
+int rl_wait_sleep_locked(RLRunLoopRef rl, rl_mode *m, bool poll, int64_t deadline, struct epoll_event *events,
+                         int max) {
     rl_wait_set_prepare_locked(rl, m);
     if (rl->wait_set.ready_regs) poll = true; /* a source is always ready (poll()'s answer for its fd) */
     int64_t timeout_deadline = RL_NEVER;      /* the timerfd ends the sleep */
     if (!poll) {
-        if (!rl_wait_arm_timer(rl, deadline)) timeout_deadline = deadline;
+        if (!rl_wait_arm_timer_locked(rl, deadline)) timeout_deadline = deadline;
         atomic_store(&rl->wait.sleeping, true);
         if (atomic_load(&rl->wait.wake_pending)) {
             poll = true;
