@@ -241,13 +241,16 @@ $(BUILD)/tests/readme_c.ok: README.md $(wildcard Sources/*/*.docc/*.md) Tests/do
 	@touch $@
 
 # The layers (docs/ARCHITECTURE.md): no include or call cycle among the
-# library's files beyond Tests/layers/allowed.txt, extras use only the core;
-# first the checker's own test on tiny synthetic libraries.
-## check-layers: no include or call cycle in the library, extras call only the core (Tests/layers)
+# library's files beyond Tests/layers/allowed.txt (a header's inline
+# functions call on behalf of every file that includes it), extras use only
+# the core, and a function named rl_<concept>_... lives in rl_<concept>.c
+# (beyond Tests/layers/names_allowed.txt); first the checker's own test on
+# tiny synthetic libraries.
+## check-layers: no include or call cycle (a header's inline calls count), extras call only the core, names tell their file
 check-layers: $(LIB_OBJS)
 	@python3 Tests/layers/test.py >$(BUILD)/check-layers-selftest.log 2>&1 || \
 	  { cat $(BUILD)/check-layers-selftest.log; echo "check-layers: its self-test failed"; exit 1; }
-	@python3 Tests/layers/check.py Sources/CRunLoop $(BUILD)/obj Tests/layers/allowed.txt
+	@python3 Tests/layers/check.py Sources/CRunLoop $(BUILD)/obj Tests/layers/allowed.txt Tests/layers/names_allowed.txt
 
 ## layers-graph: docs/LAYERS.md's who-calls-whom levels and mermaid graph, from the built objects
 layers-graph: $(LIB_OBJS)

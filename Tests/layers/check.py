@@ -2,19 +2,25 @@
 """Checks the layering of the C library: no cycle among its files, and each
 layer uses only the layers below it.
 
-    check.py SRC OBJ [ALLOW]
+    check.py SRC OBJ [ALLOW [NAMES]]
 
 SRC is the library's source folder (Sources/CRunLoop), OBJ the folder of its
 built objects (build/obj, one SRC/<layer>/<name>.c -> OBJ/<layer>/<name>.o),
 ALLOW an optional list of edges still tolerated ("a.c -> b.c" per line, '#'
 comments), each one closing a known cycle: the graphs less these edges must
-have no cycle.
+have no cycle. NAMES an optional list of functions still defined outside
+the file their name says ("symbol file.c" per line, '#' comments).
 
 Two graphs over the files of SRC's layer folders:
   - includes: `#include "x.h"` in a -> the file x.h resolves to (a's folder
     first, then the shared header folders, as the compiler does);
   - calls: a -> b when a.o leaves undefined a symbol that b.o defines
-    (`nm`), i.e. a calls a function of b or reads its data.
+    (`nm`), i.e. a calls a function of b or reads its data; and a -> b
+    when a header that a includes (directly or through other headers) has
+    an inline function that calls (directly or through other inline
+    functions) a function b defines, whether or not a uses that inline
+    function: an inline function is its includers' code, so it may call only
+    below every file that includes its header.
 
 It fails (exit 1) and names the files when:
   - a graph has a cycle (other than through the allowed edges);
@@ -24,7 +30,11 @@ It fails (exit 1) and names the files when:
     the core's own; the extras see include/ and, of core_api/, rl_extras.h);
   - a lower layer calls into a higher one (the core into an extra), or an
     extra into another extra;
-  - a source file sits outside the layer folders (the build would skip it).
+  - a source file sits outside the layer folders (the build would skip it);
+  - a function's name says another file: a global symbol named after a
+    file (rl_<concept> or rl_<concept>_..., the longest file name that
+    fits) is defined in that file, unless NAMES lists it; a listed one that
+    no longer needs it fails too (the list only shrinks).
 """
 import os
 import re
@@ -40,6 +50,8 @@ EXTRAS_HEADER = "core_api/rl_extras.h"
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 COMMENT_RE = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+INLINE_RE = re.compile(r"\bstatic\s+inline\b[^;{}()]*?\b(\w+)\s*\([^;{}]*?\)\s*\{")
+CALL_RE = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 
 
 def layer_of(path):
@@ -84,6 +96,111 @@ def include_graph(src, files):
     return edges
 
 
+def inline_functions(src, headers):
+    """{header: {inline function: names it calls}} for the headers' static
+    inline functions (a body ends at its matching brace)."""
+    found = {}
+    for h in headers:
+        with open(os.path.join(src, h), encoding="utf-8", errors="replace") as fh:
+            text = COMMENT_RE.sub("", fh.read())
+        for m in INLINE_RE.finditer(text):
+            depth, end = 1, m.end()
+            while depth and end < len(text):
+                depth += {"{": 1, "}": -1}.get(text[end], 0)
+                end += 1
+            found.setdefault(h, {})[m.group(1)] = set(CALL_RE.findall(text[m.end():end])) - {m.group(1)}
+    return found
+
+
+def inline_calls(inlines):
+    """{header: names its inline functions call, through other inline
+    functions (of any header) too}."""
+    body = {}
+    for funcs in inlines.values():
+        body.update(funcs)
+    reach = {}
+    for h, funcs in inlines.items():
+        seen, todo = set(), [n for f in funcs.values() for n in f]
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            todo.extend(body.get(name, ()))
+        reach[h] = seen - set(body)
+    return reach
+
+
+def includes_of(sources, include_edges):
+    """{source: every header it includes, directly or through headers}."""
+    succ = {}
+    for a, b in include_edges:
+        succ.setdefault(a, set()).add(b)
+    closure = {}
+    for c in sources:
+        seen, todo = set(), list(succ.get(c, ()))
+        while todo:
+            h = todo.pop()
+            if h not in seen:
+                seen.add(h)
+                todo.extend(succ.get(h, ()))
+        closure[c] = seen
+    return closure
+
+
+def add_inline_calls(src, files, include_edges, call_edges, owner):
+    """Adds to call_edges each includer's edges through the inline functions
+    of the headers it includes."""
+    sources = [f for f in files if f.endswith(".c")]
+    reach = inline_calls(inline_functions(src, [f for f in files if f.endswith(".h")]))
+    for c, headers in includes_of(sources, include_edges).items():
+        for h in sorted(headers):
+            for sym in reach.get(h, ()):
+                target = owner.get(sym)
+                if target and target != c:
+                    call_edges.setdefault((c, target), set()).add(f"{sym} (inline in {h})")
+
+
+def misplaced_names(sources, owner):
+    """{(symbol, defining file): the file its name says} for each global
+    symbol named after another file of the library."""
+    stems = {os.path.basename(c)[:-2]: c for c in sources}
+    found = {}
+    for sym, c in owner.items():
+        best = max((s for s in stems if sym == s or sym.startswith(s + "_")), key=len, default=None)
+        if best and stems[best] != c:
+            found[(sym, c)] = stems[best]
+    return found
+
+
+def read_names(path):
+    names = set()
+    if not path:
+        return names
+    with open(path, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            parts = line.split()
+            if len(parts) != 2:
+                sys.exit(f"{path}:{number}: expected 'symbol file.c', got {line!r}")
+            names.add((parts[0], parts[1]))
+    return names
+
+
+def name_errors(sources, owner, allowed_names):
+    errors = []
+    misplaced = misplaced_names(sources, owner)
+    for (sym, c), says in sorted(misplaced.items()):
+        if (sym, c) not in allowed_names:
+            errors.append(f"name rule: {sym} is defined in {c}, but its name says {says}: "
+                          f"rename it after its file, or move it")
+    for sym, c in sorted(allowed_names - set(misplaced)):
+        errors.append(f"allowed name {sym} {c} no longer needs it: remove it from the names allow-list")
+    return errors
+
+
 def nm_symbols(obj):
     out = subprocess.run(["nm", "-P", obj], capture_output=True, text=True, check=True).stdout
     defined, undefined = set(), set()
@@ -116,7 +233,7 @@ def call_graph(objdir, sources):
             target = owner.get(sym)
             if target and target != c:
                 edges.setdefault((c, target), set()).add(sym)
-    return edges, missing
+    return edges, missing, owner
 
 
 def strongly_connected(nodes, edges):
@@ -238,18 +355,21 @@ def layer_errors(include_edges, call_edges):
 
 
 def main(argv):
-    if len(argv) not in (3, 4):
+    if len(argv) not in (3, 4, 5):
         sys.exit(__doc__)
     src, objdir = argv[1], argv[2]
-    allowed = read_allowed(argv[3] if len(argv) == 4 else None)
+    allowed = read_allowed(argv[3] if len(argv) >= 4 else None)
+    allowed_names = read_names(argv[4] if len(argv) == 5 else None)
     files, stray = source_files(src)
     sources = [f for f in files if f.endswith(".c")]
     errors = [f"{s}: a source file outside the layer folders ({', '.join(sorted(LAYERS))})" for s in stray]
 
     includes = include_graph(src, files)
-    calls, missing = call_graph(objdir, sources)
+    calls, missing, owner = call_graph(objdir, sources)
     if missing:
         sys.exit("check-layers: build the library first; missing " + ", ".join(missing))
+    errors += name_errors(sources, owner, allowed_names)
+    add_inline_calls(src, files, includes, calls, owner)
 
     errors += layer_errors(includes, calls)
     for edge in sorted(allowed - set(calls) - set(includes)):

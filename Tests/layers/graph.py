@@ -6,7 +6,8 @@ use (LEAVES), with the core files the extras call.
 
     graph.py SRC OBJ        (make layers-graph: Sources/CRunLoop build/obj)
 
-The edges are check.py's (an undefined symbol of a.o defined by b.o).
+The edges are check.py's: an undefined symbol of a.o defined by b.o, and
+a call made by an inline function of a header a.c includes.
 """
 import os
 import sys
@@ -14,7 +15,8 @@ import sys
 import check
 
 # Files any core file may use, left out of the mermaid graph (not of the rows).
-LEAVES = {"rl_lock", "rl_scratch", "rl_object", "rl_time", "rl_array", "rl_item_set", "rl_callout", "rl_fatal"}
+LEAVES = {"rl_lock", "rl_scratch", "rl_object", "rl_time", "rl_array", "rl_item_set", "rl_callout", "rl_fatal",
+          "rl_eventfd", "rl_stats"}
 
 
 def name(path):
@@ -26,9 +28,10 @@ def main(argv):
         sys.exit(__doc__)
     files, _ = check.source_files(argv[1])
     sources = [f for f in files if f.endswith(".c")]
-    calls, missing = check.call_graph(argv[2], sources)
+    calls, missing, owner = check.call_graph(argv[2], sources)
     if missing:
         sys.exit("layers-graph: build the library first; missing " + ", ".join(missing))
+    check.add_inline_calls(argv[1], files, check.include_graph(argv[1], files), calls, owner)
     core = [name(f) for f in sources if check.layer_of(f) == "core"]
     succ = {n: set() for n in core}
     extras_call = set()

@@ -7,7 +7,8 @@ naming the files, on each kind of cycle or layer break.
 
 CASES is the table: a case's name, its files (path under the library's
 folder: text), its allow-list (None: none), whether check.py must pass or
-fail, and the texts its report must contain.
+fail, and the texts its report must contain. A case whose allow-list is a
+pair (edges, names) passes both lists.
 """
 import os
 import subprocess
@@ -44,6 +45,19 @@ CASES = [
      {"core/table.c": "extern int user_count; int table = 1; int count(void) { return user_count; }",
       "core/user.c": "extern int table; int user_count = 2; int use(void) { return table; }"},
      None, "fail", ["call cycle among 2 files: core/table.c core/user.c"]),
+    ("inline_call_in_a_header_counts_for_every_includer",
+     {"core/shared.h": "int top_make(void);\nstatic inline int top_default(void) { return top_make(); }",
+      "core/top.c": "int low_helper(void); int top_make(void) { return low_helper(); }",
+      "core/low.c": '#include "shared.h"\nint low_helper(void) { return 1; }'},
+     None, "fail", ["call cycle among 2 files: core/low.c core/top.c",
+                    "core/low.c -> core/top.c  (top_make (inline in core/shared.h))"]),
+    ("inline_call_through_another_inline_counts",
+     {"core/shared.h": "int top_make(void);\nstatic inline int step(void) { return top_make(); }\n"
+                       "static inline int top_default(void) { return step() + 1; }",
+      "core/other.h": '#include "shared.h"',
+      "core/top.c": "int low_helper(void); int top_make(void) { return low_helper(); }",
+      "core/low.c": '#include "other.h"\nint low_helper(void) { return 1; }'},
+     None, "fail", ["call cycle among 2 files: core/low.c core/top.c"]),
     ("include_cycle_fails",
      {"core/one.h": '#ifndef ONE_H\n#define ONE_H\n#include "two.h"\n#endif',
       "core/two.h": '#ifndef TWO_H\n#define TWO_H\n/* #include "one.h" in a comment does not count */\n'
@@ -77,6 +91,15 @@ CASES = [
      {"core/ping.c": "int ping(int n) { return n; }",
       "core/pong.c": "int ping(int); int pong(int n) { return ping(n); }"},
      "core/ping.c -> core/pong.c\n", "fail", ["allowed edge core/ping.c -> core/pong.c no longer exists"]),
+    ("function_named_after_another_file_fails",
+     {"core/rl_wait.c": "int rl_wait_sleep(void) { return 0; }",
+      "core/rl_wait_set.c": "int rl_wait_prepare(void) { return 1; }\nint rl_wait_set_open(void) { return 2; }"},
+     None, "fail", ["name rule: rl_wait_prepare is defined in core/rl_wait_set.c, but its name says core/rl_wait.c"]),
+    ("allowed_name_passes_and_a_name_no_longer_misplaced_fails",
+     {"core/rl_loop.c": "int rl_loop_make(void) { return 0; }",
+      "core/rl_lock.c": "int rl_loop_lock(void) { return 1; }\nint rl_lock_spin(void) { return 2; }"},
+     ("", "rl_loop_lock core/rl_lock.c  # the loop's own lock\nrl_lock_spin core/rl_lock.c\n"), "fail",
+     ["allowed name rl_lock_spin core/rl_lock.c no longer needs it"]),
     ("source_outside_the_layer_folders_fails",
      {"core/low.c": LOW, "stray.c": "int stray(void) { return 1; }"},
      None, "fail", ["stray.c: a source file outside the layer folders"]),
@@ -111,9 +134,10 @@ def run_case(tmp, name, files, allowed, want, texts):
     tree = os.path.join(tmp, name)
     src, obj = build(tree, files)
     args = [sys.executable, CHECK, src, obj]
-    if allowed is not None:
-        allow = os.path.join(tree, "allowed.txt")
-        write(allow, allowed.rstrip("\n"))
+    lists = allowed if isinstance(allowed, tuple) else (allowed,) if allowed is not None else ()
+    for i, text in enumerate(lists):
+        allow = os.path.join(tree, f"allowed{i}.txt")
+        write(allow, text.rstrip("\n"))
         args.append(allow)
     run = subprocess.run(args, capture_output=True, text=True)
     report = run.stdout + run.stderr

@@ -26,7 +26,7 @@ static bool queue_reserve(rl_block_queue *q, size_t capacity) {
 
 static void count_pending(RLRunLoopRef rl, const rl_block *b, long delta) {
     if (b->mode) b->mode->pending_blocks += (size_t)delta;
-    else rl->pending_common_blocks += (size_t)delta;
+    else rl->blocks.pending_common += (size_t)delta;
 }
 
 static bool has_payload(const rl_block *b) {
@@ -45,14 +45,14 @@ static inline __attribute__((always_inline)) rl_block *append_locked(RLRunLoopRe
     bool common = rl_mode_name_is_common(mode);
     rl_loop_lock(rl);
     rl_mode *m = common || rl->dead ? NULL : rl_mode_find_or_create(rl, mode);
-    if (rl->dead || !(common || m) || !queue_reserve(&rl->blocks, rl->blocks.count + 1)) {
+    if (rl->dead || !(common || m) || !queue_reserve(&rl->blocks.queue, rl->blocks.queue.count + 1)) {
         *status = rl->dead ? RL_QUEUE_REFUSED : RL_QUEUE_NO_MEMORY;
         rl_loop_unlock(rl);
         return NULL;
     }
-    rl_block *b = &rl->blocks.items[rl->blocks.count++];
+    rl_block *b = &rl->blocks.queue.items[rl->blocks.queue.count++];
     b->mode = m;
-    b->sequence = rl->block_sequence++ << 1 | payload;
+    b->sequence = rl->blocks.sequence++ << 1 | payload;
     count_pending(rl, b, 1);
     return b;
 }
@@ -123,9 +123,9 @@ static bool matches(const rl_block *b, const rl_mode *m) {
    two survives). Loop locked. */
 static void keep_as_spare(RLRunLoopRef rl, rl_block_queue batch) {
     batch.count = 0;
-    if (batch.capacity > rl->spare_blocks.capacity) {
-        free(rl->spare_blocks.items);
-        rl->spare_blocks = batch;
+    if (batch.capacity > rl->blocks.spare.capacity) {
+        free(rl->blocks.spare.items);
+        rl->blocks.spare = batch;
     } else {
         free(batch.items);
     }
@@ -140,13 +140,14 @@ static size_t do_blocks_in_place(RLRunLoopRef rl, rl_mode *m, uint64_t before) {
     size_t run = 0;
     for (;;) {
         size_t i = 0;
-        while (i < rl->blocks.count &&
-               !(rl->blocks.items[i].sequence >> 1 < before && matches(&rl->blocks.items[i], m)))
+        while (i < rl->blocks.queue.count &&
+               !(rl->blocks.queue.items[i].sequence >> 1 < before && matches(&rl->blocks.queue.items[i], m)))
             i++;
-        if (i == rl->blocks.count) return run;
-        rl_block b = rl->blocks.items[i];
-        memmove(&rl->blocks.items[i], &rl->blocks.items[i + 1], (rl->blocks.count - i - 1) * sizeof b);
-        rl->blocks.count--;
+        if (i == rl->blocks.queue.count) return run;
+        rl_block b = rl->blocks.queue.items[i];
+        memmove(&rl->blocks.queue.items[i], &rl->blocks.queue.items[i + 1],
+                (rl->blocks.queue.count - i - 1) * sizeof b);
+        rl->blocks.queue.count--;
         count_pending(rl, &b, -1);
         run++;
         rl_loop_unlock(rl);
@@ -157,15 +158,15 @@ static size_t do_blocks_in_place(RLRunLoopRef rl, rl_mode *m, uint64_t before) {
 
 /* __CFRunLoopDoBlocks */
 bool rl_do_blocks(RLRunLoopRef rl, rl_mode *m) {
-    if (!rl->blocks.count || !rl_mode_has_blocks(rl, m)) return false;
+    if (!rl->blocks.queue.count || !rl_mode_has_blocks(rl, m)) return false;
     /* The spare array takes the items of other modes: it must hold them all
        before anything moves (it normally does: it was the last batch). */
-    size_t matching = m->pending_blocks + (m->is_common ? rl->pending_common_blocks : 0);
-    if (matching < rl->blocks.count && !queue_reserve(&rl->spare_blocks, rl->blocks.count - matching))
-        return do_blocks_in_place(rl, m, rl->block_sequence) > 0;
-    rl_block_queue batch = rl->blocks;
-    rl->blocks = rl->spare_blocks;
-    rl->spare_blocks = (rl_block_queue){0};
+    size_t matching = m->pending_blocks + (m->is_common ? rl->blocks.pending_common : 0);
+    if (matching < rl->blocks.queue.count && !queue_reserve(&rl->blocks.spare, rl->blocks.queue.count - matching))
+        return do_blocks_in_place(rl, m, rl->blocks.sequence) > 0;
+    rl_block_queue batch = rl->blocks.queue;
+    rl->blocks.queue = rl->blocks.spare;
+    rl->blocks.spare = (rl_block_queue){0};
     size_t run = 0;
     for (size_t i = 0; i < batch.count; i++) {
         rl_block *b = &batch.items[i];
@@ -173,7 +174,7 @@ bool rl_do_blocks(RLRunLoopRef rl, rl_mode *m) {
             count_pending(rl, b, -1);
             batch.items[run++] = *b;
         } else {
-            rl->blocks.items[rl->blocks.count++] = *b; /* reserved above */
+            rl->blocks.queue.items[rl->blocks.queue.count++] = *b; /* reserved above */
         }
     }
     if (run) {
@@ -191,9 +192,9 @@ bool rl_do_blocks(RLRunLoopRef rl, rl_mode *m) {
    Loop locked; the caller disposes of them after unlocking, because dispose
    functions are user code. */
 rl_block_queue rl_blocks_take_all(RLRunLoopRef rl) {
-    for (size_t i = 0; i < rl->blocks.count; i++) count_pending(rl, &rl->blocks.items[i], -1);
-    rl_block_queue taken = rl->blocks;
-    rl->blocks = (rl_block_queue){0};
+    for (size_t i = 0; i < rl->blocks.queue.count; i++) count_pending(rl, &rl->blocks.queue.items[i], -1);
+    rl_block_queue taken = rl->blocks.queue;
+    rl->blocks.queue = (rl_block_queue){0};
     return taken;
 }
 
@@ -204,7 +205,7 @@ void rl_blocks_dispose(rl_block_queue *taken) {
 }
 
 void rl_blocks_free(RLRunLoopRef rl) {
-    free(rl->blocks.items);
-    free(rl->spare_blocks.items);
-    rl->blocks = rl->spare_blocks = (rl_block_queue){0};
+    free(rl->blocks.queue.items);
+    free(rl->blocks.spare.items);
+    rl->blocks.queue = rl->blocks.spare = (rl_block_queue){0};
 }

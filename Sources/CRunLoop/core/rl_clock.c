@@ -75,7 +75,7 @@ static bool switch_to(RLRunLoopRef rl, rl_manual_clock *clock, int64_t start) {
     if (rl_timers_reconvert(rl)) {
         /* A deadline armed on real time would end nothing now, or a sleep
            early; the next real sleep arms its own. */
-        rl_wait_arm_timer(rl, RL_NEVER);
+        rl_wait_arm_timer_locked(rl, RL_NEVER);
         return true;
     }
     if (before) {
@@ -202,12 +202,13 @@ static bool has_source_event(const struct epoll_event *events, int n) {
 
 /* epoll_wait with no timeout: it never blocks, so the lock stays held. */
 static int poll_descriptors(RLRunLoopRef rl, rl_mode *m, struct epoll_event *events, int max) {
-    rl_wait_prepare(rl, m);
+    rl_wait_set_prepare_locked(rl, m);
     int n;
     while ((n = rl_wait_events(rl, events, max, 0)) < 0) {} /* EINTR */
     for (int i = 0; i < n; i++)
-        if (events[i].data.u64 == RL_EVENT_TIMER) rl->armed_ns = RL_NEVER; /* a real deadline from before the switch */
-    return rl_wait_add_ready(rl, m, events, n, max);
+        if (events[i].data.u64 == RL_EVENT_TIMER)
+            rl->wait.armed_ns = RL_NEVER; /* a real deadline from before the switch */
+    return rl_wait_set_add_ready_locked(rl, m, events, n, max);
 }
 
 bool rl_clock_wait(RLRunLoopRef rl, rl_mode *m, bool poll, int64_t run_deadline, struct epoll_event *events, int max,
@@ -220,8 +221,8 @@ bool rl_clock_wait(RLRunLoopRef rl, rl_mode *m, bool poll, int64_t run_deadline,
     if (until > target) until = target;
     if (until > now) atomic_store(&c->now, now = until);
     *count = poll_descriptors(rl, m, events, max);
-    atomic_store(&rl->sleeping, false); /* a host that prepared to sleep on the loop is running it */
-    bool woken = atomic_exchange(&rl->wake_pending, false);
+    atomic_store(&rl->wait.sleeping, false); /* a host that prepared to sleep on the loop is running it */
+    bool woken = atomic_exchange(&rl->wait.wake_pending, false);
     /* Had `now` stopped short of the clock's time, a wake-up or the run's
        deadline would be due: the pass is idle only once it caught up. */
     return !poll && !woken && wake > now && run_deadline > now && !has_source_event(events, *count);

@@ -170,13 +170,13 @@ static void copy_mode(loop_copy *c, RLRunLoopRef rl, rl_mode *m, mode_copy *out)
     *out = (mode_copy){.mode = m,
                        .name = m->name,
                        .is_common = m->is_common,
-                       .armed = rl->armed_mode == m,
-                       .queued_blocks = m->pending_blocks + (m->is_common ? rl->pending_common_blocks : 0),
+                       .armed = rl->wait_set.armed_mode == m,
+                       .queued_blocks = m->pending_blocks + (m->is_common ? rl->blocks.pending_common : 0),
                        .timer_count = m->timer_count,
                        .next_deadline = rl_mode_next_deadline(m)};
     out->sources0 = keep_set(c, &m->sources0);
     for (uint32_t i = 0; i < m->v1_count; i++) {
-        const rl_v1_reg *r = &rl->regs[m->v1[i]];
+        const rl_v1_reg *r = &rl->wait_set.regs[m->v1[i]];
         keep(c, r->source, r->fd);
     }
     out->sources1 = m->v1_count;
@@ -191,11 +191,11 @@ static void copy_mode(loop_copy *c, RLRunLoopRef rl, rl_mode *m, mode_copy *out)
 /* Under the loop's lock; false when out of memory (nothing kept). */
 static bool copy_loop(RLRunLoopRef rl, loop_copy *c) {
     rl_loop_lock(rl);
-    *c = (loop_copy){.wake_fd = rl->wake_fd,
-                     .epoll_fd = rl->epoll_fd,
-                     .timer_fd = rl->timer_fd,
+    *c = (loop_copy){.wake_fd = rl->wait_set.wake_fd,
+                     .epoll_fd = rl->wait_set.epoll_fd,
+                     .timer_fd = rl->wait.timer_fd,
                      .stopped = rl->current_run && (rl->current_run->stopped & RL_RUN_STOP_ASKED),
-                     .sleeping = atomic_load(&rl->sleeping),
+                     .sleeping = atomic_load(&rl->wait.sleeping),
                      .is_main = rl->is_main,
                      .dead = rl->dead,
                      .current_mode = rl->current_run ? rl->current_run->mode->name : NULL,
@@ -293,7 +293,7 @@ static void print_loop(FILE *out, RLRunLoopRef rl, const loop_copy *c) {
     fprintf(out, "}}\n");
 }
 
-char *rl_loop_copy_description(const rl_object *obj) {
+char *rl_description_of_loop(const rl_object *obj) {
     RLRunLoopRef rl = (RLRunLoopRef)obj;
     loop_copy c;
     if (!copy_loop(rl, &c)) return NULL;
@@ -319,12 +319,12 @@ static char *describe_item(const void *item, void (*print)(FILE *, const void *)
     return finish(out, &buf);
 }
 
-char *rl_source_copy_description(const rl_object *obj) {
+char *rl_description_of_source(const rl_object *obj) {
     return describe_item(obj, print_source_item);
 }
-char *rl_observer_copy_description(const rl_object *obj) {
+char *rl_description_of_observer(const rl_object *obj) {
     return describe_item(obj, print_observer_item);
 }
-char *rl_timer_copy_description(const rl_object *obj) {
+char *rl_description_of_timer(const rl_object *obj) {
     return describe_item(obj, print_timer_item);
 }

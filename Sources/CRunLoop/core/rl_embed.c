@@ -18,8 +18,8 @@
  *
  * The loop's wait set is remade now and then (a closed fd left in it, fd
  * exhaustion, a fork); the embedding set is not, so the host's descriptor
- * never changes: the wait set leaves it before it is closed (rl_embed_detach)
- * and the new one joins it (rl_embed_attach). A forked child replaces its
+ * never changes: the wait set leaves it before it is closed (rl_embed_fd_detach_locked)
+ * and the new one joins it (rl_embed_fd_attach_locked). A forked child replaces its
  * copy of the embedding set (shared with the parent, so touching it would
  * touch the parent's) by a new one under the same number. Those hooks of the
  * wait set are rl_embed_fd.c's, below rl_wait_set.c; this file drives the loop
@@ -39,6 +39,7 @@
 #include <unistd.h>
 #include "CRunLoopEmbed.h"
 #include "rl_internal.h"
+#include "rl_signal_inbox.h"
 
 /* ---- API ----------------------------------------------------------------- */
 
@@ -49,12 +50,8 @@ int RLRunLoopEmbedGetFD(RLRunLoopRef rl) {
     if (!rl->dead) {
         /* In a forked child the number must name the child's own set from
            the first call, never the parent's. */
-        rl_wait_own_kernel_objects(rl);
-        if (rl->embed_fd < 0) {
-            rl->embed_fd = epoll_create1(EPOLL_CLOEXEC);
-            rl_embed_attach(rl);
-        }
-        fd = rl->embed_fd;
+        rl_wait_set_own_kernel_objects_locked(rl);
+        fd = rl_embed_fd_open_locked(rl);
     }
     rl_loop_unlock(rl);
     return fd;
@@ -80,7 +77,7 @@ static void drain_wait_set(RLRunLoopRef rl) {
     do {
         n = rl_wait_events(rl, events, 16, 0);
         for (int i = 0; i < n; i++)
-            if (events[i].data.u64 == RL_EVENT_TIMER) rl->armed_ns = RL_NEVER;
+            if (events[i].data.u64 == RL_EVENT_TIMER) rl->wait.armed_ns = RL_NEVER;
     } while (n == 16 || (n < 0 && errno == EINTR));
 }
 
@@ -112,41 +109,41 @@ bool RLRunLoopEmbedPrepare(RLRunLoopRef rl, RLRunLoopMode mode, int *timeout_ms)
         rl_loop_unlock(rl);
         return false;
     }
-    rl_wait_prepare(rl, m); /* arms m's sources; remakes what must be */
-    rl_embed_attach(rl);    /* if it could not join before */
-    rl->embed_mode = m;
-    rl->embed_waiting = true;
+    rl_wait_set_prepare_locked(rl, m); /* arms m's sources; remakes what must be */
+    rl_embed_fd_wait_in_locked(rl, m); /* joins the wait set if it could not before */
     int64_t deadline = timers_deadline(m);
-    bool timerfd_armed = rl_mode_arm(m, deadline);
+    bool timerfd_armed = rl_mode_arm_locked(m, deadline);
     /* From here wakers write the eventfd; what they did before is seen
        below (their changes were made under the lock, before their wake-up). */
-    atomic_store(&rl->sleeping, true);
+    atomic_store(&rl->wait.sleeping, true);
     int64_t now = host_now(rl, &deadline);
     bool work;
     if (rl_mode_is_empty(rl, m)) {
         /* Nothing can run: a pass would finish at once. */
-        atomic_store(&rl->wake_pending, false);
+        atomic_store(&rl->wait.wake_pending, false);
         drain_wait_set(rl);
         work = false;
     } else {
         bool timer_due = deadline <= now;
-        bool other = rl_mode_has_blocks(rl, m) || rl_mode_has_signalled_source(rl, m) || atomic_load(&rl->wake_pending);
+        bool other = rl_mode_has_blocks(rl, m) || rl_signal_inbox_has_signalled_locked(rl, m) ||
+                     atomic_load(&rl->wait.wake_pending);
         work = timer_due || other;
         /* A due timer makes the descriptor readable through the timerfd;
            everything else through the eventfd. */
         if (other || (timer_due && !timerfd_armed)) {
-            atomic_store(&rl->wake_pending, true);
+            atomic_store(&rl->wait.wake_pending, true);
             rl_wait_signal(rl);
         }
     }
     int timeout = work ? 0 : timeout_ms_until(deadline, now);
     /* The host is about to sleep on the descriptor: it must still be ours
        (one epoll_ctl; with work now the host only polls, and comes back). */
-    if (timeout != 0) rl_embed_check(rl);
+    if (timeout != 0) rl_embed_fd_check_locked(rl);
     /* No set to sleep on, none in the host's descriptor, or no wake
        eventfd to end the sleep: poll. */
-    bool in_host_fd = rl->embed_fd < 0 || rl->embed_attached;
-    if ((rl->epoll_fd < 0 || !in_host_fd || rl->wake_fd < 0) && (timeout < 0 || timeout > 10)) timeout = 10;
+    bool in_host_fd = rl_embed_fd_holds_wait_set_locked(rl);
+    if ((rl->wait_set.epoll_fd < 0 || !in_host_fd || rl->wait_set.wake_fd < 0) && (timeout < 0 || timeout > 10))
+        timeout = 10;
     rl_loop_unlock(rl);
     if (timeout_ms) *timeout_ms = timeout;
     return work;
@@ -155,8 +152,7 @@ bool RLRunLoopEmbedPrepare(RLRunLoopRef rl, RLRunLoopMode mode, int *timeout_ms)
 void RLRunLoopEmbedCancel(RLRunLoopRef rl) {
     if (!rl || !rl_loop_is_current_thread(rl)) return;
     rl_loop_lock(rl);
-    rl->embed_waiting = false;
-    rl->embed_mode = NULL;
-    atomic_store(&rl->sleeping, false);
+    rl_embed_fd_cancel_locked(rl);
+    atomic_store(&rl->wait.sleeping, false);
     rl_loop_unlock(rl);
 }

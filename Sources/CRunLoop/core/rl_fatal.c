@@ -35,17 +35,3 @@ _Noreturn void rl_fatal_errno(const char *call, const char *object, int fd, int 
 _Noreturn void rl_fatal_lock(const char *call, int error) {
     fatal(call, "a run loop's lock", error, "Only a corrupt lock fails: the loop's memory was overwritten or freed.");
 }
-
-void rl_eventfd_signal(int fd, const char *object) {
-    uint64_t one = 1;
-    ssize_t n;
-    while ((n = write(fd, &one, sizeof one)) < 0 && errno == EINTR) {}
-    if (n < 0 && errno != EAGAIN) rl_fatal_errno("write", object, fd, errno);
-}
-
-void rl_eventfd_reset(int fd, const char *object) {
-    uint64_t value;
-    ssize_t n;
-    while ((n = read(fd, &value, sizeof value)) < 0 && errno == EINTR) {}
-    if (n < 0 && errno != EAGAIN) rl_fatal_errno("read", object, fd, errno);
-}

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "rl_internal.h"
+#include "rl_signal_inbox.h"
 #include "rl_main_queue.h"
 
 static pthread_key_t current_loop_key;
@@ -20,7 +21,7 @@ static pthread_t main_thread;
 static bool main_thread_known;
 
 static void finalize_loop(rl_object *obj);
-const rl_class rl_run_loop_class = {"RLRunLoop", finalize_loop, rl_loop_copy_description};
+const rl_class rl_loop_class = {"RLRunLoop", finalize_loop, rl_description_of_loop};
 
 __attribute__((constructor)) static void remember_main_thread(void) {
     if (rl_on_process_main_thread()) {
@@ -42,13 +43,13 @@ static RLRunLoopRef create_loop(pthread_t thread) {
         free(rl);
         return NULL;
     }
-    rl_object_init(&rl->base, &rl_run_loop_class);
+    rl_object_init(&rl->base, &rl_loop_class);
     rl->thread = thread;
-    rl->multiprocessor = sysconf(_SC_NPROCESSORS_ONLN) > 1;
-    rl->last_sleep_ns = RL_NEVER;
-    rl->timer_slack_ns = -1;
-    atomic_init(&rl->sleeping, false);
-    atomic_init(&rl->wake_pending, false);
+    rl->wait.multiprocessor = sysconf(_SC_NPROCESSORS_ONLN) > 1;
+    rl->wait.last_sleep_ns = RL_NEVER;
+    rl->timers.slack_ns = -1;
+    atomic_init(&rl->wait.sleeping, false);
+    atomic_init(&rl->wait.wake_pending, false);
     /* The default mode is modes[0] for the loop's whole life (rl_mode_find
        relies on it), and always common. */
     rl_mode *def = rl_mode_find_or_create(rl, kRLRunLoopDefaultMode);
@@ -58,7 +59,7 @@ static RLRunLoopRef create_loop(pthread_t thread) {
     }
     def->is_common = true;
     /* The first run's scratch space: its passes then never need memory. */
-    if (!rl_loop_reserve_scratch(rl, 1)) {
+    if (!rl_scratch_reserve(rl, 1)) {
         RLRelease(rl);
         return NULL;
     }
@@ -71,8 +72,8 @@ static void finalize_loop(rl_object *obj) {
     rl_blocks_dispose(&left);
     rl_blocks_free(rl);
     rl_modes_free(rl);
-    rl_loop_free_scratch(rl);
-    rl_ptr_array_free(&rl->signalled); /* its links left with their sources */
+    rl_scratch_free(rl);
+    rl_signal_inbox_free(rl);
     rl_item_set_free(&rl->common_sources);
     rl_item_set_free(&rl->common_observers);
     rl_item_set_free(&rl->common_timers);
@@ -88,7 +89,7 @@ static void tear_down_loop(void *value) {
     rl_callback_list cancelled = {0};
     rl_loop_lock(rl);
     rl->dead = true;
-    rl_loop_remove_all_items(rl, &cancelled);
+    rl_loop_remove_all_items_locked(rl, &cancelled);
     rl_block_queue dropped = rl_blocks_take_all(rl);
     rl_loop_unlock(rl);
     rl_blocks_dispose(&dropped);
@@ -197,25 +198,25 @@ void RLRunLoopAddCommonMode(RLRunLoopRef rl, RLRunLoopMode mode) {
     if (m && !m->is_common) {
         m->is_common = true;
         m->common_incomplete = true;
-        rl_mode_complete_common(rl, m, &scheduled);
+        rl_loop_complete_common_mode_locked(rl, m, &scheduled);
     }
     rl_loop_unlock(rl);
     rl_callback_list_run_schedule(rl, &scheduled);
 }
 
-void rl_mode_complete_common(RLRunLoopRef rl, rl_mode *m, rl_callback_list *scheduled) {
+void rl_loop_complete_common_mode_locked(RLRunLoopRef rl, rl_mode *m, rl_callback_list *scheduled) {
     if (!m->is_common || !m->common_incomplete) return;
     bool complete = true;
     RL_ITEM_SET_FOREACH(node, &rl->common_sources) {
-        rl_source_add_to_mode(rl, m, node->item, scheduled);
-        complete = complete && rl_source_in_mode(rl, m, node->item);
+        rl_source_add_to_mode_locked(rl, m, node->item, scheduled);
+        complete = complete && rl_source_in_mode_locked(rl, m, node->item);
     }
     RL_ITEM_SET_FOREACH(node, &rl->common_observers) {
-        rl_observer_add_to_mode(rl, m, node->item);
+        rl_observer_add_to_mode_locked(rl, m, node->item);
         complete = complete && rl_item_set_contains(&m->observers, node->item);
     }
     RL_ITEM_SET_FOREACH(node, &rl->common_timers) {
-        rl_timer_add_to_mode(rl, m, node->item);
+        rl_timer_add_to_mode_locked(rl, m, node->item);
         complete = complete && rl_timer_slot_for_mode(node->item, m);
     }
     m->common_incomplete = !complete;
@@ -256,8 +257,8 @@ RLAbsoluteTime RLRunLoopGetNextTimerFireDate(RLRunLoopRef rl, RLRunLoopMode mode
     return best.date;
 }
 
-void rl_loop_remove_all_items(RLRunLoopRef rl, rl_callback_list *cancelled) {
-    while (rl->common_sources.count) rl_source_remove_common(rl, rl_item_set_first(&rl->common_sources)->item);
+void rl_loop_remove_all_items_locked(RLRunLoopRef rl, rl_callback_list *cancelled) {
+    while (rl->common_sources.count) rl_source_remove_common_locked(rl, rl_item_set_first(&rl->common_sources)->item);
     while (rl->common_observers.count) {
         RLRunLoopObserverRef o = rl_item_set_first(&rl->common_observers)->item;
         rl_item_set_remove(&rl->common_observers, o);
@@ -277,13 +278,15 @@ void rl_loop_remove_all_items(RLRunLoopRef rl, rl_callback_list *cancelled) {
     }
     for (size_t i = 0; i < rl->mode_count; i++) {
         rl_mode *m = rl->modes[i];
-        while (m->sources0.count) rl_source_remove_from_mode(rl, m, rl_item_set_first(&m->sources0)->item, cancelled);
-        while (m->v1_count) rl_source_remove_from_mode(rl, m, rl->regs[m->v1[m->v1_count - 1]].source, cancelled);
-        while (m->observers.count) rl_observer_remove_from_mode(rl, m, rl_item_set_first(&m->observers)->item);
+        while (m->sources0.count)
+            rl_source_remove_from_mode_locked(rl, m, rl_item_set_first(&m->sources0)->item, cancelled);
+        while (m->v1_count)
+            rl_source_remove_from_mode_locked(rl, m, rl->wait_set.regs[m->v1[m->v1_count - 1]].source, cancelled);
+        while (m->observers.count) rl_observer_remove_from_mode_locked(rl, m, rl_item_set_first(&m->observers)->item);
         while (rl_heap_count(&m->timers)) {
             const rl_timer_slot *slot =
                 rl_heap_item(&m->timers, m->timers.entries[rl_heap_count(&m->timers) - 1].handle);
-            rl_timer_remove_from_mode(rl, m, rl_timer_slot_timer(slot));
+            rl_timer_remove_from_mode_locked(rl, m, rl_timer_slot_timer(slot));
         }
     }
 }

@@ -107,6 +107,10 @@ rl_mode *rl_mode_find_or_create(RLRunLoopRef rl, RLRunLoopMode name) {
     return m;
 }
 
+rl_mode *rl_mode_default(RLRunLoopRef rl) {
+    return rl->mode_count ? rl->modes[0] : rl_mode_find_or_create(rl, kRLRunLoopDefaultMode);
+}
+
 static void free_mode(rl_mode *m) {
     rl_item_set_free(&m->sources0);
     rl_item_set_free(&m->observers);
@@ -127,7 +131,7 @@ void rl_modes_free(RLRunLoopRef rl) {
 }
 
 bool rl_mode_has_blocks(RLRunLoopRef rl, rl_mode *m) {
-    return m->pending_blocks > 0 || (m->is_common && rl->pending_common_blocks > 0);
+    return m->pending_blocks > 0 || (m->is_common && rl->blocks.pending_common > 0);
 }
 
 /* Version-1 sources that count: inside a main-queue drain the main queue's
@@ -150,13 +154,13 @@ bool rl_mode_is_empty(RLRunLoopRef rl, rl_mode *m) {
 #define DEFAULT_TIMER_SLACK_NS 50000
 
 static int64_t timer_slack(const RLRunLoopRef rl) {
-    return rl->timer_slack_ns >= 0 ? rl->timer_slack_ns : DEFAULT_TIMER_SLACK_NS;
+    return rl->timers.slack_ns >= 0 ? rl->timers.slack_ns : DEFAULT_TIMER_SLACK_NS;
 }
 
 void rl_mode_read_timer_slack(RLRunLoopRef rl) {
-    if (rl->timer_slack_ns >= 0) return;
+    if (rl->timers.slack_ns >= 0) return;
     int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
-    rl->timer_slack_ns = slack >= 0 ? slack : DEFAULT_TIMER_SLACK_NS;
+    rl->timers.slack_ns = slack >= 0 ? slack : DEFAULT_TIMER_SLACK_NS;
 }
 
 static int64_t slot_tolerance(const void *item) {
@@ -201,19 +205,19 @@ int64_t rl_mode_timers_deadline(rl_mode *m) {
 /* A manual clock's deadlines mean nothing to the kernel's clock: its loop
    never arms the timerfd for them (its passes never sleep; a host embedding
    it is told of due timers through the wake eventfd). */
-bool rl_mode_arm(rl_mode *m, int64_t deadline) {
+bool rl_mode_arm_locked(rl_mode *m, int64_t deadline) {
     if (rl_loop_manual_clock(m->rl)) return false;
-    return rl_wait_arm_timer(m->rl, deadline);
+    return rl_wait_arm_timer_locked(m->rl, deadline);
 }
 
-void rl_mode_timers_changed(rl_mode *m) {
+void rl_mode_timers_changed_locked(rl_mode *m) {
     RLRunLoopRef rl = m->rl;
     if (rl_loop_is_current_thread(rl)) return;
     /* Also when a host sleeps on the embedding descriptor for m. */
-    if (!rl_embed_waits_in(rl, m) && (!rl->current_run || rl->current_run->mode != m)) return;
+    if (!rl_embed_fd_waits_in_locked(rl, m) && (!rl->current_run || rl->current_run->mode != m)) return;
     /* Without a timerfd the sleeping loop computed its timeout before this
        change: wake it to compute it again. */
-    if (!rl_mode_arm(m, rl_mode_next_deadline(m))) RLRunLoopWakeUp(rl);
+    if (!rl_mode_arm_locked(m, rl_mode_next_deadline(m))) RLRunLoopWakeUp(rl);
 }
 
 bool RLRunLoopModeIsEmpty(RLRunLoopRef rl, RLRunLoopMode mode) {

@@ -12,7 +12,7 @@
 #include "rl_internal.h"
 
 static void finalize_observer(rl_object *obj);
-const rl_class rl_observer_class = {"RLRunLoopObserver", finalize_observer, rl_observer_copy_description};
+const rl_class rl_observer_class = {"RLRunLoopObserver", finalize_observer, rl_description_of_observer};
 
 RLRunLoopObserverRef RLRunLoopObserverCreate(RLOptionFlags activities, bool repeats, RLIndex order,
                                              RLRunLoopObserverCallBack callout, RLRunLoopObserverContext *context) {
@@ -108,7 +108,7 @@ static void unclaim(RLRunLoopObserverRef o) {
     rl_item_lock_release(&o->lock);
 }
 
-void rl_observer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopObserverRef o) {
+void rl_observer_add_to_mode_locked(RLRunLoopRef rl, rl_mode *m, RLRunLoopObserverRef o) {
     if (rl_item_set_contains(&m->observers, o) || !claim(rl, o)) return;
     if (!rl_item_set_insert(&m->observers, o, o->order)) {
         unclaim(o);
@@ -118,7 +118,7 @@ void rl_observer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopObserverRef o
     m->observer_mask |= o->activities;
 }
 
-bool rl_observer_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopObserverRef o) {
+bool rl_observer_remove_from_mode_locked(RLRunLoopRef rl, rl_mode *m, RLRunLoopObserverRef o) {
     if (!rl_item_set_remove(&m->observers, o)) return false;
     rl->removals++;
     unclaim(o);
@@ -137,7 +137,7 @@ void RLRunLoopAddObserver(RLRunLoopRef rl, RLRunLoopObserverRef observer, RLRunL
                 RLRetain(observer);
                 for (size_t i = 0; i < rl->mode_count; i++) {
                     if (!rl->modes[i]->is_common) continue;
-                    rl_observer_add_to_mode(rl, rl->modes[i], observer);
+                    rl_observer_add_to_mode_locked(rl, rl->modes[i], observer);
                     if (!rl_item_set_contains(&rl->modes[i]->observers, observer))
                         rl->modes[i]->common_incomplete = true; /* out of memory: retried */
                 }
@@ -147,7 +147,7 @@ void RLRunLoopAddObserver(RLRunLoopRef rl, RLRunLoopObserverRef observer, RLRunL
         }
     } else {
         rl_mode *m = rl_mode_find_or_create(rl, mode);
-        if (m) rl_observer_add_to_mode(rl, m, observer);
+        if (m) rl_observer_add_to_mode_locked(rl, m, observer);
     }
     rl_loop_unlock(rl);
 }
@@ -155,7 +155,7 @@ void RLRunLoopAddObserver(RLRunLoopRef rl, RLRunLoopObserverRef observer, RLRunL
 static void remove_common(RLRunLoopRef rl, RLRunLoopObserverRef o) {
     if (!rl_item_set_remove(&rl->common_observers, o)) return;
     for (size_t i = 0; i < rl->mode_count; i++)
-        if (rl->modes[i]->is_common) rl_observer_remove_from_mode(rl, rl->modes[i], o);
+        if (rl->modes[i]->is_common) rl_observer_remove_from_mode_locked(rl, rl->modes[i], o);
     unclaim(o);
     rl_loop_release_locked(rl, o);
 }
@@ -167,7 +167,7 @@ void RLRunLoopRemoveObserver(RLRunLoopRef rl, RLRunLoopObserverRef observer, RLR
         remove_common(rl, observer);
     } else {
         rl_mode *m = rl_mode_find(rl, mode);
-        if (m) rl_observer_remove_from_mode(rl, m, observer);
+        if (m) rl_observer_remove_from_mode_locked(rl, m, observer);
     }
     rl_loop_unlock(rl);
 }
@@ -197,7 +197,7 @@ void RLRunLoopObserverInvalidate(RLRunLoopObserverRef observer) {
     if (rl) {
         rl_loop_lock(rl);
         remove_common(rl, observer);
-        for (size_t i = 0; i < rl->mode_count; i++) rl_observer_remove_from_mode(rl, rl->modes[i], observer);
+        for (size_t i = 0; i < rl->mode_count; i++) rl_observer_remove_from_mode_locked(rl, rl->modes[i], observer);
         rl_loop_unlock(rl);
         RLRelease(rl);
     }
@@ -257,7 +257,7 @@ void rl_do_observers(RLRunLoopRef rl, rl_mode *m, RLRunLoopActivity activity) {
     if (!(m->observer_mask & activity)) return;
     uint64_t round = ++rl->observer_round;
     for (bool more = true; more;) {
-        rl_ptr_array *due = rl_loop_scratch(rl);
+        rl_ptr_array *due = rl_scratch_items_locked(rl);
         if (!due) return;
         more = collect_observers(rl, m, activity, round, due);
         if (!due->count) return;

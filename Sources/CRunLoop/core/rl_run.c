@@ -57,9 +57,9 @@ static void set_deadline(RLRunLoopRef rl, rl_run *run, RLTimeInterval seconds) {
 static bool descriptors_due_a_poll(RLRunLoopRef rl, const rl_mode *m) {
     if (!m->v1_count) return false;
     int64_t now = rl_mono_now();
-    if (++rl->unpolled_spins < POLL_EVERY_SPINS && now - rl->polled_at_ns < POLL_EVERY_NS) return false;
-    rl->unpolled_spins = 0;
-    rl->polled_at_ns = now;
+    if (++rl->wait.unpolled_spins < POLL_EVERY_SPINS && now - rl->wait.polled_at_ns < POLL_EVERY_NS) return false;
+    rl->wait.unpolled_spins = 0;
+    rl->wait.polled_at_ns = now;
     return true;
 }
 
@@ -78,13 +78,13 @@ static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, event_batch 
     int64_t deadline = rl_mode_next_deadline(m);
     if (!poll && deadline <= rl_mono_now()) poll = true;
     out->count = out->next = 0;
-    rl_spin_result spin = poll ? RL_SPIN_SKIPPED : rl_wait_spin(rl, deadline);
+    rl_spin_result spin = poll ? RL_SPIN_SKIPPED : rl_wait_spin_locked(rl, deadline);
     if (spin == RL_SPIN_ANSWERED && !descriptors_due_a_poll(rl, m)) {
         /* The pass runs at once, without the poll's system call. Answering a
            conversation that much sooner often catches the other thread
            before it goes to sleep (an actor's round trip through a dispatch
            worker, a main loop whose main-queue descriptor is watched). */
-        rl_wait_take_wake_up(rl);
+        rl_wait_take_wake_up_locked(rl);
         return;
     }
     if (spin != RL_SPIN_SKIPPED) {
@@ -93,7 +93,7 @@ static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, event_batch 
         if (spin == RL_SPIN_ANSWERED) poll = true;
         deadline = rl_mode_next_deadline(m);
     }
-    out->count = rl_wait_sleep(rl, m, poll, deadline, out->events, MAX_EVENTS);
+    out->count = rl_wait_sleep_locked(rl, m, poll, deadline, out->events, MAX_EVENTS);
     out->generation = rl->run_generation;
 }
 
@@ -115,11 +115,11 @@ static bool batch_has_source(RLRunLoopRef rl, event_batch *b) {
    descriptors can starve the other. Returns whether a source was handled. */
 static bool handle_wake_up_source(RLRunLoopRef rl, rl_mode *m, event_batch *b) {
     bool source_waits = batch_has_source(rl, b);
-    if (!(rl->timers_went_last && source_waits) && rl_do_timers(rl, m)) {
-        rl->timers_went_last = true;
+    if (!(rl->timers.went_last && source_waits) && rl_do_timers(rl, m)) {
+        rl->timers.went_last = true;
         return false;
     }
-    rl->timers_went_last = false;
+    rl->timers.went_last = false;
     if (!source_waits || !batch_has_source(rl, b)) return false; /* the timers' callouts may have changed it */
     const struct epoll_event *ev = &b->events[b->next++];
     return rl_do_source1(rl, m, ev->data.u64, ev->events);
@@ -156,7 +156,7 @@ static void wait_on_manual_clock(RLRunLoopRef rl, rl_mode *m, bool poll, event_b
 static void complete_common(RLRunLoopRef rl, rl_mode *m) {
     if (!m->common_incomplete) return;
     rl_callback_list scheduled = {0};
-    rl_mode_complete_common(rl, m, &scheduled);
+    rl_loop_complete_common_mode_locked(rl, m, &scheduled);
     if (!scheduled.count) {
         free(scheduled.items);
         return;
@@ -220,7 +220,7 @@ static RLRunLoopRunResult run_specific(RLRunLoopRef rl, RLRunLoopMode mode, RLTi
     if (m) complete_common(rl, m);
     /* A nested run that cannot have its scratch space (out of memory)
        does not start: finished, as for an empty mode. */
-    if (!m || rl_mode_is_empty(rl, m) || !rl_loop_reserve_scratch(rl, rl->depth + 1)) {
+    if (!m || rl_mode_is_empty(rl, m) || !rl_scratch_reserve(rl, rl->depth + 1)) {
         rl_loop_unlock(rl);
         return kRLRunLoopRunFinished;
     }
@@ -234,7 +234,7 @@ static RLRunLoopRunResult run_specific(RLRunLoopRef rl, RLRunLoopMode mode, RLTi
     rl->run_generation++;
     /* Wake-ups sent before the run began are moot (CF ignores them while a
        loop is not running): the first pass scans everything anyway. */
-    atomic_store(&rl->wake_pending, false);
+    atomic_store(&rl->wait.wake_pending, false);
 
     rl_do_observers(rl, m, kRLRunLoopEntry);
     RLRunLoopRunResult result = run_passes(rl, m, &run, stop_after_one);

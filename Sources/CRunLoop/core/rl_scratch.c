@@ -9,7 +9,7 @@
 #include <string.h>
 #include "rl_internal.h"
 
-bool rl_loop_reserve_scratch(RLRunLoopRef rl, size_t depth) {
+bool rl_scratch_reserve(RLRunLoopRef rl, size_t depth) {
     if (depth >= rl->scratch_depths) {
         size_t n = depth + 4;
         rl_scratch *grown = realloc(rl->scratch, n * sizeof *grown);
@@ -22,18 +22,18 @@ bool rl_loop_reserve_scratch(RLRunLoopRef rl, size_t depth) {
            rl_heap_key_buffer_reserve(&rl->scratch[depth].timer_keys, RL_SCRATCH_RESERVED);
 }
 
-rl_ptr_array *rl_loop_scratch(RLRunLoopRef rl) {
-    if (!rl_loop_reserve_scratch(rl, rl->depth)) return NULL;
+rl_ptr_array *rl_scratch_items_locked(RLRunLoopRef rl) {
+    if (!rl_scratch_reserve(rl, rl->depth)) return NULL;
     rl_ptr_array *a = &rl->scratch[rl->depth].items;
     a->count = 0;
     return a;
 }
 
-rl_heap_key_buffer *rl_loop_timer_keys(RLRunLoopRef rl) {
+rl_heap_key_buffer *rl_scratch_timer_keys_locked(RLRunLoopRef rl) {
     return &rl->scratch[rl->depth].timer_keys;
 }
 
-void rl_loop_free_scratch(RLRunLoopRef rl) {
+void rl_scratch_free(RLRunLoopRef rl) {
     for (size_t i = 0; i < rl->scratch_depths; i++) {
         rl_ptr_array_free(&rl->scratch[i].items);
         rl_heap_key_buffer_free(&rl->scratch[i].timer_keys);

@@ -8,15 +8,17 @@
  * source, rl_wait_set.c) holding one reference. `loops` has one entry per
  * membership (each mode, and the loop's common items), changed only with
  * `valid` checked under the source's lock.
- * schedule/cancel callouts run with no lock held.
+ * schedule/cancel callouts run with no lock held (rl_callback_list.c). Which
+ * version-0 sources are signalled, per loop, is rl_signal_inbox.c's.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
-#include "rl_internal.h"
+#include "rl_callback_list.h"
+#include "rl_signal_inbox.h"
 
 static void finalize_source(rl_object *obj);
-const rl_class rl_source_class = {"RLRunLoopSource", finalize_source, rl_source_copy_description};
+const rl_class rl_source_class = {"RLRunLoopSource", finalize_source, rl_description_of_source};
 
 RLRunLoopSourceRef RLRunLoopSourceCreate(RLIndex order, RLRunLoopSourceContext *context) {
     RLIndex version = context ? rl_context_version(context->version) : -1;
@@ -57,128 +59,6 @@ bool RLRunLoopSourceIsValid(RLRunLoopSourceRef source) {
     return source && atomic_load(&source->valid);
 }
 
-/* ---- signalled sources: what a pass looks at -------------------------------
-
-   A pass performs the signalled sources of its mode, by order then the order
-   each was added to that mode. CF scans every version-0 source of the mode
-   for its flag; here a signal hands the source to each loop holding it, and
-   a pass looks at those only: its cost follows what is signalled, not what
-   is registered.
-
-   Each (source, loop) pair has one link, made when the source joins the loop
-   (so signalling never allocates) and freed when it leaves. A signal that
-   turns the source's flag on pushes each link not yet `queued` onto its
-   loop's inbox, a lock-free stack (many pushers; the loop takes it whole,
-   under its lock). The loop moves what it takes into its `signalled` list
-   and keeps each link there while its source stays signalled, whatever mode
-   runs: a pass of another mode leaves it for a later one. A link is dropped
-   from the list when its source is found unsignalled (performed, here or in
-   another loop): `queued` is cleared first, then the flag read again, so a
-   signal racing with the drop either sees `queued` off and pushes the link
-   again, or is seen by the drop. Either way a signalled source of the loop
-   always has its link in the inbox or in the list.
-
-   A source counts its links that are not queued (`unqueued_links`), raised
-   before anyone reads the flag to decide a link may stay unqueued, lowered
-   after a link is queued. A signal that finds the count 0 has nothing to
-   push and takes no lock: a source performed and signalled again while it
-   stays listed (the usual case) costs its signal two atomic operations. */
-
-static void inbox_push(RLRunLoopRef rl, rl_signal_link *link) {
-    rl_signal_link *head = atomic_load_explicit(&rl->signal_inbox, memory_order_relaxed);
-    do {
-        link->inbox_next = head;
-    } while (!atomic_compare_exchange_weak_explicit(&rl->signal_inbox, &head, link, memory_order_release,
-                                                    memory_order_relaxed));
-}
-
-/* Moves the inbox into the list; room was reserved when each link was made.
-   Loop locked. */
-static void take_inbox(RLRunLoopRef rl) {
-    if (!atomic_load_explicit(&rl->signal_inbox, memory_order_relaxed)) return;
-    rl_signal_link *link = atomic_exchange_explicit(&rl->signal_inbox, NULL, memory_order_acquire);
-    while (link) {
-        rl_signal_link *next = link->inbox_next;
-        link->listed_at = rl->signalled.count;
-        rl->signalled.items[rl->signalled.count++] = link;
-        link = next;
-    }
-}
-
-static void unlist(RLRunLoopRef rl, rl_signal_link *link) {
-    size_t at = link->listed_at;
-    rl_signal_link *last = rl->signalled.items[--rl->signalled.count];
-    rl->signalled.items[at] = last;
-    last->listed_at = at;
-    link->listed_at = RL_NOT_LISTED;
-}
-
-/* Drops a listed link whose source was seen unsignalled, unless a signal
-   came since; true if it left the list. Loop locked. */
-static bool unlist_if_unsignalled(RLRunLoopRef rl, rl_signal_link *link) {
-    RLRunLoopSourceRef s = link->source;
-    atomic_store(&link->queued, false);
-    atomic_fetch_add(&s->unqueued_links, 1);
-    /* Signalled again and not yet pushed: keep it. Pushed meanwhile: it is
-       in the inbox now, so it leaves the list. */
-    if (atomic_load(&s->signalled) && !atomic_exchange(&link->queued, true)) {
-        atomic_fetch_sub(&s->unqueued_links, 1);
-        return false;
-    }
-    unlist(rl, link);
-    return true;
-}
-
-static rl_signal_link *link_in(RLRunLoopSourceRef s, RLRunLoopRef rl) {
-    for (size_t i = 0; i < s->signal_links.count; i++) {
-        rl_signal_link *link = s->signal_links.items[i];
-        if (link->loop == rl) return link;
-    }
-    return NULL;
-}
-
-/* Gives a version-0 source its link in rl, before its first membership
-   there; a source signalled already is listed at once. Loop and source
-   locked; false when out of memory. */
-static bool link_join(RLRunLoopRef rl, RLRunLoopSourceRef s) {
-    if (s->version != 0 || link_in(s, rl)) return true;
-    if (!rl_ptr_array_reserve(&rl->signalled, rl->signal_links + 1) ||
-        !rl_ptr_array_reserve(&s->signal_links, s->signal_links.count + 1))
-        return false;
-    rl_signal_link *link = calloc(1, sizeof *link);
-    if (!link) return false;
-    link->source = s;
-    link->loop = rl;
-    link->listed_at = RL_NOT_LISTED;
-    /* Counted unqueued before the flag is read: a signal that reads the
-       count 0 after this read turned the flag on before it, and is seen. */
-    atomic_fetch_add(&s->unqueued_links, 1);
-    bool signalled = atomic_load(&s->signalled); /* signallers push under the source's lock: none now */
-    atomic_init(&link->queued, signalled);
-    if (signalled) {
-        atomic_fetch_sub(&s->unqueued_links, 1);
-        link->listed_at = rl->signalled.count;
-        rl->signalled.items[rl->signalled.count++] = link;
-    }
-    rl_ptr_array_append(&s->signal_links, link); /* room reserved above */
-    rl->signal_links++;
-    return true;
-}
-
-/* Frees the source's link in rl once it has no membership left there.
-   Loop and source locked: no signal can push the link meanwhile. */
-static void link_leave(RLRunLoopRef rl, RLRunLoopSourceRef s) {
-    if (s->version != 0 || rl_ptr_array_index_of(&s->loops, rl) >= 0) return;
-    rl_signal_link *link = link_in(s, rl);
-    if (!link) return;
-    take_inbox(rl); /* it may be there: now it is listed, or not queued */
-    if (link->listed_at != RL_NOT_LISTED) unlist(rl, link);
-    else atomic_fetch_sub(&s->unqueued_links, 1);
-    rl_ptr_array_remove(&s->signal_links, link);
-    rl->signal_links--;
-    free(link);
-}
-
 void RLRunLoopSourceSignal(RLRunLoopSourceRef source) {
     if (!source || source->version != 0 || !atomic_load(&source->valid)) return;
     /* An exchange, not a test first: it orders what the caller wrote before
@@ -199,7 +79,7 @@ void RLRunLoopSourceSignal(RLRunLoopSourceRef source) {
             rl_signal_link *link = source->signal_links.items[i];
             if (atomic_exchange(&link->queued, true)) continue;
             atomic_fetch_sub(&source->unqueued_links, 1);
-            inbox_push(link->loop, link);
+            rl_signal_inbox_push(link->loop, link);
         }
     }
     rl_item_lock_release(&source->lock);
@@ -209,55 +89,6 @@ void RLRunLoopSourceGetContext(RLRunLoopSourceRef source, RLRunLoopSourceContext
     if (!source || !context) return;
     if (source->version == 0) *context = source->context.v0;
     else *(RLRunLoopSourceContext1 *)context = source->context.v1;
-}
-
-/* ---- callbacks collected under the lock, run after it --------------------- */
-
-static rl_pending_callback *callback_entries(rl_callback_list *list) {
-    return list->items ? list->items : list->small;
-}
-
-bool rl_callback_list_reserve(rl_callback_list *list, size_t count) {
-    size_t room = list->items ? list->capacity : RL_CALLBACKS_INLINE;
-    if (count <= room) return true;
-    size_t cap = rl_grown_capacity(room, count, RL_CALLBACKS_INLINE);
-    rl_pending_callback *grown = realloc(list->items, cap * sizeof *grown);
-    if (!grown) return false;
-    if (!list->items) memcpy(grown, list->small, list->count * sizeof *grown);
-    list->items = grown;
-    list->capacity = cap;
-    return true;
-}
-
-/* The caller made room (rl_callback_list_reserve). */
-void rl_callback_list_add(rl_callback_list *list, rl_mode *m, RLRunLoopSourceRef source) {
-    if (!rl_callback_list_reserve(list, list->count + 1)) return; /* not reached: room was made */
-    RLRetain(source);
-    callback_entries(list)[list->count++] = (rl_pending_callback){m, source};
-}
-
-static void run_callbacks(RLRunLoopRef rl, rl_callback_list *list, bool schedule) {
-    rl_pending_callback *entries = callback_entries(list);
-    for (size_t i = 0; i < list->count; i++) {
-        RLRunLoopSourceRef s = entries[i].source;
-        RLRunLoopSourceContext *c = &s->context.v0;
-        if (schedule && c->schedule)
-            rl_context_call_with_mode(c->version, c->schedule, c->info, rl, entries[i].mode->name);
-        if (!schedule && c->cancel)
-            rl_context_call_with_mode(c->version, c->cancel, c->info, rl, entries[i].mode->name);
-        RLRelease(s);
-    }
-    free(list->items);
-    list->items = NULL;
-    list->count = list->capacity = 0;
-}
-
-void rl_callback_list_run_schedule(RLRunLoopRef rl, rl_callback_list *list) {
-    run_callbacks(rl, list, true);
-}
-
-void rl_callback_list_run_cancel(RLRunLoopRef rl, rl_callback_list *list) {
-    run_callbacks(rl, list, false);
 }
 
 /* ---- membership ---------------------------------------------------------- */
@@ -273,7 +104,7 @@ static bool mode_contains_source(RLRunLoopRef rl, const rl_mode *m, RLRunLoopSou
     return v1_position(rl, m, s) >= 0;
 }
 
-bool rl_source_in_mode(RLRunLoopRef rl, const rl_mode *m, RLRunLoopSourceRef s) {
+bool rl_source_in_mode_locked(RLRunLoopRef rl, const rl_mode *m, RLRunLoopSourceRef s) {
     return mode_contains_source(rl, m, s);
 }
 
@@ -289,31 +120,32 @@ static bool add_source1(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, int f
     if (!rl_array_reserve(&m->v1, sizeof *m->v1, &v1_capacity, (size_t)m->v1_count + 1, 4)) return false;
     m->v1_capacity = (uint32_t)v1_capacity;
     if (!rl_index_map_reserve(&m->v1_positions, m->v1_count + 1)) return false;
-    bool armed = m == rl->armed_mode;
-    long reg = rl_reg_find(rl, s);
-    if (reg < 0) reg = rl_reg_add(rl, s, fd, armed);
-    else if (armed) rl_reg_set_armed(rl, reg, true);
+    bool armed = m == rl->wait_set.armed_mode;
+    long reg = rl_wait_set_reg_find_locked(rl, s);
+    if (reg < 0) reg = rl_wait_set_reg_add_locked(rl, s, fd, armed);
+    else if (armed) rl_wait_set_reg_set_armed_locked(rl, reg, true);
     if (reg < 0) return false;
-    rl->regs[reg].modes++;
+    rl->wait_set.regs[reg].modes++;
     rl_index_map_put(&m->v1_positions, (uintptr_t)s, m->v1_count); /* room reserved above */
     m->v1[m->v1_count++] = (uint32_t)reg;
     return true;
 }
 
-void rl_source_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *scheduled) {
+void rl_source_add_to_mode_locked(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *scheduled) {
     if (mode_contains_source(rl, m, s)) return;
     /* Asked outside the source's lock, once per loop (the modes share the
        registration): user code may call back into the API. */
     int fd = -1;
-    if (s->version == 1 && s->context.v1.getFileDescriptor && rl_reg_find(rl, s) < 0)
+    if (s->version == 1 && s->context.v1.getFileDescriptor && rl_wait_set_reg_find_locked(rl, s) < 0)
         fd = s->context.v1.getFileDescriptor(s->context.v1.info);
     /* Room for the schedule callout first: out of memory, nothing changes. */
     if (s->version == 0 && scheduled && !rl_callback_list_reserve(scheduled, scheduled->count + 1)) return;
     rl_item_lock_acquire(&s->lock);
-    bool ok = atomic_load(&s->valid) && rl_ptr_array_reserve(&s->loops, s->loops.count + 1) && link_join(rl, s);
+    bool ok = atomic_load(&s->valid) && rl_ptr_array_reserve(&s->loops, s->loops.count + 1) &&
+              rl_signal_inbox_link_join_locked(rl, s);
     if (ok) ok = s->version == 0 ? add_source0(m, s) : add_source1(rl, m, s, fd);
     if (ok) rl_ptr_array_append(&s->loops, rl);
-    else link_leave(rl, s); /* a link just made for this membership */
+    else rl_signal_inbox_link_leave_locked(rl, s); /* a link just made for this membership */
     rl_item_lock_release(&s->lock);
     if (!ok) return;
     RLRetain(s);
@@ -327,13 +159,13 @@ static bool remove_source1(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s) {
     m->v1[pos] = m->v1[--m->v1_count];
     rl_index_map_delete(&m->v1_positions, (uintptr_t)s);
     if ((uint32_t)pos < m->v1_count) /* the last one moved into its place */
-        rl_index_map_put(&m->v1_positions, (uintptr_t)rl->regs[m->v1[pos]].source, (uint32_t)pos);
-    if (--rl->regs[reg].modes == 0) rl_reg_remove(rl, reg);
-    else if (m == rl->armed_mode) rl_reg_set_armed(rl, reg, false);
+        rl_index_map_put(&m->v1_positions, (uintptr_t)rl->wait_set.regs[m->v1[pos]].source, (uint32_t)pos);
+    if (--rl->wait_set.regs[reg].modes == 0) rl_wait_set_reg_remove_locked(rl, reg);
+    else if (m == rl->wait_set.armed_mode) rl_wait_set_reg_set_armed_locked(rl, reg, false);
     return true;
 }
 
-bool rl_source_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *cancelled) {
+bool rl_source_remove_from_mode_locked(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef s, rl_callback_list *cancelled) {
     if (s->version == 0 && cancelled && !rl_callback_list_reserve(cancelled, cancelled->count + 1) &&
         mode_contains_source(rl, m, s)) {
         /* Out of memory with the inline entries used: run the cancels owed
@@ -350,7 +182,7 @@ bool rl_source_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef 
     rl->removals++;
     rl_item_lock_acquire(&s->lock);
     rl_ptr_array_remove(&s->loops, rl);
-    link_leave(rl, s);
+    rl_signal_inbox_link_leave_locked(rl, s);
     rl_item_lock_release(&s->lock);
     if (s->version == 0 && cancelled) rl_callback_list_add(cancelled, m, s);
     rl_loop_release_locked(rl, s);
@@ -363,9 +195,10 @@ bool rl_source_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopSourceRef 
 static bool add_common(RLRunLoopRef rl, RLRunLoopSourceRef s) {
     if (!rl_item_set_insert(&rl->common_sources, s, 0)) return false; /* already there, or no memory */
     rl_item_lock_acquire(&s->lock);
-    bool ok = atomic_load(&s->valid) && rl_ptr_array_reserve(&s->loops, s->loops.count + 1) && link_join(rl, s);
+    bool ok = atomic_load(&s->valid) && rl_ptr_array_reserve(&s->loops, s->loops.count + 1) &&
+              rl_signal_inbox_link_join_locked(rl, s);
     if (ok) rl_ptr_array_append(&s->loops, rl);
-    else link_leave(rl, s);
+    else rl_signal_inbox_link_leave_locked(rl, s);
     rl_item_lock_release(&s->lock);
     if (!ok) {
         rl_item_set_remove(&rl->common_sources, s);
@@ -376,11 +209,11 @@ static bool add_common(RLRunLoopRef rl, RLRunLoopSourceRef s) {
 }
 
 /* Leaves the loop's common items (not the modes). Loop locked. */
-bool rl_source_remove_common(RLRunLoopRef rl, RLRunLoopSourceRef s) {
+bool rl_source_remove_common_locked(RLRunLoopRef rl, RLRunLoopSourceRef s) {
     if (!rl_item_set_remove(&rl->common_sources, s)) return false;
     rl_item_lock_acquire(&s->lock);
     rl_ptr_array_remove(&s->loops, rl);
-    link_leave(rl, s);
+    rl_signal_inbox_link_leave_locked(rl, s);
     rl_item_lock_release(&s->lock);
     rl_loop_release_locked(rl, s);
     return true;
@@ -396,13 +229,13 @@ void RLRunLoopAddSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RLRunLoopMod
         if (add_common(rl, source)) {
             for (size_t i = 0; i < rl->mode_count; i++) {
                 if (!rl->modes[i]->is_common) continue;
-                rl_source_add_to_mode(rl, rl->modes[i], source, &scheduled);
+                rl_source_add_to_mode_locked(rl, rl->modes[i], source, &scheduled);
                 if (!mode_contains_source(rl, rl->modes[i], source)) rl->modes[i]->common_incomplete = true;
             }
         }
     } else {
         rl_mode *m = rl_mode_find_or_create(rl, mode);
-        if (m) rl_source_add_to_mode(rl, m, source, &scheduled);
+        if (m) rl_source_add_to_mode_locked(rl, m, source, &scheduled);
     }
     rl_loop_unlock(rl);
     rl_callback_list_run_schedule(rl, &scheduled);
@@ -413,13 +246,13 @@ void RLRunLoopRemoveSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RLRunLoop
     rl_callback_list cancelled = {0};
     rl_loop_lock(rl);
     if (rl_mode_name_is_common(mode)) {
-        if (rl_source_remove_common(rl, source)) {
+        if (rl_source_remove_common_locked(rl, source)) {
             for (size_t i = 0; i < rl->mode_count; i++)
-                if (rl->modes[i]->is_common) rl_source_remove_from_mode(rl, rl->modes[i], source, &cancelled);
+                if (rl->modes[i]->is_common) rl_source_remove_from_mode_locked(rl, rl->modes[i], source, &cancelled);
         }
     } else {
         rl_mode *m = rl_mode_find(rl, mode);
-        if (m) rl_source_remove_from_mode(rl, m, source, &cancelled);
+        if (m) rl_source_remove_from_mode_locked(rl, m, source, &cancelled);
     }
     rl_loop_unlock(rl);
     rl_callback_list_run_cancel(rl, &cancelled);
@@ -441,8 +274,8 @@ bool RLRunLoopContainsSource(RLRunLoopRef rl, RLRunLoopSourceRef source, RLRunLo
 
 /* Removes the source from every mode of one loop; loop locked. */
 static void remove_from_loop(RLRunLoopRef rl, RLRunLoopSourceRef s, rl_callback_list *cancelled) {
-    rl_source_remove_common(rl, s);
-    for (size_t i = 0; i < rl->mode_count; i++) rl_source_remove_from_mode(rl, rl->modes[i], s, cancelled);
+    rl_source_remove_common_locked(rl, s);
+    for (size_t i = 0; i < rl->mode_count; i++) rl_source_remove_from_mode_locked(rl, rl->modes[i], s, cancelled);
 }
 
 void RLRunLoopSourceInvalidate(RLRunLoopSourceRef source) {
@@ -486,8 +319,8 @@ static void refresh_in_loops(RLRunLoopSourceRef s) {
     for (size_t i = 0; i < n; i++) {
         RLRunLoopRef rl = loops[i];
         rl_loop_lock(rl);
-        long reg = rl_reg_find(rl, s);
-        bool wake = reg >= 0 && rl_reg_refresh(rl, reg);
+        long reg = rl_wait_set_reg_find_locked(rl, s);
+        bool wake = reg >= 0 && rl_wait_set_reg_refresh_locked(rl, reg);
         rl_loop_unlock(rl);
         if (wake) RLRunLoopWakeUp(rl);
         RLRelease(rl);
@@ -507,66 +340,12 @@ void RLRunLoopSourceSetWatchedEvents(RLRunLoopSourceRef source, RLOptionFlags ev
 
 /* ---- performing ---------------------------------------------------------- */
 
-static int64_t signal_time(const rl_item_node *node) {
-    const struct __RLRunLoopSource *s = node->item;
-    return atomic_load_explicit(&s->signalled_at, memory_order_relaxed);
-}
-
-/* CF's order among signalled sources: by order, then the earliest signal;
-   the order they joined the mode breaks what is left of a tie. */
-static bool node_precedes(const rl_item_node *a, const rl_item_node *b) {
-    if (a->order != b->order) return a->order < b->order;
-    int64_t ta = signal_time(a), tb = signal_time(b);
-    if (ta != tb) return ta < tb;
-    return a->seq < b->seq;
-}
-
-static int compare_nodes(const void *a, const void *b) {
-    const rl_item_node *x = *(rl_item_node *const *)a, *y = *(rl_item_node *const *)b;
-    return node_precedes(x, y) ? -1 : node_precedes(y, x) ? 1 : 0;
-}
-
-/* Fills `ready` with the mode's nodes of the loop's valid signalled sources
-   (only the first by order when stop_after_one), dropping from the list the
-   links of sources no longer signalled. Loop locked. */
-static void collect_signalled(RLRunLoopRef rl, rl_mode *m, bool stop_after_one, rl_ptr_array *ready) {
-    take_inbox(rl);
-    rl_item_node *first = NULL;
-    for (size_t i = 0; i < rl->signalled.count;) {
-        rl_signal_link *link = rl->signalled.items[i];
-        RLRunLoopSourceRef s = link->source;
-        if (!atomic_load(&s->signalled)) {
-            if (!unlist_if_unsignalled(rl, link)) i++; /* else the last link moved to i */
-            continue;
-        }
-        i++;
-        rl_item_node *node = atomic_load(&s->valid) ? rl_item_set_find(&m->sources0, s) : NULL;
-        if (!node) continue; /* another mode's: it waits for that mode */
-        if (stop_after_one) {
-            if (!first || node_precedes(node, first)) first = node;
-        } else if (!rl_ptr_array_append(ready, node)) {
-            break; /* out of memory: the rest stay listed for the next pass */
-        }
-    }
-    if (first) rl_ptr_array_append(ready, first); /* the scratch space always has room for one */
-    if (ready->count > 1) qsort(ready->items, ready->count, sizeof *ready->items, compare_nodes);
-}
-
-bool rl_mode_has_signalled_source(RLRunLoopRef rl, rl_mode *m) {
-    take_inbox(rl);
-    for (size_t i = 0; i < rl->signalled.count; i++) {
-        RLRunLoopSourceRef s = ((rl_signal_link *)rl->signalled.items[i])->source;
-        if (atomic_load(&s->signalled) && atomic_load(&s->valid) && rl_item_set_contains(&m->sources0, s)) return true;
-    }
-    return false;
-}
-
 /* __CFRunLoopDoSources0 */
 bool rl_do_sources0(RLRunLoopRef rl, rl_mode *m, bool stop_after_one) {
-    if (rl->signalled.count == 0 && !atomic_load_explicit(&rl->signal_inbox, memory_order_relaxed)) return false;
-    rl_ptr_array *ready = rl_loop_scratch(rl);
+    if (rl_signal_inbox_is_empty_locked(rl)) return false;
+    rl_ptr_array *ready = rl_scratch_items_locked(rl);
     if (!ready) return false;
-    collect_signalled(rl, m, stop_after_one, ready);
+    rl_signal_inbox_collect_locked(rl, m, stop_after_one, ready);
     if (ready->count == 0) return false;
     for (size_t i = 0; i < ready->count; i++) { /* the nodes may go with a removal once unlocked */
         RLRunLoopSourceRef s = ((rl_item_node *)ready->items[i])->item;
@@ -614,8 +393,8 @@ RLOptionFlags RLRunLoopSourceGetReadyEvents(RLRunLoopSourceRef source) {
 static RLRunLoopSourceRef live_source_of(RLRunLoopRef rl, uint64_t token) {
     if (token == RL_EVENT_WAKE || token == RL_EVENT_TIMER || token == RL_EVENT_DISARMED) return NULL;
     uint32_t index = (uint32_t)token;
-    if (index >= rl->reg_capacity) return NULL;
-    const rl_v1_reg *r = &rl->regs[index];
+    if (index >= rl->wait_set.reg_capacity) return NULL;
+    const rl_v1_reg *r = &rl->wait_set.regs[index];
     if (!r->source || !r->armed || r->generation != (uint32_t)(token >> 32)) return NULL;
     return atomic_load(&r->source->valid) ? r->source : NULL;
 }

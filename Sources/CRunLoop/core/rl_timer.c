@@ -1,5 +1,10 @@
 /*
- * rl_timer.c: timers, and firing them (__CFRunLoopDoTimers).
+ * rl_timer.c: timers: creating them, their dates, adding them to modes and
+ * removing them, and their slots in the modes' heaps. Firing them is
+ * rl_timer_fire.c's.
+ *
+ * Over 500 lines: the timer's creation, dates and memberships share the slot
+ * and heap bookkeeping below, which no other file may touch.
  *
  * Invariants: a timer is in at most one loop (`rl`); it has one slot per mode
  * it is in, each slot holding one reference; a slot is in its mode's heap
@@ -16,12 +21,12 @@
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdlib.h>
-#include "rl_internal.h"
+#include "rl_timer_slots.h"
 
 static void finalize_timer(rl_object *obj);
 /* A timer fits one 96-byte malloc chunk (see rl_timer_extra). */
 _Static_assert(sizeof(struct __RLRunLoopTimer) <= 88 || sizeof(void *) != 8, "timer grew past 88 bytes");
-const rl_class rl_timer_class = {"RLRunLoopTimer", finalize_timer, rl_timer_copy_description};
+const rl_class rl_timer_class = {"RLRunLoopTimer", finalize_timer, rl_description_of_timer};
 
 static double clamp_interval(RLTimeInterval interval) {
     if (isnan(interval) || interval <= 0) return 0;
@@ -95,7 +100,7 @@ RLRunLoopTimerRef RLRunLoopTimerCreate(RLAbsoluteTime fireDate, RLTimeInterval i
     return t;
 }
 
-static void release_info(RLRunLoopTimerRef t) {
+void rl_timer_release_info(RLRunLoopTimerRef t) {
     rl_timer_extra *x = rl_timer_extra_of(t);
     if (x && x->release) rl_release_info_once(&t->lock, &x->info_released, x->release, t->info);
 }
@@ -108,12 +113,12 @@ static void release_info_unless_firing(RLRunLoopTimerRef t) {
     bool defer = t->firing;
     if (defer) t->release_after_firing = true;
     rl_item_lock_release(&t->lock);
-    if (!defer) release_info(t);
+    if (!defer) rl_timer_release_info(t);
 }
 
 static void finalize_timer(rl_object *obj) {
     RLRunLoopTimerRef t = (RLRunLoopTimerRef)obj;
-    release_info(t);
+    rl_timer_release_info(t);
     rl_timer_extra *x = rl_timer_extra_of(t);
     if (x) {
         free(x->more_slots);
@@ -167,22 +172,8 @@ RLTimeInterval RLRunLoopTimerGetTolerance(RLRunLoopTimerRef timer) {
     return tolerance;
 }
 
-/* The timer's slots: its own first (if used), then those in its extra part.
-   Timer locked (or its loop). */
-static size_t slot_count(RLRunLoopTimerRef t) {
-    return rl_timer_slot_count(t);
-}
-
-static rl_timer_slot *slot_at(RLRunLoopTimerRef t, size_t i) {
-    if (t->slot.mode) {
-        if (i == 0) return &t->slot;
-        i--;
-    }
-    return rl_timer_extra_of(t)->more_slots[i];
-}
-
 /* Locks the loop the timer is in (if any) and the timer; returns the loop. */
-static RLRunLoopRef lock_timer_and_loop(RLRunLoopTimerRef t) {
+RLRunLoopRef rl_timer_lock_with_loop(RLRunLoopTimerRef t) {
     for (;;) {
         rl_item_lock_acquire(&t->lock);
         RLRunLoopRef rl = t->rl;
@@ -201,7 +192,7 @@ static RLRunLoopRef lock_timer_and_loop(RLRunLoopTimerRef t) {
     }
 }
 
-static void unlock_timer_and_loop(RLRunLoopTimerRef t, RLRunLoopRef rl) {
+void rl_timer_unlock_with_loop(RLRunLoopTimerRef t, RLRunLoopRef rl) {
     rl_item_lock_release(&t->lock);
     if (rl) rl_loop_unlock(rl);
 }
@@ -214,7 +205,7 @@ static void unlock_timer_and_loop(RLRunLoopTimerRef t, RLRunLoopRef rl) {
    millisecond for a foreground app); the cap here is lower, so that a timer's
    lateness stays well under libev's millisecond. */
 #define RL_TIMER_LEEWAY_CAP_NS 500000
-static uint32_t implicit_leeway(int64_t ahead_ns) {
+uint32_t rl_timer_implicit_leeway(int64_t ahead_ns) {
     if (ahead_ns <= 0) return 0;
     int64_t leeway = ahead_ns / 8;
     return leeway > RL_TIMER_LEEWAY_CAP_NS ? RL_TIMER_LEEWAY_CAP_NS : (uint32_t)leeway;
@@ -230,19 +221,19 @@ static uint32_t implicit_leeway(int64_t ahead_ns) {
    still read one clock, the cheap one. */
 static inline __attribute__((always_inline)) uint32_t added_timer_leeway(int64_t deadline, int64_t coarse_now,
                                                                          bool manual) {
-    if (manual) return implicit_leeway(deadline - coarse_now); /* a manual clock's reading is exact */
+    if (manual) return rl_timer_implicit_leeway(deadline - coarse_now); /* a manual clock's reading is exact */
     if (deadline - coarse_now >= 8 * (int64_t)RL_TIMER_LEEWAY_CAP_NS + 2 * rl_mono_coarse_tick())
         return RL_TIMER_LEEWAY_CAP_NS;
-    return implicit_leeway(deadline - rl_mono_now());
+    return rl_timer_implicit_leeway(deadline - rl_mono_now());
 }
 
 /* Puts a slot into its mode's heap, after every timer already there with the
    same deadline (CF inserts a timer after its equals, whether it is new,
    re-added, re-dated or advanced after firing), with the timer's implicit
    leeway. Loop and timer locked. */
-static bool schedule_slot(RLRunLoopTimerRef t, rl_timer_slot *slot, uint32_t leeway) {
+bool rl_timer_schedule_slot_locked(RLRunLoopTimerRef t, rl_timer_slot *slot, uint32_t leeway) {
     rl_mode *m = slot->mode;
-    slot->heap_handle = rl_heap_insert(&m->timers, slot, t->fire_ns, ++m->rl->timer_sequence);
+    slot->heap_handle = rl_heap_insert(&m->timers, slot, t->fire_ns, ++m->rl->timers.sequence);
     if (slot->heap_handle == RL_HEAP_NO_HANDLE) return false;
     rl_heap_set_leeway(&m->timers, slot->heap_handle, leeway);
     return true;
@@ -260,7 +251,7 @@ static bool schedule_slot(RLRunLoopTimerRef t, rl_timer_slot *slot, uint32_t lee
    that room, a slot goes unlisted (only the next fire date misses it). */
 #define FIRING_ROOM 4
 
-static bool firing_room(rl_mode *m, uint32_t count) {
+bool rl_timer_firing_room_locked(rl_mode *m, uint32_t count) {
     if (count <= m->firing_capacity) return true;
     uint32_t cap = m->firing_capacity ? m->firing_capacity * 2 : FIRING_ROOM;
     rl_timer_slot **grown = realloc(m->firing, cap * sizeof *grown);
@@ -269,46 +260,6 @@ static bool firing_room(rl_mode *m, uint32_t count) {
     m->firing_capacity = cap;
     return true;
 }
-
-static inline void list_firing(rl_timer_slot *slot) {
-    rl_mode *m = slot->mode;
-    if (m->firing_count < m->firing_capacity || firing_room(m, m->firing_count + 1))
-        m->firing[m->firing_count++] = slot;
-}
-
-/* Takes the slot off its mode's list if it is there: usually the last, as
-   nested firings end innermost first. */
-static inline void unlist_firing(rl_timer_slot *slot) {
-    rl_mode *m = slot->mode;
-    for (uint32_t i = m->firing_count; i-- > 0;)
-        if (m->firing[i] == slot) {
-            m->firing[i] = m->firing[--m->firing_count];
-            return;
-        }
-}
-
-/* A timer a pass owes a firing to, with the key it had when the pass began. */
-typedef struct {
-    rl_heap_key key;
-    RLRunLoopTimerRef timer; /* retained */
-} displaced_timer;
-
-/* A pass firing a mode's timers (rl_do_timers), on its C stack. The timers
-   it owes a firing to are those due at its start: the heap entries with
-   deadline <= now and sequence <= sequence (nothing (re)scheduled since has a
-   smaller sequence). It pops them off the heap in order; one of them taken
-   out or re-keyed by anything else (a callout, a nested pass, another
-   thread) before its turn loses its key, so it is noted here, retained,
-   with the key it had. Under the lock of the mode's loop. */
-typedef struct rl_timer_pass {
-    int64_t now;
-    uint64_t sequence;
-    rl_timer_slot *own; /* the slot the pass is firing: its removal is the pass's own pop */
-    displaced_timer *displaced;
-    size_t displaced_count, displaced_capacity;
-    bool displaced_lost; /* out of memory: a displaced timer waits for a later pass */
-    struct rl_timer_pass *outer;
-} rl_timer_pass;
 
 static void note_displaced_in(rl_timer_pass *p, const rl_heap_key *key, RLRunLoopTimerRef t) {
     if (p->displaced_count == p->displaced_capacity) {
@@ -338,7 +289,7 @@ static void note_if_owed(rl_timer_slot *slot) {
 }
 
 /* Takes a slot out of its mode's heap, if it is there. Loop and timer locked. */
-static void unschedule_slot(rl_timer_slot *slot) {
+void rl_timer_unschedule_slot_locked(rl_timer_slot *slot) {
     if (slot->heap_handle == RL_HEAP_NO_HANDLE) return;
     if (slot->mode->timer_passes) note_if_owed(slot);
     rl_heap_remove(&slot->mode->timers, slot->heap_handle);
@@ -347,15 +298,15 @@ static void unschedule_slot(rl_timer_slot *slot) {
 
 /* Re-keys every scheduled slot after the deadline moved; both locks held. */
 static void reschedule_slots(RLRunLoopTimerRef t) {
-    uint32_t leeway = implicit_leeway(t->fire_ns - rl_loop_now(t->rl));
-    for (size_t i = 0; i < slot_count(t); i++) {
-        rl_timer_slot *slot = slot_at(t, i);
+    uint32_t leeway = rl_timer_implicit_leeway(t->fire_ns - rl_loop_now(t->rl));
+    for (size_t i = 0; i < rl_timer_slot_count(t); i++) {
+        rl_timer_slot *slot = rl_timer_slot_at(t, i);
         if (slot->heap_handle == RL_HEAP_NO_HANDLE) continue;
         rl_mode *m = slot->mode;
         if (m->timer_passes) note_if_owed(slot);
-        rl_heap_update(&m->timers, slot->heap_handle, t->fire_ns, ++m->rl->timer_sequence);
+        rl_heap_update(&m->timers, slot->heap_handle, t->fire_ns, ++m->rl->timers.sequence);
         rl_heap_set_leeway(&m->timers, slot->heap_handle, leeway);
-        rl_mode_timers_changed(m);
+        rl_mode_timers_changed_locked(m);
     }
 }
 
@@ -363,32 +314,32 @@ void RLRunLoopTimerSetNextFireDate(RLRunLoopTimerRef timer, RLAbsoluteTime fireD
     if (!timer || !atomic_load(&timer->valid)) return;
     fireDate = clamp_date(fireDate);
     int64_t deadline = rl_deadline_for_date(fireDate);
-    RLRunLoopRef rl = lock_timer_and_loop(timer);
+    RLRunLoopRef rl = rl_timer_lock_with_loop(timer);
     timer->fire_date = fireDate;
     /* A manual clock's deadlines are its dates. */
     if (rl && rl_loop_manual_clock(rl)) deadline = rl_loop_deadline_for_date(rl, fireDate, rl_loop_now(rl));
     timer->fire_ns = deadline;
     if (rl) reschedule_slots(timer);
-    unlock_timer_and_loop(timer, rl);
+    rl_timer_unlock_with_loop(timer, rl);
 }
 
 void RLRunLoopTimerSetTolerance(RLRunLoopTimerRef timer, RLTimeInterval tolerance) {
     if (!timer) return;
-    RLRunLoopRef rl = lock_timer_and_loop(timer);
+    RLRunLoopRef rl = rl_timer_lock_with_loop(timer);
     double before = rl_timer_tolerance(timer);
     double after = clamp_tolerance(timer, tolerance);
     rl_timer_extra *x = after > 0 ? extra_made(timer) : rl_timer_extra_of(timer);
     if (x) { /* else out of memory: the tolerance stays 0 */
         x->tolerance = after;
         x->tolerance_ns = rl_seconds_to_ns(after);
-        for (size_t i = 0; rl && i < slot_count(timer); i++) {
-            rl_mode *m = slot_at(timer, i)->mode;
+        for (size_t i = 0; rl && i < rl_timer_slot_count(timer); i++) {
+            rl_mode *m = rl_timer_slot_at(timer, i)->mode;
             if (before > 0) m->tolerant_timers--;
             if (after > 0) m->tolerant_timers++;
-            rl_mode_timers_changed(m);
+            rl_mode_timers_changed_locked(m);
         }
     }
-    unlock_timer_and_loop(timer, rl);
+    rl_timer_unlock_with_loop(timer, rl);
 }
 
 /* ---- membership ---------------------------------------------------------- */
@@ -424,7 +375,7 @@ static bool claim_now(RLRunLoopRef rl, RLRunLoopTimerRef t) {
 }
 
 static void unclaim_if_unused(RLRunLoopTimerRef t) {
-    if (slot_count(t) == 0 && !t->in_common) t->rl = NULL;
+    if (rl_timer_slot_count(t) == 0 && !t->in_common) t->rl = NULL;
 }
 
 /* A slot for mode m, unscheduled: the timer's own if free, else a new one in
@@ -460,20 +411,20 @@ static void drop_slot(RLRunLoopTimerRef t, rl_timer_slot *slot) {
 }
 
 static inline __attribute__((always_inline)) void add_slot(rl_mode *m, RLRunLoopTimerRef t, int64_t now, bool manual) {
-    if (rl_timer_slot_for_mode(t, m) || !firing_room(m, FIRING_ROOM)) return;
+    if (rl_timer_slot_for_mode(t, m) || !rl_timer_firing_room_locked(m, FIRING_ROOM)) return;
     rl_timer_slot *slot = new_slot(t, m);
     if (!slot) return;
     /* A firing timer is scheduled when its callout ends (end_firing). */
     if (t->firing) {
-        list_firing(slot);
-    } else if (!schedule_slot(t, slot, added_timer_leeway(t->fire_ns, now, manual))) {
+        rl_timer_list_firing_locked(slot);
+    } else if (!rl_timer_schedule_slot_locked(t, slot, added_timer_leeway(t->fire_ns, now, manual))) {
         drop_slot(t, slot);
         return;
     }
     m->timer_count++;
     if (rl_timer_tolerance(t) > 0) m->tolerant_timers++;
     RLRetain(t);
-    rl_mode_timers_changed(m);
+    rl_mode_timers_changed_locked(m);
 }
 
 /* `now` for the date's conversion and the leeway; `manual` a constant at
@@ -492,30 +443,30 @@ static __attribute__((noinline)) void add_to_mode_on_manual_clock(RLRunLoopRef r
     add_to_mode(rl, m, t, rl_loop_coarse_now(rl), true);
 }
 
-void rl_timer_add_to_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
+void rl_timer_add_to_mode_locked(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
     if (__builtin_expect(rl_loop_manual_clock(rl) != NULL, 0)) add_to_mode_on_manual_clock(rl, m, t);
     else add_to_mode(rl, m, t, rl_mono_coarse_now(), false);
 }
 
 /* Timer locked. */
 static bool remove_slot(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
-    for (size_t i = 0; i < slot_count(t); i++) {
-        rl_timer_slot *slot = slot_at(t, i);
+    for (size_t i = 0; i < rl_timer_slot_count(t); i++) {
+        rl_timer_slot *slot = rl_timer_slot_at(t, i);
         if (slot->mode != m) continue;
-        unschedule_slot(slot);
-        if (m->firing_count) unlist_firing(slot);
+        rl_timer_unschedule_slot_locked(slot);
+        if (m->firing_count) rl_timer_unlist_firing_locked(slot);
         drop_slot(t, slot);
         rl->removals++;
         m->timer_count--;
         if (rl_timer_tolerance(t) > 0) m->tolerant_timers--;
-        rl_mode_timers_changed(m);
+        rl_mode_timers_changed_locked(m);
         rl_loop_release_locked(rl, t);
         return true;
     }
     return false;
 }
 
-bool rl_timer_remove_from_mode(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
+bool rl_timer_remove_from_mode_locked(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t) {
     rl_item_lock_acquire(&t->lock);
     bool removed = t->rl == rl && remove_slot(rl, m, t);
     if (removed) unclaim_if_unused(t);
@@ -539,14 +490,14 @@ void RLRunLoopAddTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopMode m
             RLRetain(timer);
             for (size_t i = 0; i < rl->mode_count; i++) {
                 if (!rl->modes[i]->is_common) continue;
-                rl_timer_add_to_mode(rl, rl->modes[i], timer);
+                rl_timer_add_to_mode_locked(rl, rl->modes[i], timer);
                 if (!rl_timer_slot_for_mode(timer, rl->modes[i]))
                     rl->modes[i]->common_incomplete = true; /* out of memory: retried */
             }
         }
     } else {
         rl_mode *m = is_default ? rl_mode_default(rl) : rl_mode_find_or_create(rl, mode);
-        if (m) rl_timer_add_to_mode(rl, m, timer);
+        if (m) rl_timer_add_to_mode_locked(rl, m, timer);
     }
     rl_loop_unlock(rl);
 }
@@ -596,9 +547,9 @@ bool RLRunLoopContainsTimer(RLRunLoopRef rl, RLRunLoopTimerRef timer, RLRunLoopM
 }
 
 /* Takes the timer out of every mode of rl and out of rl. Loop and timer locked. */
-static void remove_everywhere(RLRunLoopRef rl, RLRunLoopTimerRef t) {
+void rl_timer_remove_everywhere_locked(RLRunLoopRef rl, RLRunLoopTimerRef t) {
     remove_from_common(rl, t);
-    for (size_t n; (n = slot_count(t)) > 0;) remove_slot(rl, slot_at(t, n - 1)->mode, t);
+    for (size_t n; (n = rl_timer_slot_count(t)) > 0;) remove_slot(rl, rl_timer_slot_at(t, n - 1)->mode, t);
     unclaim_if_unused(t);
 }
 
@@ -606,295 +557,11 @@ void RLRunLoopTimerInvalidate(RLRunLoopTimerRef timer) {
     if (!timer) return;
     RLRetain(timer);
     bool was_valid = atomic_exchange(&timer->valid, false);
-    RLRunLoopRef rl = lock_timer_and_loop(timer);
-    if (rl) remove_everywhere(rl, timer);
-    unlock_timer_and_loop(timer, rl);
+    RLRunLoopRef rl = rl_timer_lock_with_loop(timer);
+    if (rl) rl_timer_remove_everywhere_locked(rl, timer);
+    rl_timer_unlock_with_loop(timer, rl);
     if (was_valid) release_info_unless_firing(timer);
     RLRelease(timer);
-}
-
-/* ---- firing -------------------------------------------------------------- */
-
-/* Takes a timer out of every heap for its own callout; loop and timer locked. */
-static void begin_firing(RLRunLoopTimerRef t) {
-    t->firing = true;
-    for (size_t i = 0; i < slot_count(t); i++) {
-        rl_timer_slot *slot = slot_at(t, i);
-        unschedule_slot(slot);
-        list_firing(slot);
-    }
-}
-
-/* The date `steps` intervals after `date`: exact on the date's own grid,
-   unless that grid has drifted from the deadline's (a date clamped at
-   creation, or the wall clock stepped), and then derived from the deadline. */
-static RLAbsoluteTime next_grid_date(RLRunLoopTimerRef t, RLAbsoluteTime date, int64_t steps, int64_t now) {
-    RLAbsoluteTime on_grid = date + (double)steps * rl_timer_interval(t);
-    RLAbsoluteTime today = t->rl ? rl_loop_date_now(t->rl) : RLAbsoluteTimeGetCurrent();
-    RLAbsoluteTime from_deadline = today + (double)(t->fire_ns - now) * 1e-9;
-    return fabs(on_grid - from_deadline) > 1.0 ? from_deadline : on_grid;
-}
-
-/* What a timer was fired for: its date and deadline when its callout began. */
-typedef struct {
-    RLAbsoluteTime date;
-    int64_t deadline_ns;
-    bool manual; /* on a manual clock's frame of deadlines (rl_clock.c) */
-} fired_at;
-
-/* A callout that moved its timer to a loop on the other kind of clock
-   leaves deadlines of the first: they are taken again from the dates, in
-   the frame of the loop the timer is in now. Timer and t->rl locked. */
-static void convert_if_moved_across_clocks(RLRunLoopTimerRef t, fired_at *fired, int64_t now) {
-    if (!t->rl || (rl_loop_manual_clock(t->rl) != NULL) == fired->manual) return;
-    fired->deadline_ns = rl_loop_deadline_for_date(t->rl, fired->date, now);
-    t->fire_ns = rl_loop_deadline_for_date(t->rl, t->fire_date, now);
-}
-
-/* After the callout, under the lock of the loop the timer is in now (none, or
-   another loop than the one that fired it, if the callout moved it): as in
-   __CFRunLoopDoTimer, a date the callout moved later is kept; otherwise a
-   repeating timer moves to the first point of its grid (fire + k * interval,
-   counted from the date it fired for) after now, once however late, and any
-   earlier date the callout set is ignored. Then every slot out of its heap
-   (all of them, or those of the modes it was added to meanwhile) is
-   scheduled, after the timers of equal date. Returns whether an
-   invalidation during the callout left info for it to release. Timer
-   locked; t->rl locked. */
-static bool end_firing(RLRunLoopTimerRef t, fired_at fired) {
-    t->firing = false;
-    bool release_info_now = t->release_after_firing;
-    t->release_after_firing = false;
-    if (!atomic_load(&t->valid)) return release_info_now; /* its invalidation removes every slot */
-    int64_t now = t->rl ? rl_loop_now(t->rl) : rl_mono_now();
-    convert_if_moved_across_clocks(t, &fired, now);
-    if (rl_timer_interval(t) > 0 && t->fire_date <= fired.date) {
-        int64_t interval_ns = rl_seconds_to_ns(rl_timer_interval(t));
-        int64_t steps = now >= fired.deadline_ns ? (now - fired.deadline_ns) / interval_ns + 1 : 1;
-        t->fire_ns = fired.deadline_ns + steps * interval_ns;
-        t->fire_date = next_grid_date(t, fired.date, steps, now);
-    }
-    uint32_t leeway = implicit_leeway(t->fire_ns - now);
-    for (size_t i = 0; i < slot_count(t); i++) {
-        rl_timer_slot *slot = slot_at(t, i);
-        if (slot->heap_handle != RL_HEAP_NO_HANDLE) continue;
-        unlist_firing(slot);
-        schedule_slot(t, slot, leeway);
-        rl_mode_timers_changed(slot->mode);
-    }
-    return release_info_now;
-}
-
-/* Ends the firing under the right lock and returns with `rl` locked. The
-   timer usually stayed in `rl`; one its callout moved to another loop is
-   finished under that loop's lock (never two loop locks at once), so that
-   loop's heap is only ever touched under its own lock, and it re-arms.
-   Returns end_firing's answer. */
-static bool finish_firing(RLRunLoopRef rl, RLRunLoopTimerRef t, fired_at fired) {
-    rl_loop_relock(rl);
-    rl_item_lock_acquire(&t->lock);
-    if (t->rl == rl || t->rl == NULL) {
-        bool release_info_now = end_firing(t, fired);
-        rl_item_lock_release(&t->lock);
-        return release_info_now;
-    }
-    rl_item_lock_release(&t->lock);
-    rl_loop_unlock(rl);
-    RLRunLoopRef now_in = lock_timer_and_loop(t);
-    bool release_info_now = end_firing(t, fired);
-    unlock_timer_and_loop(t, now_in);
-    rl_loop_relock(rl);
-    return release_info_now;
-}
-
-/* CF: a one-shot timer is invalidated after its callout, even if the
-   callout re-dated it. This is RLRunLoopTimerInvalidate and the end of the
-   firing in one round of the loop's lock (the common case: the timer is
-   still in rl, or in no loop); a timer the callout moved to another loop is
-   taken out of that one under its own lock. Returns, with rl locked, whether
-   info is now to be released (the invalidation's release, deferred while
-   the callout ran). */
-static bool finish_one_shot(RLRunLoopRef rl, RLRunLoopTimerRef t) {
-    rl_loop_relock(rl);
-    bool was_valid = atomic_exchange(&t->valid, false);
-    rl_item_lock_acquire(&t->lock);
-    if (t->rl == rl) {
-        remove_everywhere(rl, t);
-    } else if (t->rl) {
-        rl_item_lock_release(&t->lock);
-        rl_loop_unlock(rl);
-        RLRunLoopRef now_in = lock_timer_and_loop(t);
-        if (now_in) remove_everywhere(now_in, t);
-        rl_item_lock_release(&t->lock);
-        if (now_in) rl_loop_unlock(now_in);
-        rl_loop_relock(rl);
-        rl_item_lock_acquire(&t->lock);
-    }
-    t->firing = false;
-    bool release_info_now = was_valid || t->release_after_firing;
-    t->release_after_firing = false;
-    rl_item_lock_release(&t->lock);
-    return release_info_now;
-}
-
-/* __CFRunLoopDoTimer: fires t unless an earlier callout of the pass (or
-   another thread) invalidated it, removed it from this mode or loop, or
-   re-dated it past `now`, or its callout is already running; a skipped timer
-   is left exactly as it is. Loop locked on entry and exit. */
-static bool fire(RLRunLoopRef rl, rl_mode *m, RLRunLoopTimerRef t, int64_t now) {
-    rl_item_lock_acquire(&t->lock);
-    bool due = atomic_load(&t->valid) && t->rl == rl && !t->firing && t->fire_ns <= now && rl_timer_slot_for_mode(t, m);
-    if (!due) {
-        rl_item_lock_release(&t->lock);
-        return false;
-    }
-    begin_firing(t);
-    fired_at fired = {t->fire_date, t->fire_ns, rl_loop_manual_clock(rl) != NULL};
-    rl_trace_timer_fire(rl, t, fired.deadline_ns, now);
-    /* CF's ownership rule: retain and release bracket the callout only when
-       the context has a retain; a context with only a release hands its info
-       over, to be released once, when the timer is invalidated or freed.
-       The timer is marked firing, so an invalidation from here on leaves
-       that release to the callout's end: info cannot go before the retain,
-       which runs with no lock held, as every user callback does. */
-    rl_timer_extra *x = rl_timer_extra_of(t);
-    void *info = t->info;
-    const void *(*retain)(const void *) = x ? x->retain : NULL;
-    bool bracket = retain != NULL;
-    rl_item_lock_release(&t->lock);
-    rl_loop_unlock(rl);
-    if (bracket) info = (void *)retain(info);
-
-    RL_IS_CALLING_OUT_TO_A_TIMER_CALLBACK_FUNCTION(rl, t->callout, t, info);
-    bool release_info_now;
-    void (*release_bracket)(const void *) = bracket ? x->release : NULL;
-    if (rl_timer_interval(t) <= 0) {
-        release_info_now = finish_one_shot(rl, t);
-    } else {
-        if (release_bracket) release_bracket(info);
-        release_bracket = NULL;
-        release_info_now = finish_firing(rl, t, fired);
-    }
-    /* Only a context with a release has info to release (set at creation,
-       so `x` read before the callout tells): most timers keep the lock. */
-    if (!x || !x->release) release_info_now = false;
-    if (release_bracket || release_info_now) {
-        rl_loop_unlock(rl);
-        if (release_bracket) release_bracket(info);
-        if (release_info_now) release_info(t);
-        rl_loop_relock(rl);
-    }
-    return true;
-}
-
-/* Starts loading a slot's timer without reading the slot (which would wait
-   for it): the slot's line, and the timer's first line if the slot is the
-   timer's own (harmless if not). */
-static inline void prefetch_timer_of(const rl_timer_slot *slot) {
-    __builtin_prefetch(slot, 1);
-    __builtin_prefetch((const char *)slot - offsetof(struct __RLRunLoopTimer, slot), 1);
-}
-
-static bool before_key(const rl_heap_key *a, const rl_heap_key *b) {
-    return a->deadline_ns < b->deadline_ns || (a->deadline_ns == b->deadline_ns && a->sequence < b->sequence);
-}
-
-static void sort_displaced(displaced_timer *d, size_t n) {
-    for (size_t i = 1; i < n; i++) {
-        displaced_timer x = d[i];
-        size_t j = i;
-        for (; j > 0 && before_key(&x.key, &d[j - 1].key); j--) d[j] = d[j - 1];
-        d[j] = x;
-    }
-}
-
-/* The rest of a pass the slow way, as CF does it all: what the pass still
-   owes (the due entries left from its start, and the displaced timers) is
-   collected in firing order, each retained, and then fired one by one, each
-   checked again at its turn. Out of memory, the earliest that fit fire and
-   the others stay due for a later pass. Loop locked; `p` is off the mode's
-   list. */
-static void fire_the_rest(RLRunLoopRef rl, rl_mode *m, rl_timer_pass *p) {
-    rl_ptr_array *due = rl_loop_scratch(rl);
-    rl_heap_key_buffer *keys = due ? rl_loop_timer_keys(rl) : &(rl_heap_key_buffer){0};
-    if (due) {
-        rl_heap_collect_due(&m->timers, p->now, keys);
-        size_t owed = 0;
-        for (size_t i = 0; i < keys->count; i++)
-            if (keys->items[i].sequence <= p->sequence) keys->items[owed++] = keys->items[i];
-        keys->count = owed;
-    }
-    sort_displaced(p->displaced, p->displaced_count);
-    size_t total = (due ? keys->count : 0) + p->displaced_count;
-    size_t room = due && rl_ptr_array_reserve(due, total) ? total : due ? due->capacity : 0;
-    size_t k = 0, d = 0;
-    while (due && due->count < room && (k < keys->count || d < p->displaced_count)) {
-        bool take_key =
-            d == p->displaced_count || (k < keys->count && before_key(&keys->items[k], &p->displaced[d].key));
-        if (take_key) {
-            rl_timer_slot *slot = rl_heap_item(&m->timers, keys->items[k++].handle);
-            RLRetain(rl_timer_slot_timer(slot));
-            due->items[due->count++] = rl_timer_slot_timer(slot);
-        } else {
-            due->items[due->count++] = p->displaced[d++].timer; /* its retain moves over */
-        }
-    }
-    for (; d < p->displaced_count; d++) rl_loop_release_locked(rl, p->displaced[d].timer);
-    free(p->displaced);
-    if (!due) return;
-    /* Nested runs may move the per-depth table but never this depth's buffer. */
-    void **items = due->items;
-    size_t count = due->count;
-    for (size_t i = 0; i < count; i++) fire(rl, m, items[i], p->now);
-    for (size_t i = 0; i < count; i++) rl_loop_release_locked(rl, items[i]);
-}
-
-/* __CFRunLoopDoTimers: the timers due at the start of the pass fire in
-   firing order, one at a time; each leaves the heaps only for its own
-   callout, so a run nested in a callout fires the others, and a timer a
-   callout adds already due does not fire in this pass. As long as nothing
-   but the pass itself changes the heap, the next timer owed is the heap's
-   root: popped and fired, no collecting or sorting. When a callout (or a
-   nested pass, or another thread) disturbs one of the owed timers, or the
-   root is not owed (added or re-dated due during the pass), or a timer is
-   found not to be firable, the rest of the pass is collected in order as CF
-   does (fire_the_rest): the same timers, in the same order, with the same
-   checks. Returns whether any timer was due: the pass then handled the
-   timers, its one wake-up source. */
-bool rl_do_timers(RLRunLoopRef rl, rl_mode *m) {
-    const rl_heap_entry *top = rl_heap_top(&m->timers);
-    if (!top) return false;
-    int64_t now = rl_loop_now(rl);
-    if (top->deadline_ns > now) return false;
-    rl_timer_pass pass = {.now = now, .sequence = rl->timer_sequence, .outer = m->timer_passes};
-    m->timer_passes = &pass;
-    bool rest = false;
-    while ((top = rl_heap_top(&m->timers)) && top->deadline_ns <= now) {
-        if (pass.displaced_count || pass.displaced_lost ||
-            rl_heap_sequence_of(&m->timers, top->handle) > pass.sequence) {
-            rest = true;
-            break;
-        }
-        rl_timer_slot *slot = rl_heap_item(&m->timers, top->handle);
-        RLRunLoopTimerRef t = rl_timer_slot_timer(slot);
-        /* The next timer is usually the next root: its cache misses overlap
-           this one's callout instead of following it. */
-        const rl_heap_entry *next = rl_heap_second(&m->timers);
-        if (next) prefetch_timer_of(rl_heap_item(&m->timers, next->handle));
-        RLRetain(t);
-        pass.own = slot;
-        bool ok = fire(rl, m, t, now);
-        pass.own = NULL;
-        rl_loop_release_locked(rl, t);
-        if (!ok) {
-            rest = true;
-            break;
-        }
-    }
-    m->timer_passes = pass.outer;
-    if (rest || pass.displaced_count) fire_the_rest(rl, m, &pass);
-    else free(pass.displaced);
-    return true;
 }
 
 /* ---- a loop changing clocks ------------------------------------------------ */
@@ -908,8 +575,8 @@ static void reconvert_mode(RLRunLoopRef rl, rl_mode *m, const rl_heap_key_buffer
         RLRunLoopTimerRef t = rl_timer_slot_timer(rl_heap_item(&m->timers, handle));
         rl_item_lock_acquire(&t->lock);
         t->fire_ns = rl_loop_deadline_for_date(rl, t->fire_date, now);
-        rl_heap_update(&m->timers, handle, t->fire_ns, ++rl->timer_sequence);
-        rl_heap_set_leeway(&m->timers, handle, implicit_leeway(t->fire_ns - now));
+        rl_heap_update(&m->timers, handle, t->fire_ns, ++rl->timers.sequence);
+        rl_heap_set_leeway(&m->timers, handle, rl_timer_implicit_leeway(t->fire_ns - now));
         rl_item_lock_release(&t->lock);
     }
 }

@@ -15,12 +15,8 @@
 _Static_assert(sizeof(rl_heap_entry) == 16, "four children fill one 64-byte line");
 
 static inline bool before(const rl_timer_heap *h, const rl_heap_entry *a, const rl_heap_entry *b) {
-    return a->deadline_ns < b->deadline_ns ||
-           (a->deadline_ns == b->deadline_ns && h->info[a->handle].sequence < h->info[b->handle].sequence);
-}
-
-static inline bool key_before(const rl_heap_key *a, const rl_heap_key *b) {
-    return a->deadline_ns < b->deadline_ns || (a->deadline_ns == b->deadline_ns && a->sequence < b->sequence);
+    return rl_heap_order_before(a->deadline_ns, h->info[a->handle].sequence, b->deadline_ns,
+                                h->info[b->handle].sequence);
 }
 
 /* Writes an entry at `index` and tells its handle where it is now: the only
@@ -158,7 +154,7 @@ void rl_heap_update(rl_timer_heap *h, rl_heap_handle handle, int64_t deadline_ns
     rl_heap_key now = {deadline_ns, sequence, handle};
     h->entries[index].deadline_ns = deadline_ns;
     h->info[handle].sequence = sequence;
-    if (key_before(&now, &old)) sift_up(h, index);
+    if (rl_heap_key_before(&now, &old)) sift_up(h, index);
     else sift_down(h, index);
 }
 
@@ -192,8 +188,8 @@ static inline void swap_entries(rl_heap_key *a, rl_heap_key *b) {
 static void sift_down_latest(rl_heap_key *e, size_t n, size_t i) {
     for (;;) {
         size_t largest = i, l = 2 * i + 1, r = l + 1;
-        if (l < n && key_before(&e[largest], &e[l])) largest = l;
-        if (r < n && key_before(&e[largest], &e[r])) largest = r;
+        if (l < n && rl_heap_key_before(&e[largest], &e[l])) largest = l;
+        if (r < n && rl_heap_key_before(&e[largest], &e[r])) largest = r;
         if (largest == i) return;
         swap_entries(&e[i], &e[largest]);
         i = largest;
@@ -223,14 +219,14 @@ static void sort_values(rl_heap_key *e, size_t n, unsigned depth_left) {
             return;
         }
         size_t mid = n / 2;
-        if (key_before(&e[mid], &e[0])) swap_entries(&e[mid], &e[0]);
-        if (key_before(&e[n - 1], &e[0])) swap_entries(&e[n - 1], &e[0]);
-        if (key_before(&e[n - 1], &e[mid])) swap_entries(&e[n - 1], &e[mid]);
+        if (rl_heap_key_before(&e[mid], &e[0])) swap_entries(&e[mid], &e[0]);
+        if (rl_heap_key_before(&e[n - 1], &e[0])) swap_entries(&e[n - 1], &e[0]);
+        if (rl_heap_key_before(&e[n - 1], &e[mid])) swap_entries(&e[n - 1], &e[mid]);
         rl_heap_key pivot = e[mid];
         size_t i = 0, j = n - 1;
         for (;;) {
-            while (key_before(&e[i], &pivot)) i++;
-            while (key_before(&pivot, &e[j])) j--;
+            while (rl_heap_key_before(&e[i], &pivot)) i++;
+            while (rl_heap_key_before(&pivot, &e[j])) j--;
             if (i >= j) break;
             swap_entries(&e[i], &e[j]);
             i++;
@@ -250,7 +246,7 @@ static void sort_values(rl_heap_key *e, size_t n, unsigned depth_left) {
     for (size_t i = 1; i < n; i++) {
         rl_heap_key x = e[i];
         size_t j = i;
-        for (; j > 0 && key_before(&x, &e[j - 1]); j--) e[j] = e[j - 1];
+        for (; j > 0 && rl_heap_key_before(&x, &e[j - 1]); j--) e[j] = e[j - 1];
         e[j] = x;
     }
 }
@@ -278,7 +274,7 @@ static void keep_due(rl_heap_key_buffer *keys, const rl_heap_key *e, bool *full)
         *full = true;
         heapify_latest(keys->items, keys->count);
     }
-    if (keys->count && key_before(e, &keys->items[0])) {
+    if (keys->count && rl_heap_key_before(e, &keys->items[0])) {
         keys->items[0] = *e;
         sift_down_latest(keys->items, keys->count, 0);
     }

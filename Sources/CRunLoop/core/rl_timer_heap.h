@@ -61,6 +61,16 @@ typedef struct {
     rl_heap_handle handle;
 } rl_heap_key;
 
+/* The timers' one order: by deadline, equal deadlines by sequence (the
+   order of (re)insertion, so ties fire in it). */
+static inline bool rl_heap_order_before(int64_t deadline_a, uint64_t sequence_a, int64_t deadline_b,
+                                        uint64_t sequence_b) {
+    return deadline_a < deadline_b || (deadline_a == deadline_b && sequence_a < sequence_b);
+}
+static inline bool rl_heap_key_before(const rl_heap_key *a, const rl_heap_key *b) {
+    return rl_heap_order_before(a->deadline_ns, a->sequence, b->deadline_ns, b->sequence);
+}
+
 /* Scratch space for the keys of the due entries, reused from call to call. */
 typedef struct {
     rl_heap_key *items;

@@ -24,25 +24,26 @@
    then finds nothing due and arms the real deadline), and it saves a system
    call per entry. */
 static bool armed_expiry_will_do(RLRunLoopRef rl, int64_t deadline) {
-    if (rl->timer_fd < 0 || rl->armed_ns == RL_NEVER || deadline == RL_NEVER || deadline < rl->armed_ns) return false;
+    if (rl->wait.timer_fd < 0 || rl->wait.armed_ns == RL_NEVER || deadline == RL_NEVER || deadline < rl->wait.armed_ns)
+        return false;
     int64_t now = rl_mono_now();
-    return rl->armed_ns > now && deadline - rl->armed_ns <= (rl->armed_ns - now) / 16;
+    return rl->wait.armed_ns > now && deadline - rl->wait.armed_ns <= (rl->wait.armed_ns - now) / 16;
 }
 
-bool rl_wait_arm_timer(RLRunLoopRef rl, int64_t deadline) {
-    rl_wait_own_kernel_objects(rl);
-    if (deadline == rl->armed_ns) return rl->timer_fd >= 0 || deadline == RL_NEVER;
+bool rl_wait_arm_timer_locked(RLRunLoopRef rl, int64_t deadline) {
+    rl_wait_set_own_kernel_objects_locked(rl);
+    if (deadline == rl->wait.armed_ns) return rl->wait.timer_fd >= 0 || deadline == RL_NEVER;
     if (armed_expiry_will_do(rl, deadline)) return true;
-    if (rl->timer_fd < 0) {
+    if (rl->wait.timer_fd < 0) {
         if (deadline == RL_NEVER) return true;
-        if (rl->epoll_fd < 0) return false;
+        if (rl->wait_set.epoll_fd < 0) return false;
         int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
         if (tfd < 0) return false; /* out of descriptors: the wait times out by itself */
         if (!rl_wait_set_join_own(rl, tfd, RL_EVENT_TIMER, "the loop's timerfd")) {
             close(tfd); /* out of memory: as without a timerfd, tried again next time */
             return false;
         }
-        rl->timer_fd = tfd;
+        rl->wait.timer_fd = tfd;
     }
     struct itimerspec spec = {0};
     if (deadline != RL_NEVER) {
@@ -52,9 +53,9 @@ bool rl_wait_arm_timer(RLRunLoopRef rl, int64_t deadline) {
     }
     /* Its only failures are bugs (a timerfd that is no longer one). */
     int rc;
-    while ((rc = timerfd_settime(rl->timer_fd, TFD_TIMER_ABSTIME, &spec, NULL)) < 0 && errno == EINTR) {}
-    if (rc < 0) rl_fatal_errno("timerfd_settime", "the loop's timerfd", rl->timer_fd, errno);
-    rl->armed_ns = deadline; /* what the kernel accepted */
+    while ((rc = timerfd_settime(rl->wait.timer_fd, TFD_TIMER_ABSTIME, &spec, NULL)) < 0 && errno == EINTR) {}
+    if (rc < 0) rl_fatal_errno("timerfd_settime", "the loop's timerfd", rl->wait.timer_fd, errno);
+    rl->wait.armed_ns = deadline; /* what the kernel accepted */
     return true;
 }
 
@@ -64,7 +65,7 @@ void rl_wait_signal(RLRunLoopRef rl) {
     /* A loop not remade since a fork has never slept in this process; its
        eventfd is the parent's. */
     if (rl_wait_set_inherited(rl)) return;
-    int fd = rl->wake_fd;
+    int fd = rl->wait_set.wake_fd;
     if (fd < 0) return;
     rl_eventfd_signal(fd, "the loop's wake eventfd");
 }
@@ -76,17 +77,17 @@ void rl_wait_signal(RLRunLoopRef rl) {
 static int sleep_without_a_set(RLRunLoopRef rl, int timeout_ms) {
     int slice = timeout_ms < 0 || timeout_ms > 10 ? 10 : timeout_ms;
     struct timespec ts = {0, (long)slice * 1000000};
-    if (slice > 0 && !atomic_load(&rl->wake_pending)) nanosleep(&ts, NULL);
+    if (slice > 0 && !atomic_load(&rl->wait.wake_pending)) nanosleep(&ts, NULL);
     return 0;
 }
 
 int rl_wait_events(RLRunLoopRef rl, struct epoll_event *events, int max, int timeout_ms) {
-    if (rl->epoll_fd < 0) return sleep_without_a_set(rl, timeout_ms);
+    if (rl->wait_set.epoll_fd < 0) return sleep_without_a_set(rl, timeout_ms);
     /* Without a wake eventfd (none could be made) no wake-up can end the
        sleep: sleep in slices, and try to make one before the next. */
-    if (rl->wake_fd < 0 && (timeout_ms < 0 || timeout_ms > 10)) timeout_ms = 10;
-    int n = epoll_wait(rl->epoll_fd, events, max, timeout_ms);
-    if (n < 0 && errno != EINTR) rl_fatal_errno("epoll_wait", "the loop's epoll set", rl->epoll_fd, errno);
+    if (rl->wait_set.wake_fd < 0 && (timeout_ms < 0 || timeout_ms > 10)) timeout_ms = 10;
+    int n = epoll_wait(rl->wait_set.epoll_fd, events, max, timeout_ms);
+    if (n < 0 && errno != EINTR) rl_fatal_errno("epoll_wait", "the loop's epoll set", rl->wait_set.epoll_fd, errno);
     return n;
 }
 
@@ -101,14 +102,14 @@ int rl_wait_events(RLRunLoopRef rl, struct epoll_event *events, int max, int tim
 
 void RLRunLoopWakeUp(RLRunLoopRef rl) {
     if (!rl) return;
-    if (atomic_exchange(&rl->wake_pending, true)) return;
-    bool asleep = atomic_load(&rl->sleeping);
+    if (atomic_exchange(&rl->wait.wake_pending, true)) return;
+    bool asleep = atomic_load(&rl->wait.sleeping);
     RL_PROBE2(wakeup_send, rl, asleep);
     if (asleep) rl_wait_signal(rl);
 }
 
 bool RLRunLoopIsWaiting(RLRunLoopRef rl) {
-    return rl && atomic_load(&rl->sleeping);
+    return rl && atomic_load(&rl->wait.sleeping);
 }
 
 /* ---- the loop's sleep (its thread, locked on entry and exit) -------------- */
@@ -125,7 +126,7 @@ static bool has_wake_event(const struct epoll_event *events, int n) {
 static bool only_stale_wake(RLRunLoopRef rl, const struct epoll_event *events, int n) {
     for (int i = 0; i < n; i++)
         if (events[i].data.u64 != RL_EVENT_WAKE && events[i].data.u64 != RL_EVENT_DISARMED) return false;
-    return !atomic_load(&rl->wake_pending);
+    return !atomic_load(&rl->wait.wake_pending);
 }
 
 /* epoll_wait's timeout for `deadline`, rounded up (never early). */
@@ -165,7 +166,7 @@ static bool spin_for_wake_up(RLRunLoopRef rl, int64_t deadline) {
     int64_t start = rl_mono_now();
     int64_t until = start + SPIN_FOR_NS < deadline ? start + SPIN_FOR_NS : deadline;
     for (unsigned i = 1;; i++) {
-        if (atomic_load_explicit(&rl->wake_pending, memory_order_acquire)) return true;
+        if (atomic_load_explicit(&rl->wait.wake_pending, memory_order_acquire)) return true;
         if ((i & 63) == 0 && rl_mono_now() >= until) return false;
         rl_cpu_relax();
     }
@@ -179,9 +180,9 @@ static bool spin_for_wake_up(RLRunLoopRef rl, int64_t deadline) {
 #define SPIN_BACKOFF_MAX 1024
 
 static bool should_spin(RLRunLoopRef rl) {
-    if (!rl->multiprocessor || rl->last_sleep_ns >= SPIN_IF_LAST_SLEEP_NS) return false;
-    if (rl->spin_skips_left > 0) {
-        rl->spin_skips_left--;
+    if (!rl->wait.multiprocessor || rl->wait.last_sleep_ns >= SPIN_IF_LAST_SLEEP_NS) return false;
+    if (rl->wait.spin_skips_left > 0) {
+        rl->wait.spin_skips_left--;
         return false;
     }
     return true;
@@ -189,15 +190,15 @@ static bool should_spin(RLRunLoopRef rl) {
 
 static void note_spin_result(RLRunLoopRef rl, bool answered) {
     if (answered) {
-        rl->spin_backoff = 0;
+        rl->wait.spin_backoff = 0;
         return;
     }
-    rl->spin_backoff = rl->spin_backoff ? rl->spin_backoff * 2 : 1;
-    if (rl->spin_backoff > SPIN_BACKOFF_MAX) rl->spin_backoff = SPIN_BACKOFF_MAX;
-    rl->spin_skips_left = rl->spin_backoff;
+    rl->wait.spin_backoff = rl->wait.spin_backoff ? rl->wait.spin_backoff * 2 : 1;
+    if (rl->wait.spin_backoff > SPIN_BACKOFF_MAX) rl->wait.spin_backoff = SPIN_BACKOFF_MAX;
+    rl->wait.spin_skips_left = rl->wait.spin_backoff;
 }
 
-rl_spin_result rl_wait_spin(RLRunLoopRef rl, int64_t deadline) {
+rl_spin_result rl_wait_spin_locked(RLRunLoopRef rl, int64_t deadline) {
     if (!should_spin(rl)) return RL_SPIN_SKIPPED;
     rl_loop_unlock(rl);
     bool woken = spin_for_wake_up(rl, deadline);
@@ -206,25 +207,26 @@ rl_spin_result rl_wait_spin(RLRunLoopRef rl, int64_t deadline) {
     if (woken) return RL_SPIN_ANSWERED;
     /* The conversation is over: sleep, and do not spin again until a sleep
        is short once more. */
-    rl->last_sleep_ns = RL_NEVER;
+    rl->wait.last_sleep_ns = RL_NEVER;
     return RL_SPIN_UNANSWERED;
 }
 
-void rl_wait_take_wake_up(RLRunLoopRef rl) {
-    rl->embed_waiting = false; /* as rl_wait_prepare: the loop runs by itself, no host waits for it */
-    atomic_store(&rl->wake_pending, false);
+void rl_wait_take_wake_up_locked(RLRunLoopRef rl) {
+    rl_embed_fd_stop_waiting_locked(rl); /* as rl_wait_set_prepare_locked: the loop runs by itself */
+    atomic_store(&rl->wait.wake_pending, false);
 }
 
-int rl_wait_sleep(RLRunLoopRef rl, rl_mode *m, bool poll, int64_t deadline, struct epoll_event *events, int max) {
-    rl_wait_prepare(rl, m);
-    if (rl->ready_regs) poll = true;     /* a source is always ready (poll()'s answer for its fd) */
-    int64_t timeout_deadline = RL_NEVER; /* the timerfd ends the sleep */
+int rl_wait_sleep_locked(RLRunLoopRef rl, rl_mode *m, bool poll, int64_t deadline, struct epoll_event *events,
+                         int max) {
+    rl_wait_set_prepare_locked(rl, m);
+    if (rl->wait_set.ready_regs) poll = true; /* a source is always ready (poll()'s answer for its fd) */
+    int64_t timeout_deadline = RL_NEVER;      /* the timerfd ends the sleep */
     if (!poll) {
-        if (!rl_wait_arm_timer(rl, deadline)) timeout_deadline = deadline;
-        atomic_store(&rl->sleeping, true);
-        if (atomic_load(&rl->wake_pending)) {
+        if (!rl_wait_arm_timer_locked(rl, deadline)) timeout_deadline = deadline;
+        atomic_store(&rl->wait.sleeping, true);
+        if (atomic_load(&rl->wait.wake_pending)) {
             poll = true;
-            atomic_store(&rl->sleeping, false);
+            atomic_store(&rl->wait.sleeping, false);
         }
     }
     if (!poll) rl_trace_sleep(rl, deadline);
@@ -233,12 +235,12 @@ int rl_wait_sleep(RLRunLoopRef rl, rl_mode *m, bool poll, int64_t deadline, stru
     int n = sleep_until_event(rl, events, max, poll, timeout_deadline);
     int64_t woke_at = poll ? 0 : rl_mono_now();
     rl_loop_relock(rl);
-    atomic_store(&rl->sleeping, false);
-    bool woken = atomic_exchange(&rl->wake_pending, false) && has_wake_event(events, n);
-    if (!poll) rl->last_sleep_ns = woken ? woke_at - slept_at : RL_NEVER;
+    atomic_store(&rl->wait.sleeping, false);
+    bool woken = atomic_exchange(&rl->wait.wake_pending, false) && has_wake_event(events, n);
+    if (!poll) rl->wait.last_sleep_ns = woken ? woke_at - slept_at : RL_NEVER;
     if (!poll) rl_trace_woke(rl, m, events, n);
-    n = rl_wait_add_ready(rl, m, events, n, max);
+    n = rl_wait_set_add_ready_locked(rl, m, events, n, max);
     for (int i = 0; i < n; i++)
-        if (events[i].data.u64 == RL_EVENT_TIMER) rl->armed_ns = RL_NEVER; /* it expired */
+        if (events[i].data.u64 == RL_EVENT_TIMER) rl->wait.armed_ns = RL_NEVER; /* it expired */
     return n;
 }

@@ -4,6 +4,9 @@
  * registrations in it, armed for the mode being waited in. The sleep that
  * waits on the set, the wake-up and the timerfd are rl_wait.c's.
  *
+ * Over 500 lines: the set and its registrations rebuild, re-arm and repair
+ * each other (a stale set, a fork, a number closed behind a source's back).
+ *
  * One epoll set per loop (not per mode) holds:
  * - the wake eventfd, edge-triggered: each write is one edge, so the loop
  *   never reads it back (one system call saved per wake-up). A waker writes
@@ -54,7 +57,7 @@
  * the set itself is still open. Out of descriptors or memory, each call says
  * below how the loop does without.
  *
- * fork(): the child shares the parent's epoll set, eventfd and timerfd (open
+ * fork() (rl_fork.c counts them): the child shares the parent's epoll set, eventfd and timerfd (open
  * files, not copies); touching them would steal the parent's wake-ups, disarm
  * its timers, delete its registrations. A pthread_atfork handler (installed
  * before the first loop: no loop is made without it) bumps a process
@@ -71,40 +74,8 @@
 #include <unistd.h>
 #include "rl_internal.h"
 
-/* ---- the process generation (fork) -------------------------------------- */
-
-/* Bumped in every child right after fork(), once the handler is installed. */
-static _Atomic unsigned process_generation;
-static _Atomic bool watching_forks;
-static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void forked_child(void) {
-    atomic_fetch_add(&process_generation, 1);
-}
-
-/* pthread_atfork fails only for lack of memory (ENOMEM). Ignoring that would
-   leave every loop blind to fork: a child would steal its parent's wake-ups,
-   disarm its timers and delete its registrations. So nothing that must
-   notice a fork is made without the handler (a loop or a message port is
-   not made, as out of memory), and a later call tries again; pthread_once
-   could not. */
-bool rl_watch_forks(void) {
-    if (atomic_load_explicit(&watching_forks, memory_order_acquire)) return true;
-    pthread_mutex_lock(&watch_lock);
-    bool watching =
-        atomic_load_explicit(&watching_forks, memory_order_relaxed) || pthread_atfork(NULL, NULL, forked_child) == 0;
-    if (watching) atomic_store_explicit(&watching_forks, true, memory_order_release);
-    pthread_mutex_unlock(&watch_lock);
-    return watching;
-}
-
-unsigned rl_process_generation(void) {
-    return atomic_load_explicit(&process_generation, memory_order_relaxed);
-}
-
 static inline bool inherited(RLRunLoopRef rl) {
-    return atomic_load_explicit(&rl->fork_generation, memory_order_acquire) !=
-           atomic_load_explicit(&process_generation, memory_order_relaxed);
+    return atomic_load_explicit(&rl->wait_set.fork_generation, memory_order_acquire) != rl_fork_generation();
 }
 
 bool rl_wait_set_inherited(RLRunLoopRef rl) {
@@ -168,12 +139,12 @@ static void set_ready_events(RLRunLoopRef rl, rl_v1_reg *r, uint32_t events) {
     bool was = r->always_ready && r->armed;
     r->always_ready = true;
     r->armed = events;
-    if (!was && events) rl->ready_regs++;
-    if (was && !events) rl->ready_regs--;
+    if (!was && events) rl->wait_set.ready_regs++;
+    if (was && !events) rl->wait_set.ready_regs--;
 }
 
 static void clear_ready(RLRunLoopRef rl, rl_v1_reg *r) {
-    if (r->always_ready && r->armed) rl->ready_regs--;
+    if (r->always_ready && r->armed) rl->wait_set.ready_regs--;
     r->always_ready = false;
     r->armed = 0;
 }
@@ -194,11 +165,11 @@ static uintptr_t fd_key(int fd) {
 /* Sets the number r is registered under, keeping reg_by_fd (its room was
    reserved when r was added). */
 static void set_reg_fd(RLRunLoopRef rl, rl_v1_reg *r, int fd) {
-    uint32_t index = (uint32_t)(r - rl->regs);
-    if (r->fd >= 0 && rl_index_map_get(&rl->reg_by_fd, fd_key(r->fd)) == (long)index)
-        rl_index_map_delete(&rl->reg_by_fd, fd_key(r->fd));
+    uint32_t index = (uint32_t)(r - rl->wait_set.regs);
+    if (r->fd >= 0 && rl_index_map_get(&rl->wait_set.reg_by_fd, fd_key(r->fd)) == (long)index)
+        rl_index_map_delete(&rl->wait_set.reg_by_fd, fd_key(r->fd));
     r->fd = fd;
-    if (fd >= 0) rl_index_map_put(&rl->reg_by_fd, fd_key(fd), index);
+    if (fd >= 0) rl_index_map_put(&rl->wait_set.reg_by_fd, fd_key(fd), index);
 }
 
 /* epoll refused the number: closed (EBADF) or a file it cannot watch (EPERM). */
@@ -218,7 +189,7 @@ static void await_room(RLRunLoopRef rl, rl_v1_reg *r) {
     clear_ready(rl, r);
     set_reg_fd(rl, r, -1);
     r->awaits_set = true;
-    rl->regs_awaiting = true;
+    rl->wait_set.regs_awaiting = true;
 }
 
 /* The registration cannot be trusted any more: forget its number. */
@@ -226,15 +197,15 @@ static void forget(RLRunLoopRef rl, rl_v1_reg *r) {
     clear_ready(rl, r);
     set_reg_fd(rl, r, -1);
     r->generation++;
-    rl->set_stale = true;
+    rl->wait_set.set_stale = true;
 }
 
 /* The loop just made a descriptor under `fd`: a registration under that
    number was for a file closed behind its source's back. Never touch the
    loop's own descriptor through it. */
 static void disown_number(RLRunLoopRef rl, int fd) {
-    for (uint32_t i = 0; i < rl->reg_capacity; i++) {
-        rl_v1_reg *r = &rl->regs[i];
+    for (uint32_t i = 0; i < rl->wait_set.reg_capacity; i++) {
+        rl_v1_reg *r = &rl->wait_set.regs[i];
         if (!r->source || r->fd != fd) continue;
         forget(rl, r);
         refused(rl, r, EBADF);
@@ -243,7 +214,7 @@ static void disown_number(RLRunLoopRef rl, int fd) {
 
 bool rl_wait_set_join_own(RLRunLoopRef rl, int fd, uint64_t data, const char *object) {
     disown_number(rl, fd); /* before it joins the set under that number */
-    return join_own(rl->epoll_fd, fd, EPOLLIN | EPOLLET, data, object);
+    return join_own(rl->wait_set.epoll_fd, fd, EPOLLIN | EPOLLET, data, object);
 }
 
 /* ---- the set itself ------------------------------------------------------ */
@@ -265,25 +236,26 @@ static bool try_register(RLRunLoopRef rl, long index);
 /* Puts the wake eventfd and every trusted registration into a new set; the
    timerfd is remade on next need (disarmed until then). */
 static void rebuild(RLRunLoopRef rl) {
-    rl_embed_detach(rl);
-    int old = rl->epoll_fd;
+    rl_embed_fd_detach_locked(rl);
+    int old = rl->wait_set.epoll_fd;
     int epfd = new_epoll(&old);
     if (old >= 0) close(old);
-    if (rl->timer_fd >= 0) close(rl->timer_fd);
-    rl->timer_fd = -1;
-    rl->armed_ns = RL_NEVER;
-    rl->epoll_fd = epfd;
+    if (rl->wait.timer_fd >= 0) close(rl->wait.timer_fd);
+    rl->wait.timer_fd = -1;
+    rl->wait.armed_ns = RL_NEVER;
+    rl->wait_set.epoll_fd = epfd;
     if (epfd < 0) return; /* tried again before the next wait */
     disown_number(rl, epfd);
-    rl->set_stale = false;
-    rl->regs_awaiting = false; /* each is tried below */
-    if (rl->wake_fd >= 0 && !join_own(epfd, rl->wake_fd, EPOLLIN | EPOLLET, RL_EVENT_WAKE, "the loop's wake eventfd")) {
+    rl->wait_set.set_stale = false;
+    rl->wait_set.regs_awaiting = false; /* each is tried below */
+    if (rl->wait_set.wake_fd >= 0 &&
+        !join_own(epfd, rl->wait_set.wake_fd, EPOLLIN | EPOLLET, RL_EVENT_WAKE, "the loop's wake eventfd")) {
         close(epfd); /* out of memory: no set; tried again before the next wait */
-        rl->epoll_fd = -1;
+        rl->wait_set.epoll_fd = -1;
         return;
     }
-    for (uint32_t i = 0; i < rl->reg_capacity; i++) {
-        rl_v1_reg *r = &rl->regs[i];
+    for (uint32_t i = 0; i < rl->wait_set.reg_capacity; i++) {
+        rl_v1_reg *r = &rl->wait_set.regs[i];
         if (!r->source) continue;
         if (r->awaits_set) {
             r->awaits_set = false;
@@ -297,19 +269,19 @@ static void rebuild(RLRunLoopRef rl) {
             else refused(rl, r, errno); /* closed since: as if added closed */
         }
     }
-    rl_embed_attach(rl);
+    rl_embed_fd_attach_locked(rl);
 }
 
 /* In a forked child: the inherited objects are the parent's. Closes the
    child's copies (the parent keeps its own) and makes new ones. */
 static void remake_after_fork(RLRunLoopRef rl) {
-    rl_embed_after_fork(rl); /* first: the inherited embedding set is the parent's */
-    if (rl->wake_fd >= 0) close(rl->wake_fd);
-    rl->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (rl->wake_fd >= 0) disown_number(rl, rl->wake_fd);
-    atomic_store(&rl->sleeping, false);
+    rl_embed_fd_after_fork_locked(rl); /* first: the inherited embedding set is the parent's */
+    if (rl->wait_set.wake_fd >= 0) close(rl->wait_set.wake_fd);
+    rl->wait_set.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (rl->wait_set.wake_fd >= 0) disown_number(rl, rl->wait_set.wake_fd);
+    atomic_store(&rl->wait.sleeping, false);
     rebuild(rl);
-    atomic_store_explicit(&rl->fork_generation, atomic_load(&process_generation), memory_order_release);
+    atomic_store_explicit(&rl->wait_set.fork_generation, rl_fork_generation(), memory_order_release);
 }
 
 /* Every function that touches the kernel objects starts here. */
@@ -317,16 +289,16 @@ static void own_kernel_objects(RLRunLoopRef rl) {
     if (inherited(rl)) remake_after_fork(rl);
 }
 
-void rl_wait_own_kernel_objects(RLRunLoopRef rl) {
+void rl_wait_set_own_kernel_objects_locked(RLRunLoopRef rl) {
     own_kernel_objects(rl);
 }
 
 /* Registrations epoll had no room for: tried again (once per wait, so a
    lasting shortage costs a scan per pass, never a spin). */
 static void register_awaiting(RLRunLoopRef rl) {
-    rl->regs_awaiting = false;
-    for (uint32_t i = 0; i < rl->reg_capacity; i++) {
-        rl_v1_reg *r = &rl->regs[i];
+    rl->wait_set.regs_awaiting = false;
+    for (uint32_t i = 0; i < rl->wait_set.reg_capacity; i++) {
+        rl_v1_reg *r = &rl->wait_set.regs[i];
         if (!r->source || !r->awaits_set) continue;
         r->awaits_set = false;
         try_register(rl, i);
@@ -338,60 +310,61 @@ static void register_awaiting(RLRunLoopRef rl) {
    the set stale (or leave a registration waiting for a set). */
 static void repair_before_wait(RLRunLoopRef rl) {
     own_kernel_objects(rl);
-    if (rl->wake_fd < 0) {
-        rl->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-        if (rl->wake_fd >= 0) disown_number(rl, rl->wake_fd);
-        if (rl->wake_fd >= 0) rl->set_stale = true;
+    if (rl->wait_set.wake_fd < 0) {
+        rl->wait_set.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (rl->wait_set.wake_fd >= 0) disown_number(rl, rl->wait_set.wake_fd);
+        if (rl->wait_set.wake_fd >= 0) rl->wait_set.set_stale = true;
     }
-    if (rl->set_stale || rl->epoll_fd < 0) rebuild(rl);
-    else if (rl->regs_awaiting) register_awaiting(rl);
+    if (rl->wait_set.set_stale || rl->wait_set.epoll_fd < 0) rebuild(rl);
+    else if (rl->wait_set.regs_awaiting) register_awaiting(rl);
 }
 
 bool rl_wait_set_open(RLRunLoopRef rl) {
-    if (!rl_watch_forks()) return false;
-    atomic_init(&rl->fork_generation, atomic_load(&process_generation));
-    rl->timer_fd = -1;
-    rl->armed_ns = RL_NEVER;
-    rl->reg_free = -1;
-    rl->epoll_fd = -1;
-    rl_embed_init(rl);
-    rl->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (rl->wake_fd < 0) return false;
+    if (!rl_fork_watch()) return false;
+    atomic_init(&rl->wait_set.fork_generation, rl_fork_generation());
+    rl->wait.timer_fd = -1;
+    rl->wait.armed_ns = RL_NEVER;
+    rl->wait_set.reg_free = -1;
+    rl->wait_set.epoll_fd = -1;
+    rl_embed_fd_init_locked(rl);
+    rl->wait_set.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (rl->wait_set.wake_fd < 0) return false;
     rebuild(rl);
-    if (rl->epoll_fd < 0) {
-        close(rl->wake_fd);
+    if (rl->wait_set.epoll_fd < 0) {
+        close(rl->wait_set.wake_fd);
         return false;
     }
     return true;
 }
 
 void rl_wait_set_close(RLRunLoopRef rl) {
-    rl_embed_close(rl);
-    if (rl->timer_fd >= 0) close(rl->timer_fd);
-    if (rl->epoll_fd >= 0) close(rl->epoll_fd);
-    if (rl->wake_fd >= 0) close(rl->wake_fd);
-    free(rl->regs);
-    rl_index_map_free(&rl->reg_by_source);
-    rl_index_map_free(&rl->reg_by_fd);
+    rl_embed_fd_close_locked(rl);
+    if (rl->wait.timer_fd >= 0) close(rl->wait.timer_fd);
+    if (rl->wait_set.epoll_fd >= 0) close(rl->wait_set.epoll_fd);
+    if (rl->wait_set.wake_fd >= 0) close(rl->wait_set.wake_fd);
+    free(rl->wait_set.regs);
+    rl_index_map_free(&rl->wait_set.reg_by_source);
+    rl_index_map_free(&rl->wait_set.reg_by_fd);
 }
 
 /* ---- registrations ------------------------------------------------------- */
 
-long rl_reg_find(RLRunLoopRef rl, RLRunLoopSourceRef s) {
-    return rl_index_map_get(&rl->reg_by_source, (uintptr_t)s);
+long rl_wait_set_reg_find_locked(RLRunLoopRef rl, RLRunLoopSourceRef s) {
+    return rl_index_map_get(&rl->wait_set.reg_by_source, (uintptr_t)s);
 }
 
 static long take_entry(RLRunLoopRef rl) {
-    if (rl->reg_free < 0) {
-        size_t cap = rl->reg_capacity;
-        if (!rl_array_reserve(&rl->regs, sizeof *rl->regs, &cap, cap + 1, 8)) return -1;
-        for (uint32_t i = rl->reg_capacity; i < cap; i++)
-            rl->regs[i] = (rl_v1_reg){.fd = -1, .next_free = i + 1 < cap ? (int32_t)(i + 1) : rl->reg_free};
-        rl->reg_free = (int32_t)rl->reg_capacity;
-        rl->reg_capacity = (uint32_t)cap;
+    if (rl->wait_set.reg_free < 0) {
+        size_t cap = rl->wait_set.reg_capacity;
+        if (!rl_array_reserve(&rl->wait_set.regs, sizeof *rl->wait_set.regs, &cap, cap + 1, 8)) return -1;
+        for (uint32_t i = rl->wait_set.reg_capacity; i < cap; i++)
+            rl->wait_set.regs[i] =
+                (rl_v1_reg){.fd = -1, .next_free = i + 1 < cap ? (int32_t)(i + 1) : rl->wait_set.reg_free};
+        rl->wait_set.reg_free = (int32_t)rl->wait_set.reg_capacity;
+        rl->wait_set.reg_capacity = (uint32_t)cap;
     }
-    long index = rl->reg_free;
-    rl->reg_free = rl->regs[index].next_free;
+    long index = rl->wait_set.reg_free;
+    rl->wait_set.reg_free = rl->wait_set.regs[index].next_free;
     return index;
 }
 
@@ -399,31 +372,31 @@ static long take_entry(RLRunLoopRef rl) {
    same number (at most one: reg_by_fd) is for a file that number no longer
    names. */
 static void forget_older_under(RLRunLoopRef rl, long index, int fd) {
-    long older = rl_index_map_get(&rl->reg_by_fd, fd_key(fd));
-    if (older >= 0 && older != index) forget(rl, &rl->regs[older]);
+    long older = rl_index_map_get(&rl->wait_set.reg_by_fd, fd_key(fd));
+    if (older >= 0 && older != index) forget(rl, &rl->wait_set.regs[older]);
 }
 
 /* Tries to put the registration in the set under its number. False only
    when epoll had no memory or room: the registration then awaits room. */
 static bool try_register(RLRunLoopRef rl, long index) {
-    rl_v1_reg *r = &rl->regs[index];
+    rl_v1_reg *r = &rl->wait_set.regs[index];
     int fd = r->number;
     clear_ready(rl, r);
     set_reg_fd(rl, r, -1);
     r->generation++;
     if (fd < 0) return true;
-    if (rl->epoll_fd < 0) {
+    if (rl->wait_set.epoll_fd < 0) {
         r->awaits_set = true; /* registered when the set is made again */
         return true;
     }
     /* The loop's own descriptors are never a source's: a source that names
        one names a number that was closed (and reused by the loop). */
-    if (fd == rl->wake_fd || fd == rl->timer_fd || fd == rl->epoll_fd) {
+    if (fd == rl->wait_set.wake_fd || fd == rl->wait.timer_fd || fd == rl->wait_set.epoll_fd) {
         refused(rl, r, EBADF);
         return true;
     }
     r->armed = wanted(r);
-    if (ctl(rl->epoll_fd, EPOLL_CTL_ADD, fd, reg_events(r), reg_data(r, index)) == 0) {
+    if (ctl(rl->wait_set.epoll_fd, EPOLL_CTL_ADD, fd, reg_events(r), reg_data(r, index)) == 0) {
         forget_older_under(rl, index, fd);
         set_reg_fd(rl, r, fd);
     } else if (errno == EEXIST) {
@@ -437,42 +410,44 @@ static bool try_register(RLRunLoopRef rl, long index) {
     return true;
 }
 
-long rl_reg_add(RLRunLoopRef rl, RLRunLoopSourceRef s, int fd, bool armed) {
+long rl_wait_set_reg_add_locked(RLRunLoopRef rl, RLRunLoopSourceRef s, int fd, bool armed) {
     own_kernel_objects(rl);
     /* Room in both maps first: registering never fails half-way. */
-    size_t regs = rl->reg_by_source.count + 1;
-    if (!rl_index_map_reserve(&rl->reg_by_source, regs) || !rl_index_map_reserve(&rl->reg_by_fd, regs)) return -1;
+    size_t regs = rl->wait_set.reg_by_source.count + 1;
+    if (!rl_index_map_reserve(&rl->wait_set.reg_by_source, regs) ||
+        !rl_index_map_reserve(&rl->wait_set.reg_by_fd, regs))
+        return -1;
     long index = take_entry(rl);
     if (index < 0) return -1;
-    rl_v1_reg *r = &rl->regs[index];
+    rl_v1_reg *r = &rl->wait_set.regs[index];
     *r = (rl_v1_reg){.source = s, .fd = -1, .number = fd, .active = armed, .generation = r->generation};
-    rl_index_map_put(&rl->reg_by_source, (uintptr_t)s, (uint32_t)index);
+    rl_index_map_put(&rl->wait_set.reg_by_source, (uintptr_t)s, (uint32_t)index);
     if (!try_register(rl, index)) {
-        rl_reg_remove(rl, index); /* no room in epoll: the add does nothing, as out of memory */
+        rl_wait_set_reg_remove_locked(rl, index); /* no room in epoll: the add does nothing, as out of memory */
         return -1;
     }
     return index;
 }
 
-void rl_reg_remove(RLRunLoopRef rl, long index) {
+void rl_wait_set_reg_remove_locked(RLRunLoopRef rl, long index) {
     own_kernel_objects(rl);
-    rl_v1_reg *r = &rl->regs[index];
-    if (r->fd >= 0 && rl->epoll_fd >= 0 && ctl(rl->epoll_fd, EPOLL_CTL_DEL, r->fd, 0, 0) < 0)
-        rl->set_stale = true; /* closed or reused: its file may live on in the set */
+    rl_v1_reg *r = &rl->wait_set.regs[index];
+    if (r->fd >= 0 && rl->wait_set.epoll_fd >= 0 && ctl(rl->wait_set.epoll_fd, EPOLL_CTL_DEL, r->fd, 0, 0) < 0)
+        rl->wait_set.set_stale = true; /* closed or reused: its file may live on in the set */
     clear_ready(rl, r);
-    rl_index_map_delete(&rl->reg_by_source, (uintptr_t)r->source);
+    rl_index_map_delete(&rl->wait_set.reg_by_source, (uintptr_t)r->source);
     set_reg_fd(rl, r, -1);
     r->source = NULL;
     r->awaits_set = false;
     r->active = false;
     r->generation++;
-    r->next_free = rl->reg_free;
-    rl->reg_free = (int32_t)index;
+    r->next_free = rl->wait_set.reg_free;
+    rl->wait_set.reg_free = (int32_t)index;
 }
 
 /* Makes the kernel's view match wanted(); true if it became always ready. */
 static bool apply(RLRunLoopRef rl, long index) {
-    rl_v1_reg *r = &rl->regs[index];
+    rl_v1_reg *r = &rl->wait_set.regs[index];
     uint32_t want = wanted(r);
     if (r->always_ready) {
         bool starts = want && !r->armed;
@@ -485,7 +460,8 @@ static bool apply(RLRunLoopRef rl, long index) {
     if (r->fd < 0 || r->armed == want) return false;
     r->armed = want;
     r->generation++; /* events queued under the old token are dropped */
-    if (rl->epoll_fd >= 0 && ctl(rl->epoll_fd, EPOLL_CTL_MOD, r->fd, reg_events(r), reg_data(r, index)) == 0)
+    if (rl->wait_set.epoll_fd >= 0 &&
+        ctl(rl->wait_set.epoll_fd, EPOLL_CTL_MOD, r->fd, reg_events(r), reg_data(r, index)) == 0)
         return false;
     int error = errno;
     forget(rl, r); /* the number was closed or reused: its old file may linger in the set */
@@ -498,21 +474,21 @@ static bool apply(RLRunLoopRef rl, long index) {
     return r->always_ready && r->armed;
 }
 
-void rl_reg_set_armed(RLRunLoopRef rl, long index, bool armed) {
+void rl_wait_set_reg_set_armed_locked(RLRunLoopRef rl, long index, bool armed) {
     own_kernel_objects(rl);
-    rl->regs[index].active = armed;
+    rl->wait_set.regs[index].active = armed;
     apply(rl, index);
 }
 
-bool rl_reg_refresh(RLRunLoopRef rl, long index) {
+bool rl_wait_set_reg_refresh_locked(RLRunLoopRef rl, long index) {
     own_kernel_objects(rl);
     return apply(rl, index);
 }
 
-int rl_wait_add_ready(RLRunLoopRef rl, rl_mode *m, struct epoll_event *events, int n, int max) {
-    if (!rl->ready_regs) return n;
+int rl_wait_set_add_ready_locked(RLRunLoopRef rl, rl_mode *m, struct epoll_event *events, int n, int max) {
+    if (!rl->wait_set.ready_regs) return n;
     for (uint32_t i = 0; i < m->v1_count && n < max; i++) {
-        rl_v1_reg *r = &rl->regs[m->v1[i]];
+        rl_v1_reg *r = &rl->wait_set.regs[m->v1[i]];
         if (r->always_ready && r->armed)
             events[n++] = (struct epoll_event){.events = r->armed, .data.u64 = token_of(r, m->v1[i])};
     }
@@ -522,30 +498,30 @@ int rl_wait_add_ready(RLRunLoopRef rl, rl_mode *m, struct epoll_event *events, i
 /* Arms exactly m's registrations: those of the mode armed so far that m does
    not hold are disarmed, m's are armed. */
 static void switch_armed_mode(RLRunLoopRef rl, rl_mode *m) {
-    uint64_t epoch = ++rl->arm_epoch;
-    for (uint32_t i = 0; i < m->v1_count; i++) rl->regs[m->v1[i]].mark = epoch;
-    rl_mode *old = rl->armed_mode;
+    uint64_t epoch = ++rl->wait_set.arm_epoch;
+    for (uint32_t i = 0; i < m->v1_count; i++) rl->wait_set.regs[m->v1[i]].mark = epoch;
+    rl_mode *old = rl->wait_set.armed_mode;
     if (old)
         for (uint32_t i = 0; i < old->v1_count; i++)
-            if (rl->regs[old->v1[i]].mark != epoch) rl_reg_set_armed(rl, old->v1[i], false);
-    for (uint32_t i = 0; i < m->v1_count; i++) rl_reg_set_armed(rl, m->v1[i], true);
-    rl->armed_mode = m;
+            if (rl->wait_set.regs[old->v1[i]].mark != epoch) rl_wait_set_reg_set_armed_locked(rl, old->v1[i], false);
+    for (uint32_t i = 0; i < m->v1_count; i++) rl_wait_set_reg_set_armed_locked(rl, m->v1[i], true);
+    rl->wait_set.armed_mode = m;
 }
 
 /* Nothing to remake, rebuild, register or re-arm: every pass in the same
    mode as the last, so it is checked before anything else. */
 static inline bool ready_for(RLRunLoopRef rl, rl_mode *m) {
-    return rl->armed_mode == m && !rl->set_stale && !rl->regs_awaiting && rl->epoll_fd >= 0 && rl->wake_fd >= 0 &&
-           !inherited(rl);
+    return rl->wait_set.armed_mode == m && !rl->wait_set.set_stale && !rl->wait_set.regs_awaiting &&
+           rl->wait_set.epoll_fd >= 0 && rl->wait_set.wake_fd >= 0 && !inherited(rl);
 }
 
 static __attribute__((noinline)) void make_ready_for(RLRunLoopRef rl, rl_mode *m) {
     repair_before_wait(rl);
-    if (rl->armed_mode != m) switch_armed_mode(rl, m);
-    if (rl->set_stale) rebuild(rl); /* a switch found a stale registration */
+    if (rl->wait_set.armed_mode != m) switch_armed_mode(rl, m);
+    if (rl->wait_set.set_stale) rebuild(rl); /* a switch found a stale registration */
 }
 
-void rl_wait_prepare(RLRunLoopRef rl, rl_mode *m) {
-    rl->embed_waiting = false; /* the loop waits by itself now (or a host prepares again) */
+void rl_wait_set_prepare_locked(RLRunLoopRef rl, rl_mode *m) {
+    rl_embed_fd_stop_waiting_locked(rl); /* the loop waits by itself now (or a host prepares again) */
     if (!ready_for(rl, m)) make_ready_for(rl, m);
 }

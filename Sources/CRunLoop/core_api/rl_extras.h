@@ -51,15 +51,15 @@ void rl_loop_clock_unlisten(RLRunLoopRef rl, void (*moved)(void *info), void *in
 /* The calling thread's loop if it has one already; never makes one. */
 RLRunLoopRef rl_loop_current_if_made(void);
 
-/* Installs, once, the fork handler that rl_process_generation counts with;
+/* Installs, once, the fork handler that rl_fork_generation counts with;
    false when it cannot (pthread_atfork out of memory): then an object that
    must notice a fork is not made (as out of memory), and a later call tries
    again. */
-bool rl_watch_forks(void);
+bool rl_fork_watch(void);
 /* The process image this runs in: bumped in a child by fork(). Objects that
-   own kernel objects, made after rl_watch_forks returned true, record it
+   own kernel objects, made after rl_fork_watch returned true, record it
    when made and compare it to notice they were inherited. */
-unsigned rl_process_generation(void);
+unsigned rl_fork_generation(void);
 
 /* The version-1 source an object (a file descriptor, a message port) makes
    once and hands to every caller, retained: made from `context` on first

@@ -118,7 +118,7 @@ static inline bool rl_object_is(const void *obj, const rl_class *cls) {
 void rl_object_check(const void *obj, const rl_class *cls, const char *function);
 
 /* Internal classes, for type checks. */
-extern const rl_class rl_run_loop_class;
+extern const rl_class rl_loop_class;
 extern const rl_class rl_source_class;
 extern const rl_class rl_observer_class;
 extern const rl_class rl_timer_class;

@@ -2,6 +2,11 @@
  * rl_cf_message_port.c: CFMessagePort (CRunLoopCFMessagePort.h) over UNIX
  * stream sockets in the user's own directory.
  *
+ * Over 500 lines: one port's pieces (frames, connections, listener, local
+ * and remote sides, sending) share the port's private struct and its three
+ * locks; split across files they would need that struct and its lock order
+ * in a header of their own. Its sections follow the seams for a later split.
+ *
  * Pieces:
  *  - A local port with a name holds `name.lock` (flock) for its whole life
  *    and listens on `name.sock`; the lock tells a live owner from a stale
@@ -27,7 +32,7 @@
  *
  * fork(): every descriptor this file opens is in `owned_fds`, closed in the
  * child by an atfork handler; ports made before the fork see a different
- * rl_process_generation() and act as invalid without touching descriptors.
+ * rl_fork_generation() and act as invalid without touching descriptors.
  */
 #define _GNU_SOURCE
 #include "CRunLoopCFMessagePort.h"
@@ -131,7 +136,7 @@ static void install_fork_handlers(void) {
 }
 static bool watch_forks(void) {
     pthread_once(&fork_handlers_once, install_fork_handlers);
-    return fork_handlers_installed && rl_watch_forks();
+    return fork_handlers_installed && rl_fork_watch();
 }
 
 /* owned_lock held. False (fd closed) out of memory. */
@@ -275,7 +280,7 @@ struct __RLCFMessagePort {
     bool remote;
     bool valid;
     bool info_released;
-    unsigned made_in; /* rl_process_generation() */
+    unsigned made_in; /* rl_fork_generation() */
     int callouts;     /* message callbacks running now */
     RLCFStringRef name;
     char *base_path; /* socket and lock file, without their suffixes */
@@ -306,7 +311,7 @@ struct conn {
 };
 
 static bool inherited(RLCFMessagePortRef p) {
-    return p->made_in != rl_process_generation();
+    return p->made_in != rl_fork_generation();
 }
 
 static void port_hold(RLCFMessagePortRef p) {
@@ -496,7 +501,7 @@ static RLCFMessagePortRef port_new(bool remote, RLCFStringRef name) {
     p->remote = remote;
     p->valid = true;
     p->info_released = true; /* until a context is taken */
-    p->made_in = rl_process_generation();
+    p->made_in = rl_fork_generation();
     p->lock_fd = p->listen_fd = -1;
     p->name = name ? RLCFStringCreateCopy(NULL, name) : NULL;
     return p;

@@ -54,7 +54,7 @@ struct __RLMessagePort {
     rl_object base; /* RLRetain/RLRelease/RLCopyDescription */
     pthread_mutex_t lock;
     int efd;
-    unsigned made_in; /* rl_process_generation() at creation */
+    unsigned made_in; /* rl_fork_generation() at creation */
     atomic_bool valid;
     bool info_released;
     int callouts;
@@ -90,7 +90,7 @@ static void efd_drain(int fd) {
 /* False in a forked child: the eventfd and the queued messages are the
    parent's. */
 static bool made_here(RLMessagePortRef p) {
-    return p->made_in == rl_process_generation();
+    return p->made_in == rl_fork_generation();
 }
 
 static bool usable(RLMessagePortRef p) {
@@ -187,7 +187,7 @@ RLMessagePortRef RLMessagePortCreate(RLMessagePortCallBack callout, const RLMess
     if (!callout || capacity < 0) return NULL;
     if (capacity == 0) capacity = RL_MESSAGE_PORT_DEFAULT_CAPACITY;
     if (capacity > RL_MESSAGE_PORT_MAX_CAPACITY) capacity = RL_MESSAGE_PORT_MAX_CAPACITY;
-    if (!rl_watch_forks()) return NULL; /* out of memory: a port must tell a child it is inherited */
+    if (!rl_fork_watch()) return NULL; /* out of memory: a port must tell a child it is inherited */
     RLMessagePortRef p = calloc(1, sizeof *p);
     if (!p) return NULL;
     p->ring = malloc((size_t)capacity * sizeof *p->ring);
@@ -199,7 +199,7 @@ RLMessagePortRef RLMessagePortCreate(RLMessagePortCallBack callout, const RLMess
         return NULL;
     }
     rl_object_init(&p->base, &port_class);
-    p->made_in = rl_process_generation();
+    p->made_in = rl_fork_generation();
     pthread_mutex_init(&p->lock, NULL);
     atomic_init(&p->valid, true);
     p->capacity = (size_t)capacity;

@@ -4,6 +4,10 @@
  * helper thread: reading, accepting and finishing a connect happen in the
  * source's perform, on the loop's thread.
  *
+ * Over 500 lines: creation, connecting, enabling, callouts, the accept
+ * retry timer and reading all keep the invariants below on one private
+ * struct under two locks; one file keeps them in view.
+ *
  * Invariants:
  *  - The source watches (RLRunLoopSourceSetWatchedEvents) exactly what
  *    should_watch() says while the socket is valid; push_watched() makes it

@@ -2,6 +2,9 @@
  * rl_hang_monitor.c: RLHangMonitor, a stall monitor built on the public
  * API plus POSIX.
  *
+ * Over 500 lines: the observers, the watchdog and the backtrace capture
+ * share the one-word `state` protocol below; it reads best in one place.
+ *
  * Invariants:
  *  - `state` is the only thing the loop's thread writes per activity: one
  *    64-bit word, read from `clock` (the coarse monotonic clock when its

@@ -4,6 +4,9 @@
  * built on the public API only: RLRunLoopPerformFunctionWithRelease,
  * RLRunLoopWakeUp and one-shot timers.
  *
+ * Over 500 lines: immediate, delayed and cancelled requests all settle
+ * through the one compare-and-swap below.
+ *
  * Invariants:
  *  - A request's `state` leaves PENDING exactly once, by one compare-and-swap,
  *    and the thread that wins it alone settles the request: it runs fn
