@@ -63,11 +63,11 @@ static bool descriptors_due_a_poll(RLRunLoopRef rl, const rl_mode *m) {
     return true;
 }
 
+static void wait_on_manual_clock(RLRunLoopRef rl, rl_mode *m, bool poll, event_batch *out);
+
 /* __CFRunLoopServiceMachPort: sleeps (or polls) on the loop's epoll set, with
    the mode's version-1 sources armed, until the mode's next deadline (the
    handshake with wakers, the spin and the sleep are rl_wait.c's). */
-static void wait_on_manual_clock(RLRunLoopRef rl, rl_mode *m, bool poll, event_batch *out);
-
 static void wait_for_events(RLRunLoopRef rl, rl_mode *m, bool poll, event_batch *out) {
     if (__builtin_expect(rl_loop_manual_clock(rl) != NULL, 0)) {
         wait_on_manual_clock(rl, m, poll, out);
