@@ -36,17 +36,9 @@ static void undo_both_ways(void) {
     g_main_loop_unref(main_loop);
 }
 
-static gboolean give_up(gpointer data) {
-    (void)data;
-    g_main_loop_quit(main_loop);
-    return G_SOURCE_REMOVE;
-}
 /* g_main_loop_run for `limit` seconds at most. */
 static void run_glib(double limit) {
-    guint id = g_timeout_add((guint)(limit * 1000), give_up, NULL);
-    g_main_loop_run(main_loop);
-    GSource *t = g_main_context_find_source_by_id(NULL, id);
-    if (t) g_source_destroy(t);
+    rl_test_run_glib_loop(main_loop, limit);
 }
 
 static void quit_main_loop(void) {

@@ -40,4 +40,17 @@ static void expect_both_ticked(RLRunLoopTimerRef ours, guint glib_id) {
     RLRelease(ours);
 }
 
+static inline gboolean rl_test_quit_glib_loop(gpointer loop) {
+    g_main_loop_quit(loop);
+    return G_SOURCE_REMOVE;
+}
+
+/* g_main_loop_run(loop) for `limit` seconds at most. */
+static inline void rl_test_run_glib_loop(GMainLoop *loop, double limit) {
+    guint id = g_timeout_add((guint)(limit * 1000), rl_test_quit_glib_loop, loop);
+    g_main_loop_run(loop);
+    GSource *t = g_main_context_find_source_by_id(NULL, id);
+    if (t) g_source_destroy(t);
+}
+
 #endif
